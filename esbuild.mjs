@@ -1,0 +1,59 @@
+// Builds the three bundles: the headless CLI, the extension host entry and the webview script.
+// `npm install` runs this through `prepare`, so `node dist/cli.js` works right after install.
+import * as esbuild from 'esbuild';
+import { copyFileSync, mkdirSync, existsSync, chmodSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+mkdirSync('dist', { recursive: true });
+// sql.js loads its wasm at run time; ship it beside the bundles.
+copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+
+const common = {
+  bundle: true,
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  target: 'node20',
+};
+
+const builds = [
+  {
+    ...common,
+    entryPoints: ['src/cli.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+];
+if (existsSync('src/extension.ts')) {
+  builds.push({
+    ...common,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    external: ['vscode'],
+  });
+}
+if (existsSync('media/main.ts')) {
+  builds.push({
+    ...common,
+    entryPoints: ['media/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  });
+}
+
+if (watch) {
+  for (const options of builds) await (await esbuild.context(options)).watch();
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+  chmodSync('dist/cli.js', 0o755);
+}

@@ -1,0 +1,144 @@
+/**
+ * One schema for every config source (SPEC §9): the workspace/CLI JSON file and the editor's
+ * `zuno.*` settings both validate here. Unknown keys and out-of-range values are rejected with
+ * a message that names the key and the allowed range.
+ */
+import { z } from 'zod';
+import { ConfigError } from './errors';
+
+function boundedInt(min: number, max: number, fallback: number) {
+  return z
+    .custom<number>((value) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max, {
+      error: (issue) => `must be an integer from ${min} to ${max} (got ${JSON.stringify(issue.input)})`,
+    })
+    .default(fallback);
+}
+
+const ruleAction = z.enum(['allow', 'ask', 'deny']);
+
+export const permissionRuleSchema = z.strictObject({
+  /** A tool name, or `*` for every tool. */
+  tool: z.string().min(1),
+  /** A glob over the call's main subject: the path, the command line, or the URL. */
+  match: z.string().min(1).optional(),
+  action: ruleAction,
+});
+export type PermissionRule = z.infer<typeof permissionRuleSchema>;
+
+export const PERMISSION_MODES = ['strict', 'auto-edit', 'auto'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+const hookSchema = z.strictObject({
+  /** A shell command line; the validated call (or the result) arrives as JSON on stdin. */
+  command: z.string().min(1),
+  /** Only run for these tools; all tools when absent. */
+  tools: z.array(z.string()).optional(),
+  timeout_ms: boundedInt(100, 600_000, 10_000),
+});
+export type HookConfig = z.infer<typeof hookSchema>;
+
+const agentSchema = z.strictObject({
+  description: z.string().default(''),
+  /** An exact allowlist that replaces the default surface (SPEC A1). */
+  tools: z.array(z.string()).optional(),
+  prompt: z.string().optional(),
+  model: z.string().optional(),
+  max_steps: boundedInt(1, 1000, 25),
+});
+export type AgentConfig = z.infer<typeof agentSchema>;
+
+const councilMemberSchema = z.strictObject({
+  name: z.string().min(1),
+  model: z.string().optional(),
+  persona: z.string().optional(),
+});
+
+export const configSchema = z.strictObject({
+  concurrency: z
+    .strictObject({
+      tool_calls: boundedInt(1, 64, 8),
+      delegations: boundedInt(1, 64, 8),
+      mcp_connections: boundedInt(1, 64, 8),
+      lsp_requests: boundedInt(1, 64, 4),
+    })
+    .prefault({}),
+  /** Availability switches per tool name (SPEC A1). Not authorization: see `permission`. */
+  tools: z.record(z.string(), z.boolean()).default({}),
+  tool_output: z
+    .strictObject({
+      max_bytes: boundedInt(1024, 10 * 1024 * 1024, 51_200),
+      max_lines: boundedInt(10, 100_000, 2000),
+    })
+    .prefault({}),
+  permission: z
+    .strictObject({
+      mode: z.enum(PERMISSION_MODES).default('strict'),
+      rules: z.array(permissionRuleSchema).default([]),
+    })
+    .prefault({}),
+  hooks: z
+    .strictObject({
+      pre_tool: z.array(hookSchema).default([]),
+      post_tool: z.array(hookSchema).default([]),
+    })
+    .prefault({}),
+  ripgrep: z.strictObject({ path: z.string().min(1).optional() }).prefault({}),
+  shell: z
+    .strictObject({
+      /** Generous by default: test suites take minutes, not seconds. */
+      default_timeout_ms: boundedInt(1000, 24 * 3600_000, 600_000),
+    })
+    .prefault({}),
+  webfetch: z
+    .strictObject({
+      max_bytes: boundedInt(1024, 50 * 1024 * 1024, 5 * 1024 * 1024),
+      timeout_ms: boundedInt(1000, 600_000, 30_000),
+    })
+    .prefault({}),
+  web_search: z
+    .strictObject({
+      provider: z.enum(['searxng']).optional(),
+      url: z.string().url().optional(),
+      max_results: boundedInt(1, 50, 8),
+    })
+    .prefault({}),
+  retry: z
+    .strictObject({
+      /** Attempts for Safe tools on transient failures, the first included. */
+      max_attempts: boundedInt(1, 10, 3),
+      base_delay_ms: boundedInt(0, 60_000, 250),
+    })
+    .prefault({}),
+  model: z
+    .strictObject({
+      provider: z.enum(['openai', 'anthropic', 'vscode-lm']).default('openai'),
+      base_url: z.string().url().default('http://127.0.0.1:11434/v1'),
+      name: z.string().optional(),
+      /** The environment variable holding the key (CLI). The editor keeps keys in SecretStorage. */
+      api_key_env: z.string().optional(),
+      max_steps: boundedInt(1, 1000, 50),
+    })
+    .prefault({}),
+  memory: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+  council: z.strictObject({ members: z.array(councilMemberSchema).default([]) }).prefault({}),
+  agents: z.record(z.string(), agentSchema).default({}),
+});
+
+export type ZunoConfig = z.infer<typeof configSchema>;
+export type ZunoConfigInput = z.input<typeof configSchema>;
+
+/** Validates raw config, throwing a ConfigError whose lines each name a key. */
+export function parseConfig(raw: unknown, source = 'config'): ZunoConfig {
+  const result = configSchema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => `${[...issue.path, key].join('.')} is not a known setting`).join('\n');
+    }
+    const key = issue.path.join('.') || '(root)';
+    return `${key} ${issue.message}`;
+  });
+  throw new ConfigError(`Invalid ${source}:\n${lines.join('\n')}`);
+}
+
+export const DEFAULT_CONFIG: ZunoConfig = parseConfig({});

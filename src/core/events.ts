@@ -1,0 +1,75 @@
+/**
+ * The runtime's event stream. The CLI prints these as JSON lines (`zuno exec --json`), the store
+ * persists them, and the editor's webview renders them. Field names are snake_case because they
+ * are a public, documented wire format (README: "The CLI contract").
+ */
+import type { Concurrency, Effect, Replay } from './declarations';
+import type { BlockedCategory, OutcomeKind } from './outcome';
+
+export type ZunoEventBody =
+  | { type: 'session-started'; workspace?: string; resumed?: boolean }
+  | { type: 'session-finished'; reason: 'done' | 'step-limit' | 'cancelled' | 'error'; message?: string }
+  | { type: 'user-message'; text: string }
+  | { type: 'assistant-delta'; text: string }
+  | { type: 'assistant-message'; text: string }
+  | {
+      type: 'tool-call-requested';
+      call_id: string;
+      tool: string;
+      arguments: string;
+    }
+  | {
+      type: 'tool-call-started';
+      call_id: string;
+      tool: string;
+      effect: Effect;
+      replay: Replay;
+      concurrency: Concurrency;
+      attempt: number;
+      parent_call_id?: string;
+    }
+  | { type: 'tool-call-output'; call_id: string; chunk: string }
+  | { type: 'dispatch-blocked'; call_id: string; tool: string; category: BlockedCategory; reason: string }
+  | { type: 'approval-requested'; call_id: string; tool: string; subject?: string; parent_call_id?: string }
+  | { type: 'approval-resolved'; call_id: string; tool: string; approved: boolean; reason?: string }
+  | {
+      type: 'tool-call-finished';
+      call_id: string;
+      tool: string;
+      outcome: OutcomeKind;
+      category?: BlockedCategory;
+      duration_ms: number;
+      truncated: boolean;
+    }
+  | { type: 'recovery-notice'; call_id: string; attempt: number; tool: string; text: string }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string };
+
+export type ZunoEvent = ZunoEventBody & { ts: number; session_id: string };
+export type ZunoEventType = ZunoEventBody['type'];
+
+/** Receives events as they happen. Listeners must not throw; the bus isolates them anyway. */
+export type EventListener = (event: ZunoEvent) => void;
+
+/** A tiny fan-out. Listener failures are swallowed so a broken UI can never wedge the runtime. */
+export class EventBus {
+  private readonly listeners = new Set<EventListener>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  on(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(sessionId: string, body: ZunoEventBody): ZunoEvent {
+    const event = { ...body, ts: this.now(), session_id: sessionId } as ZunoEvent;
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing listener is the listener's problem, not the scheduler's.
+      }
+    }
+    return event;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The tool contract (SPEC T1–T3). A tool is one object: its model-facing name, description and
+ * zod schema, its three declarations, the subjects permission rules match against, and its run
+ * function. `defineTool` owns validation and the JSON Schema the model sees, so no tool
+ * repeats them.
+ */
+import { z } from 'zod';
+import { completeDeclarations, type Declarations } from './declarations';
+import type { ZunoConfig } from './config';
+import type { FileChange, Host } from './host';
+import type { OutputCapture } from './output';
+
+/** What a permission rule's `match` glob is tested against (SPEC §9). */
+export interface CallSubject {
+  readonly kind: 'path' | 'command' | 'url' | 'name';
+  /** For paths: absolute, with symlinks resolved. */
+  readonly value: string;
+  /** Paths only: true when the real path lies outside the workspace (symlinks count). */
+  readonly outsideWorkspace?: boolean;
+}
+
+/** Where a call is resolved, before it runs. */
+export interface CallEnvironment {
+  readonly host: Host;
+  readonly config: ZunoConfig;
+  readonly workspaceRoot: string;
+}
+
+/** What a running tool may use. Everything is passed in; there is no ambient context. */
+export interface ToolContext extends CallEnvironment {
+  readonly callId: string;
+  readonly sessionId: string;
+  /** 1 for the first attempt; Safe tools may be attempted again after a transient failure. */
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+  /** Live output for people watching (terminal, webview). It is not the result. */
+  readonly progress: (chunk: string) => void;
+  /** A bounded capture for streamed output, spilled in full to a file when it overflows. */
+  readonly captureOutput: () => OutputCapture;
+  /** Text the user edited in the diff preview before approving, by absolute path. */
+  readonly approvedEdits?: Readonly<Record<string, string>>;
+}
+
+export interface ToolResult {
+  /** What the model reads. */
+  readonly output: string;
+  /**
+   * `ok` unless said otherwise. `error`: the tool ran and failed. `indeterminate`: an effect may
+   * have happened (for example a command that timed out) and must not be retried (SPEC R3).
+   */
+  readonly status?: 'ok' | 'error' | 'indeterminate';
+  /** Structured details for clients: exit code, files touched, counts. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** True when the tool applied the output caps itself (via `captureOutput`). */
+  readonly truncated?: boolean;
+}
+
+export interface ToolSpec<TSchema extends z.ZodType> {
+  readonly name: string;
+  /** Model-facing: what the tool does, when to use it, and what it returns. */
+  readonly description: string;
+  readonly parameters: TSchema;
+  /** Static, or classified per call from the validated arguments (T3). Omitted values are strictest (T2). */
+  readonly declarations?: Partial<Declarations> | ((args: z.output<TSchema>) => Partial<Declarations>);
+  /** The subjects permission rules match against. */
+  readonly subjects?: (args: z.output<TSchema>, env: CallEnvironment) => Promise<readonly CallSubject[]>;
+  /** Returns why the tool cannot be offered here, or undefined when it can. */
+  readonly unavailableReason?: (env: CallEnvironment) => string | undefined;
+  /** Proposed file contents, for the diff-preview approval of writes and patches. */
+  readonly preview?: (args: z.output<TSchema>, env: CallEnvironment) => Promise<readonly FileChange[]>;
+  readonly run: (args: z.output<TSchema>, context: ToolContext) => Promise<ToolResult>;
+}
+
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export type ParseResult = { readonly success: true; readonly args: unknown } | { readonly success: false; readonly error: string };
+
+/** A tool with its argument type erased, as the registry and the scheduler hold it. */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  /** The JSON Schema the model sees, generated from the zod schema. */
+  readonly inputSchema: JsonSchema;
+  parse(raw: unknown): ParseResult;
+  declarationsFor(args: unknown): Declarations;
+  subjectsFor(args: unknown, env: CallEnvironment): Promise<readonly CallSubject[]>;
+  unavailableReason(env: CallEnvironment): string | undefined;
+  readonly hasPreview: boolean;
+  preview(args: unknown, env: CallEnvironment): Promise<readonly FileChange[]>;
+  run(args: unknown, context: ToolContext): Promise<ToolResult>;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const where = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
+      return `${where}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+export function defineTool<TSchema extends z.ZodType>(spec: ToolSpec<TSchema>): Tool {
+  // Arguments come from a model: the schema must be parsed again at each call, and `args` below
+  // is only ever the output of that parse, which is why the casts are sound.
+  type Args = z.output<TSchema>;
+  const inputSchema = z.toJSONSchema(spec.parameters, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema,
+    parse(raw) {
+      const result = spec.parameters.safeParse(raw);
+      return result.success ? { success: true, args: result.data } : { success: false, error: describeIssues(result.error) };
+    },
+    declarationsFor(args) {
+      const declared = typeof spec.declarations === 'function' ? spec.declarations(args as Args) : spec.declarations;
+      return completeDeclarations(declared);
+    },
+    async subjectsFor(args, env) {
+      return spec.subjects ? spec.subjects(args as Args, env) : [];
+    },
+    unavailableReason(env) {
+      return spec.unavailableReason?.(env);
+    },
+    hasPreview: spec.preview !== undefined,
+    async preview(args, env) {
+      return spec.preview ? spec.preview(args as Args, env) : [];
+    },
+    run(args, context) {
+      return spec.run(args as Args, context);
+    },
+  };
+}
