@@ -1,0 +1,48 @@
+// The rooms and who may enter (DEVELOPERS.md): only the editor host, the webview glue and the
+// extension entry may import `vscode`; the core has no direct fs or process access either.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|tsx|mts|cts)$/.test(name) ? [path] : [];
+  });
+}
+
+const importsOf = (text: string): string[] =>
+  [...text.matchAll(/(?:from\s+|import\s*\(\s*|require\s*\(\s*|import\s+)['"]([^'"]+)['"]/g)].map((match) => match[1] ?? '');
+
+const mayImportVscode = (path: string): boolean =>
+  /^src\/(hosts\/vscode\/|webview\/|extension\.ts$)/.test(path);
+
+test('only src/hosts/vscode, src/webview and src/extension.ts import vscode', () => {
+  const offenders = sourceFiles(join(root, 'src'))
+    .map((file) => relative(root, file).split('\\').join('/'))
+    .filter((path) => !mayImportVscode(path))
+    .filter((path) => importsOf(readFileSync(join(root, path), 'utf8')).includes('vscode'));
+  assert.deepEqual(offenders, []);
+});
+
+test('src/core reaches fs and processes only through the Host interface', () => {
+  const forbidden = /^(node:)?(fs|fs\/promises|child_process|net|http|https)$|^execa$|^sql\.js$/;
+  const offenders = sourceFiles(join(root, 'src', 'core')).flatMap((file) =>
+    importsOf(readFileSync(file, 'utf8'))
+      .filter((specifier) => forbidden.test(specifier))
+      .map((specifier) => `${relative(root, file)} imports ${specifier}`),
+  );
+  assert.deepEqual(offenders, []);
+});
+
+test('the import scanner sees every import form it is meant to catch', () => {
+  // Guards the rule above against a scanner that silently matches nothing.
+  const sample = `import * as vscode from 'vscode';\nconst fs = require("fs");\nimport('child_process');\nimport 'vscode';`;
+  assert.deepEqual(importsOf(sample), ['vscode', 'fs', 'child_process', 'vscode']);
+  assert.equal(mayImportVscode('src/hosts/vscode/host.ts'), true);
+  assert.equal(mayImportVscode('src/core/tool.ts'), false);
+});
