@@ -1,0 +1,102 @@
+/**
+ * The message protocol between the extension host and the chat webview. Messages FROM the
+ * webview are untrusted input and are validated here with zod before anything acts on them.
+ * Messages TO the webview are incremental: a snapshot once on (re)load, then one event at a
+ * time, never the whole transcript per token.
+ */
+import { z } from 'zod';
+import type { Declarations } from '../core/declarations';
+import type { ZunoEvent } from '../core/events';
+
+export interface SessionSummary {
+  readonly id: string;
+  readonly title: string;
+  readonly updatedAt: number;
+}
+
+export interface PendingApproval {
+  readonly callId: string;
+  readonly tool: string;
+  readonly declarations: Declarations;
+  readonly subject?: string;
+  readonly reason: string;
+  /** Summary of the arguments for display (the webview escapes it). */
+  readonly argumentsPreview: string;
+  /** write, apply_patch and edit can open a diff preview. */
+  readonly canShowDiff: boolean;
+  /** Files a diff would show. */
+  readonly paths?: readonly string[];
+  readonly origin?: { readonly parentCallId: string; readonly agent: string };
+}
+
+export interface PendingQuestion {
+  readonly callId: string;
+  readonly question: string;
+  readonly options?: readonly string[];
+  readonly multiple?: boolean;
+  readonly allowFreeText?: boolean;
+}
+
+export interface ViewStatus {
+  readonly permissionMode: string;
+  readonly modelLabel: string;
+  /** Set when no model is configured: exactly how to set one up. */
+  readonly setupHint?: string;
+  readonly running: boolean;
+}
+
+export type ToWebview =
+  | {
+      readonly type: 'snapshot';
+      readonly sessionId: string | undefined;
+      /** The stored events of the session, replayed by the view to rebuild cards. */
+      readonly events: readonly ZunoEvent[];
+      readonly approvals: readonly PendingApproval[];
+      readonly questions: readonly PendingQuestion[];
+      readonly status: ViewStatus;
+    }
+  | { readonly type: 'event'; readonly event: ZunoEvent }
+  | { readonly type: 'approval'; readonly approval: PendingApproval }
+  | { readonly type: 'approval-closed'; readonly callId: string }
+  | { readonly type: 'question'; readonly question: PendingQuestion }
+  | { readonly type: 'question-closed'; readonly callId: string }
+  | { readonly type: 'sessions'; readonly sessions: readonly SessionSummary[] }
+  | { readonly type: 'status'; readonly status: ViewStatus }
+  | { readonly type: 'error'; readonly text: string };
+
+const id = z.string().min(1).max(200);
+
+export const fromWebviewSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('ready') }),
+  z.strictObject({ type: z.literal('send'), text: z.string().min(1).max(200_000) }),
+  z.strictObject({ type: z.literal('cancel') }),
+  z.strictObject({ type: z.literal('new-chat') }),
+  z.strictObject({ type: z.literal('list-sessions') }),
+  z.strictObject({ type: z.literal('open-session'), sessionId: id }),
+  z.strictObject({
+    type: z.literal('approval-decision'),
+    callId: id,
+    approved: z.boolean(),
+    reason: z.string().max(10_000).optional(),
+    /** Writes a visible permission rule into settings (never a hidden "always"). */
+    allowLikeThis: z.boolean().optional(),
+  }),
+  z.strictObject({ type: z.literal('show-diff'), callId: id }),
+  z.strictObject({
+    type: z.literal('question-answer'),
+    callId: id,
+    answered: z.boolean(),
+    selected: z.array(z.string().max(10_000)).max(100).default([]),
+    text: z.string().max(100_000).optional(),
+  }),
+  z.strictObject({ type: z.literal('configure-model') }),
+]);
+
+export type FromWebview = z.infer<typeof fromWebviewSchema>;
+
+/** Validates a message from the webview; `undefined` (and a logged reason) for anything else. */
+export function parseFromWebview(raw: unknown): { ok: true; message: FromWebview } | { ok: false; error: string } {
+  const result = fromWebviewSchema.safeParse(raw);
+  if (result.success) return { ok: true, message: result.data };
+  return { ok: false, error: result.error.issues.map((issue) => `${issue.path.join('.') || 'message'}: ${issue.message}`).join('; ') };
+}
