@@ -1,0 +1,137 @@
+/**
+ * Everything around the transcript: the header (New chat, History, Cancel), the status line, the
+ * first-run setup hint, the error banner, the session history list and the composer. It is
+ * redrawn only when the model's `chromeVersion` moves, which streaming never does.
+ */
+import { actionButton, element } from './dom';
+import type { UiState } from './ui-state';
+import type { ViewModel } from './view-model';
+
+/** Sessions listed in the history panel; older ones are reachable from the command palette. */
+const MAX_LISTED_SESSIONS = 200;
+
+export class Chrome {
+  readonly root: HTMLElement;
+  readonly transcript: HTMLElement;
+  readonly composer: HTMLTextAreaElement;
+  private readonly cancelButton = actionButton('Cancel', 'cancel', { 'data-testid': 'cancel', title: 'Stop the running turn' }, 'button secondary');
+  private readonly historyButton = actionButton('History', 'history', { 'data-testid': 'history', 'aria-expanded': 'false' }, 'button secondary');
+  private readonly status = element('div', { className: 'status', attributes: { 'data-testid': 'status', role: 'status' } });
+  private readonly setupHint = element('div', { className: 'setup-hint', attributes: { 'data-testid': 'setup-hint', role: 'alert' } });
+  private readonly errorBanner = element('div', { className: 'error-banner', attributes: { 'data-testid': 'error-banner', role: 'alert' } });
+  private readonly historyPanel = element('div', { className: 'history-panel', attributes: { 'data-testid': 'history-panel' } });
+  private readonly jumpButton = actionButton('Jump to latest', 'jump-to-latest', { 'data-testid': 'jump-to-latest' }, 'button jump');
+  private renderedChrome = -1;
+
+  constructor(
+    private readonly model: ViewModel,
+    private readonly ui: UiState,
+  ) {
+    this.transcript = element('div', {
+      className: 'transcript',
+      attributes: { 'data-testid': 'transcript', role: 'log', 'aria-label': 'Conversation', tabindex: '0' },
+    });
+    this.composer = element('textarea', {
+      className: 'composer-input',
+      attributes: {
+        'data-testid': 'composer',
+        rows: '3',
+        placeholder: 'Ask Zuno to do something (Enter to send, Shift+Enter for a new line)',
+        'aria-label': 'Message',
+      },
+    });
+    this.composer.value = ui.draft;
+    const header = element(
+      'header',
+      { className: 'header' },
+      element(
+        'div',
+        { className: 'header-actions' },
+        actionButton('New chat', 'new-chat', { 'data-testid': 'new-chat' }, 'button secondary'),
+        this.historyButton,
+        this.cancelButton,
+      ),
+      this.status,
+    );
+    const composerBar = element(
+      'div',
+      { className: 'composer' },
+      this.composer,
+      actionButton('Send', 'send', { 'data-testid': 'send' }, 'button primary'),
+    );
+    this.root = element(
+      'div',
+      { className: 'app' },
+      header,
+      this.setupHint,
+      this.errorBanner,
+      this.historyPanel,
+      element('div', { className: 'transcript-frame' }, this.transcript, this.jumpButton),
+      composerBar,
+    );
+    this.jumpButton.hidden = true;
+  }
+
+  /** Shows "Jump to latest" only while the reader has scrolled away from the end. */
+  setFollowing(following: boolean): void {
+    this.jumpButton.hidden = following;
+  }
+
+  update(): void {
+    if (this.renderedChrome === this.model.chromeVersion) return;
+    this.renderedChrome = this.model.chromeVersion;
+    this.redraw();
+  }
+
+  /** Redraws after a UI-only change (history opened or closed). */
+  redraw(): void {
+    const { status, error, sessions, sessionId } = this.model;
+
+    const parts = [`Mode: ${status.permissionMode}`, status.modelLabel === '' ? 'No model' : `Model: ${status.modelLabel}`];
+    this.status.replaceChildren(element('span', { className: 'status-text', text: parts.join(' · ') }));
+    if (status.running) this.status.append(element('span', { className: 'running-indicator', text: 'Running…', attributes: { 'data-testid': 'running' } }));
+    this.status.dataset.running = String(status.running);
+    this.transcript.setAttribute('aria-busy', String(status.running));
+    this.cancelButton.disabled = !status.running;
+
+    this.setupHint.hidden = status.setupHint === undefined;
+    if (status.setupHint !== undefined) {
+      this.setupHint.replaceChildren(
+        element('div', { className: 'setup-title', text: 'Set up a model to start' }),
+        element('div', { className: 'setup-text', text: status.setupHint }),
+        actionButton('Configure model', 'configure-model', { 'data-testid': 'configure-model' }, 'button primary'),
+      );
+    }
+
+    this.errorBanner.hidden = error === undefined;
+    if (error !== undefined) {
+      this.errorBanner.replaceChildren(
+        element('span', { className: 'error-text', text: error }),
+        actionButton('Dismiss', 'dismiss-error', { 'data-testid': 'dismiss-error' }, 'link-button'),
+      );
+    }
+
+    this.historyButton.setAttribute('aria-expanded', String(this.ui.historyOpen));
+    this.historyPanel.hidden = !this.ui.historyOpen;
+    if (this.ui.historyOpen) {
+      const heading = element('div', { className: 'history-title', text: 'Sessions' });
+      if (sessions === undefined) {
+        this.historyPanel.replaceChildren(heading, element('div', { className: 'history-empty', text: 'Loading…' }));
+      } else if (sessions.length === 0) {
+        this.historyPanel.replaceChildren(heading, element('div', { className: 'history-empty', text: 'No saved sessions yet.' }));
+      } else {
+        const list = element('ul', { className: 'history-list' });
+        for (const session of [...sessions].sort((left, right) => right.updatedAt - left.updatedAt).slice(0, MAX_LISTED_SESSIONS)) {
+          const button = actionButton(session.title || 'Untitled session', 'open-session', {
+            'data-testid': 'session-item',
+            'data-session-id': session.id,
+            title: new Date(session.updatedAt).toLocaleString(),
+          }, 'session-button');
+          if (session.id === sessionId) button.setAttribute('aria-current', 'true');
+          list.append(element('li', {}, button));
+        }
+        this.historyPanel.replaceChildren(heading, list);
+      }
+    }
+  }
+}

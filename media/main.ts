@@ -1,0 +1,180 @@
+/**
+ * The chat webview's entry (bundled by esbuild.mjs into dist/webview.js). Host messages update
+ * the view model at once; drawing happens at most once per animation frame, so a burst of
+ * streamed tokens costs one re-render of one message. Every control is wired through two
+ * delegated listeners (click and input) keyed by `data-action` / `data-input`, which is also why
+ * no inline handler is needed under the CSP.
+ */
+import type { FromWebview, ToWebview } from '../src/webview/protocol';
+import { Chrome } from './chrome';
+import { ItemRenderer } from './render';
+import { toolKey } from './transcript';
+import { UiState } from './ui-state';
+import { ViewModel } from './view-model';
+import { VirtualList } from './virtual-list';
+
+interface VsCodeApi {
+  postMessage(message: FromWebview): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const model = new ViewModel();
+const ui = UiState.restore(vscode.getState());
+const chrome = new Chrome(model, ui);
+const renderer = new ItemRenderer(model, ui);
+
+let framePending = false;
+const requestFrame = (): void => {
+  if (framePending) return;
+  framePending = true;
+  requestAnimationFrame(drawFrame);
+};
+const list = new VirtualList(chrome.transcript, (item) => renderer.render(item), requestFrame, (following) => chrome.setFollowing(following));
+
+let drawnGeneration = model.generation;
+function drawFrame(): void {
+  framePending = false;
+  if (drawnGeneration !== model.generation) {
+    drawnGeneration = model.generation;
+    renderer.reset();
+  }
+  chrome.update();
+  list.update(model.transcript.items, model.generation);
+}
+
+const post = (message: FromWebview): void => vscode.postMessage(message);
+const persist = (): void => vscode.setState(ui.persisted());
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const message = event.data;
+  // Only the extension host posts here; the shape check just keeps a stray message from throwing.
+  if (message === null || typeof message !== 'object' || typeof (message as { type?: unknown }).type !== 'string') return;
+  const typed = message as ToWebview; // the host builds these from the shared protocol types
+  model.receive(typed);
+  for (const callId of ui.receive(typed)) list.invalidate(toolKey(callId));
+  if (typed.type === 'snapshot') persist();
+  requestFrame();
+});
+
+function send(): void {
+  const text = chrome.composer.value;
+  if (text.trim() === '') return;
+  post({ type: 'send', text });
+  chrome.composer.value = '';
+  ui.draft = '';
+  persist();
+  list.scrollToEnd();
+}
+
+function decide(callId: string, approved: boolean, allowLikeThis: boolean): void {
+  const reason = ui.denyReasons.get(callId)?.trim();
+  post({
+    type: 'approval-decision',
+    callId,
+    approved,
+    ...(approved || reason === undefined || reason === '' ? {} : { reason }),
+    ...(allowLikeThis ? { allowLikeThis: true } : {}),
+  });
+  ui.decided.add(callId);
+  list.invalidate(toolKey(callId));
+}
+
+function answer(callId: string, answered: boolean): void {
+  const draft = ui.questionDraft(callId);
+  const text = draft.text.trim();
+  post(
+    answered
+      ? { type: 'question-answer', callId, answered, selected: [...draft.selected], ...(text === '' ? {} : { text }) }
+      : { type: 'question-answer', callId, answered, selected: [] },
+  );
+  ui.answered.add(callId);
+  list.invalidate(toolKey(callId));
+}
+
+const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => void>> = {
+  send: () => send(),
+  cancel: () => post({ type: 'cancel' }),
+  'new-chat': () => post({ type: 'new-chat' }),
+  'configure-model': () => post({ type: 'configure-model' }),
+  history: () => {
+    ui.historyOpen = !ui.historyOpen;
+    if (ui.historyOpen) post({ type: 'list-sessions' });
+    chrome.redraw();
+  },
+  'open-session': (target) => {
+    const sessionId = target.dataset.sessionId;
+    if (sessionId === undefined) return;
+    ui.historyOpen = false;
+    chrome.redraw();
+    post({ type: 'open-session', sessionId });
+  },
+  'dismiss-error': () => {
+    model.dismissError();
+    requestFrame();
+  },
+  'jump-to-latest': () => list.scrollToEnd(),
+  approve: (_target, callId) => decide(callId, true, false),
+  deny: (_target, callId) => decide(callId, false, false),
+  'allow-like-this': (_target, callId) => decide(callId, true, true),
+  'show-diff': (_target, callId) => post({ type: 'show-diff', callId }),
+  'question-submit': (_target, callId) => answer(callId, true),
+  'question-cancel': (_target, callId) => answer(callId, false),
+  'toggle-details': (_target, callId) => {
+    ui.toggleExpanded(callId);
+    persist();
+    list.invalidate(toolKey(callId));
+  },
+};
+
+document.addEventListener('click', (event) => {
+  const target = event.target instanceof Element ? event.target.closest<HTMLElement>('[data-action]') : null;
+  if (target === null || (target instanceof HTMLButtonElement && target.disabled)) return;
+  const action = ACTIONS[target.dataset.action ?? ''];
+  action?.(target, target.dataset.callId ?? '');
+});
+
+document.addEventListener('input', (event) => {
+  const target = event.target;
+  if (target === chrome.composer) {
+    ui.draft = chrome.composer.value;
+    persist();
+    return;
+  }
+  if (!(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement)) return;
+  const callId = target.dataset.callId;
+  if (callId === undefined) return;
+  // Drafts are kept outside the DOM: a row scrolled out of view is discarded and drawn again.
+  switch (target.dataset.input) {
+    case 'deny-reason':
+      ui.denyReasons.set(callId, target.value);
+      return;
+    case 'question-text':
+      ui.questionDraft(callId).text = target.value;
+      return;
+    case 'question-option': {
+      if (!(target instanceof HTMLInputElement)) return;
+      const draft = ui.questionDraft(callId);
+      // A radio replaces the choice; a checkbox adds or removes its own value.
+      const others = target.type === 'radio' ? [] : draft.selected.filter((value) => value !== target.value);
+      draft.selected = target.checked ? [...others, target.value] : others;
+      return;
+    }
+  }
+});
+
+chrome.composer.addEventListener('keydown', (event) => {
+  // Enter sends; Shift+Enter is a new line; Enter while an IME is composing belongs to the IME.
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    send();
+  }
+});
+
+// src/hosts/vscode/webview-html.ts serves an empty `#app`; the body is the fallback for harnesses.
+(document.getElementById('app') ?? document.body).append(chrome.root);
+requestFrame();
+post({ type: 'ready' });

@@ -1,0 +1,163 @@
+/**
+ * The words and tones a tool card uses, decided apart from the DOM so the rules that matter most
+ * (a blocked call reads as NOT RUN, an indeterminate one warns that it may have happened) are
+ * unit-tested rather than eyeballed.
+ */
+import type { SessionEndItem, ToolItem, ToolState, TranscriptItem } from './transcript';
+
+/** Drives the card's colour and border; each outcome has its own so none can pass for another. */
+export type CardTone = 'pending' | 'running' | 'ok' | 'error' | 'blocked' | 'indeterminate' | 'cancelled';
+
+export interface CardStatus {
+  readonly tone: CardTone;
+  readonly label: string;
+  /** A sentence under the header for outcomes that need explaining. */
+  readonly explanation?: string;
+}
+
+/** SPEC R3, in the user's words. Shared with the tests so the promise is checked verbatim. */
+export const INDETERMINATE_EXPLANATION = 'The effect may have happened; it will not be retried automatically.';
+/** SPEC B2/B3: blocked means nothing happened. */
+export const BLOCKED_EXPLANATION = 'Nothing ran and no state was changed.';
+
+const STATE_LABELS: Record<ToolState, string> = {
+  requested: 'Queued',
+  'awaiting-approval': 'Waiting for approval',
+  'awaiting-answer': 'Waiting for your answer',
+  approved: 'Approved, starting',
+  running: 'Running',
+  finished: 'Finished',
+};
+
+export function cardStatus(card: ToolItem): CardStatus {
+  // The reducer sets an outcome whenever it sets `finished`; until then the state is the label.
+  if (card.outcome === undefined) return { tone: card.state === 'running' ? 'running' : 'pending', label: STATE_LABELS[card.state] };
+  switch (card.outcome) {
+    case 'ok':
+      return { tone: 'ok', label: 'Done' };
+    case 'error':
+      return { tone: 'error', label: 'Failed', explanation: 'It ran and reported an error.' };
+    case 'cancelled':
+      return { tone: 'cancelled', label: 'Cancelled', explanation: 'It was stopped before it finished.' };
+    case 'indeterminate':
+      return { tone: 'indeterminate', label: 'Indeterminate', explanation: INDETERMINATE_EXPLANATION };
+    case 'blocked': {
+      const reason = card.blockedReason ?? card.decision?.reason;
+      return {
+        tone: 'blocked',
+        label: card.category === undefined ? 'Not run — blocked' : `Not run — blocked: ${card.category}`,
+        explanation: reason === undefined || reason === '' ? BLOCKED_EXPLANATION : `${reason} ${BLOCKED_EXPLANATION}`,
+      };
+    }
+  }
+}
+
+export interface Badge {
+  readonly kind: 'effect' | 'replay' | 'concurrency' | 'attempt';
+  readonly text: string;
+}
+
+/** The declarations as the call ran with them (T1); absent until the call starts or asks approval. */
+export function badges(card: ToolItem): Badge[] {
+  const list: Badge[] = [];
+  if (card.effect !== undefined) list.push({ kind: 'effect', text: card.effect });
+  if (card.replay !== undefined) list.push({ kind: 'replay', text: `replay: ${card.replay}` });
+  if (card.concurrency !== undefined) list.push({ kind: 'concurrency', text: card.concurrency });
+  if (card.attempt > 1) list.push({ kind: 'attempt', text: `attempt ${card.attempt}` });
+  return list;
+}
+
+/** Argument names that say what a call is about, in the order they are preferred. */
+const SUBJECT_KEYS = ['command', 'path', 'file_path', 'pattern', 'url', 'query', 'goal', 'question', 'action'];
+
+/**
+ * A one-line summary of the model's arguments for the card header, e.g. `path: src/a.ts`.
+ * The result is plain text; the view puts it in `textContent`, so nothing in it is markup.
+ */
+export function summarizeArguments(raw: string, maxLength = 160): string {
+  if (raw.trim() === '') return '';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return clip(oneLine(raw), maxLength);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return clip(oneLine(JSON.stringify(parsed)), maxLength);
+  const entries = Object.entries(parsed as Record<string, unknown>); // checked above: a plain object
+  const rank = (name: string): number => {
+    const position = SUBJECT_KEYS.indexOf(name);
+    return position === -1 ? SUBJECT_KEYS.length : position;
+  };
+  entries.sort((left, right) => rank(left[0]) - rank(right[0]));
+  const parts = entries.map(([name, value]) => `${name}: ${clip(oneLine(typeof value === 'string' ? value : JSON.stringify(value)), 80)}`);
+  return clip(parts.join(', '), maxLength);
+}
+
+/** The arguments pretty-printed for the expanded card, capped because a `write` can carry a file. */
+export function formatArguments(raw: string, maxLength = 4_000): string {
+  let text = raw;
+  try {
+    text = JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    // Not JSON (a model can send anything): show it as it came.
+  }
+  return clip(text, maxLength);
+}
+
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds < 1_000) return `${Math.round(milliseconds)} ms`;
+  if (milliseconds < 60_000) return `${(milliseconds / 1_000).toFixed(1)} s`;
+  const minutes = Math.floor(milliseconds / 60_000);
+  const seconds = Math.round((milliseconds % 60_000) / 1_000);
+  return `${minutes} min ${seconds} s`;
+}
+
+/** "12 lines" for the output toggle; a last line without a newline still counts. */
+export function outputLineCount(card: ToolItem): number {
+  if (card.output === '') return card.outputLines;
+  return card.outputLines + (card.output.endsWith('\n') ? 0 : 1);
+}
+
+/** Where a delegated child call came from, or undefined for a call the main agent made. */
+export function describeOrigin(card: ToolItem, parentTool: string | undefined): string | undefined {
+  if (card.parentCallId === undefined) return undefined;
+  const agent = card.agent === undefined ? 'a delegated agent' : `agent "${card.agent}"`;
+  const parent = parentTool === undefined || parentTool === '' ? card.parentCallId : `${parentTool} ${card.parentCallId}`;
+  return `Delegated: requested by ${agent} under call ${parent}`;
+}
+
+export function sessionEndLabel(item: SessionEndItem): string {
+  const base: Record<SessionEndItem['reason'], string> = {
+    done: 'Finished',
+    'step-limit': 'Stopped: the step limit was reached',
+    cancelled: 'Cancelled',
+    error: 'Stopped by an error',
+  };
+  return item.message === undefined || item.message === '' ? base[item.reason] : `${base[item.reason]}: ${item.message}`;
+}
+
+/**
+ * A first guess at an item's height in pixels, used until it has been drawn and measured. Good
+ * guesses keep the scrollbar steady in a long session; they never need to be exact.
+ */
+export function estimateHeight(item: TranscriptItem): number {
+  switch (item.kind) {
+    case 'user':
+    case 'assistant':
+      return 28 + 20 * Math.ceil(Math.max(item.text.length, 1) / 70);
+    case 'tool':
+      return item.state === 'awaiting-approval' ? 180 : 76;
+    case 'notice':
+      return item.title === undefined ? 36 : 56;
+    case 'session-end':
+      return 32;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function clip(text: string, maxLength: number): string {
+  return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
+}

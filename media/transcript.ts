@@ -1,0 +1,339 @@
+/**
+ * The transcript's view model, built by one reducer over the runtime's events. A live event and
+ * a stored event go through the same `apply`, so a reload (a snapshot of stored events) rebuilds
+ * exactly the cards the user saw. DOM-free on purpose: it is unit-tested in node.
+ *
+ * Items are mutated in place and carry a `version` that goes up on every change. The view
+ * compares versions to re-render only what changed; copying a 2,000-item array per streamed token
+ * (an immutable reducer) would make a snapshot replay quadratic.
+ */
+import type { Concurrency, Effect, Replay } from '../src/core/declarations';
+import type { ZunoEvent } from '../src/core/events';
+import type { BlockedCategory, OutcomeKind } from '../src/core/outcome';
+import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
+
+/**
+ * How much of a call's output the view keeps (the tail). The runtime already caps what the model
+ * sees (SPEC O1); this cap only bounds the memory and DOM of a long-running command's live output.
+ */
+export const OUTPUT_KEEP_CHARS = 32_768;
+
+/** Where a tool card is in its life. `finished` always comes with an outcome. */
+export type ToolState = 'requested' | 'awaiting-approval' | 'awaiting-answer' | 'approved' | 'running' | 'finished';
+
+interface ItemBase {
+  readonly key: string;
+  /** Goes up on every change; the view re-renders an item when this differs from what it drew. */
+  version: number;
+}
+
+export interface UserItem extends ItemBase {
+  readonly kind: 'user';
+  readonly text: string;
+}
+
+export interface AssistantItem extends ItemBase {
+  readonly kind: 'assistant';
+  text: string;
+  /** True while deltas may still arrive; `assistant-message` carries the final text. */
+  streaming: boolean;
+}
+
+export interface ToolItem extends ItemBase {
+  readonly kind: 'tool';
+  readonly callId: string;
+  tool: string;
+  /** The raw JSON arguments as the model sent them (displayed escaped, summarised). */
+  argumentsText: string;
+  effect?: Effect;
+  replay?: Replay;
+  concurrency?: Concurrency;
+  attempt: number;
+  /** Set for a delegated child call: the `task` call it runs under. */
+  parentCallId?: string;
+  /** The agent that made a delegated call, when the approval said so. */
+  agent?: string;
+  subject?: string;
+  state: ToolState;
+  outcome?: OutcomeKind;
+  category?: BlockedCategory;
+  /** Why the call was blocked (from `dispatch-blocked`). */
+  blockedReason?: string;
+  /** The user's decision on an approval, once made. */
+  decision?: { readonly approved: boolean; readonly reason?: string };
+  /** The tail of the live output, at most OUTPUT_KEEP_CHARS. */
+  output: string;
+  /** How many characters of output were dropped from the front to respect the cap. */
+  droppedOutputChars: number;
+  /** Lines seen in the whole output, including what was dropped. */
+  outputLines: number;
+  durationMs?: number;
+  /** The runtime truncated the result to its output cap (SPEC O1). */
+  truncated: boolean;
+}
+
+export interface NoticeItem extends ItemBase {
+  readonly kind: 'notice';
+  readonly level: 'info' | 'warning' | 'error';
+  readonly title?: string;
+  readonly text: string;
+}
+
+export interface SessionEndItem extends ItemBase {
+  readonly kind: 'session-end';
+  readonly reason: 'done' | 'step-limit' | 'cancelled' | 'error';
+  readonly message?: string;
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem;
+
+/** The key of a call's card; stable across reloads because call ids are persisted. */
+export const toolKey = (callId: string): string => `call:${callId}`;
+
+export class Transcript {
+  private readonly list: TranscriptItem[] = [];
+  private readonly cards = new Map<string, ToolItem>();
+  /** The assistant message that deltas are being appended to, until its final text arrives. */
+  private openAssistant: AssistantItem | undefined;
+  private sequence = 0;
+
+  get items(): readonly TranscriptItem[] {
+    return this.list;
+  }
+
+  card(callId: string): ToolItem | undefined {
+    return this.cards.get(callId);
+  }
+
+  apply(event: ZunoEvent): void {
+    switch (event.type) {
+      case 'session-started':
+        // A fresh session needs no marker; a resumed one says so, because earlier calls may have
+        // been cut off and now carry recovered outcomes.
+        if (event.resumed) this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: 'info', text: 'Session resumed.' });
+        return;
+      case 'user-message':
+        this.closeAssistant();
+        this.push<UserItem>({ kind: 'user', key: this.nextKey(), version: 0, text: event.text });
+        return;
+      case 'assistant-delta':
+        this.appendDelta(event.text);
+        return;
+      case 'assistant-message':
+        this.finishAssistant(event.text);
+        return;
+      case 'tool-call-requested': {
+        const card = this.ensureCard(event.call_id, event.tool);
+        card.argumentsText = event.arguments;
+        this.touch(card);
+        return;
+      }
+      case 'tool-call-started': {
+        const card = this.ensureCard(event.call_id, event.tool);
+        card.effect = event.effect;
+        card.replay = event.replay;
+        card.concurrency = event.concurrency;
+        card.attempt = event.attempt;
+        if (event.parent_call_id !== undefined) card.parentCallId = event.parent_call_id;
+        // A question asked before the start event arrived keeps its form's state.
+        if (card.state !== 'finished' && card.state !== 'awaiting-answer') card.state = 'running';
+        this.touch(card);
+        return;
+      }
+      case 'tool-call-output': {
+        const card = this.ensureCard(event.call_id, undefined);
+        appendOutput(card, event.chunk);
+        this.touch(card);
+        return;
+      }
+      case 'approval-requested': {
+        const card = this.ensureCard(event.call_id, event.tool);
+        if (event.subject !== undefined) card.subject = event.subject;
+        if (event.parent_call_id !== undefined) card.parentCallId = event.parent_call_id;
+        if (card.state !== 'finished') card.state = 'awaiting-approval';
+        this.touch(card);
+        return;
+      }
+      case 'approval-resolved': {
+        const card = this.ensureCard(event.call_id, event.tool);
+        card.decision = event.reason === undefined ? { approved: event.approved } : { approved: event.approved, reason: event.reason };
+        // A denial is followed by `dispatch-blocked`; until then the card just shows the decision.
+        if (card.state === 'awaiting-approval' && event.approved) card.state = 'approved';
+        this.touch(card);
+        return;
+      }
+      case 'dispatch-blocked': {
+        // B1: the block is announced before the result; the card reads "not run" from here on.
+        const card = this.ensureCard(event.call_id, event.tool);
+        card.state = 'finished';
+        card.outcome = 'blocked';
+        card.category = event.category;
+        card.blockedReason = event.reason;
+        this.touch(card);
+        return;
+      }
+      case 'tool-call-finished': {
+        const card = this.ensureCard(event.call_id, event.tool);
+        card.state = 'finished';
+        card.outcome = event.outcome;
+        if (event.category !== undefined) card.category = event.category;
+        card.durationMs = event.duration_ms;
+        card.truncated = event.truncated;
+        this.touch(card);
+        return;
+      }
+      case 'recovery-notice':
+        // R3: the notice names the retry attempt; it is shown as the runtime worded it.
+        this.push<NoticeItem>({
+          kind: 'notice',
+          key: this.nextKey(),
+          version: 0,
+          level: 'warning',
+          title: `Recovery notice: ${event.tool}, attempt ${event.attempt}`,
+          text: event.text,
+        });
+        return;
+      case 'notice':
+        this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: event.level, text: event.text });
+        return;
+      case 'session-finished':
+        this.closeAssistant();
+        this.push<SessionEndItem>({
+          kind: 'session-end',
+          key: this.nextKey(),
+          version: 0,
+          reason: event.reason,
+          ...(event.message === undefined ? {} : { message: event.message }),
+        });
+        return;
+    }
+  }
+
+  /**
+   * A pending approval can reach the view before (or without) its events, e.g. after a reload
+   * or for a delegated child call; its declarations fill the badges until the call starts.
+   */
+  noteApproval(approval: PendingApproval): void {
+    const card = this.ensureCard(approval.callId, approval.tool);
+    card.effect ??= approval.declarations.effect;
+    card.replay ??= approval.declarations.replay;
+    card.concurrency ??= approval.declarations.concurrency;
+    if (approval.subject !== undefined) card.subject = approval.subject;
+    if (approval.origin !== undefined) {
+      card.parentCallId = approval.origin.parentCallId;
+      card.agent = approval.origin.agent;
+    }
+    if (card.state !== 'finished') card.state = 'awaiting-approval';
+    this.touch(card);
+  }
+
+  noteQuestion(question: PendingQuestion): void {
+    const card = this.ensureCard(question.callId, 'question');
+    if (card.state !== 'finished') card.state = 'awaiting-answer';
+    this.touch(card);
+  }
+
+  /** The user answered (or cancelled) the question; the call runs on until it finishes. */
+  closeQuestion(callId: string): void {
+    const card = this.card(callId);
+    if (card === undefined) return;
+    if (card.state === 'awaiting-answer') card.state = 'running';
+    this.touch(card);
+  }
+
+  /** Marks a card changed without changing its data (its approval form went away). */
+  touchCall(callId: string): void {
+    const card = this.card(callId);
+    if (card !== undefined) this.touch(card);
+  }
+
+  private appendDelta(text: string): void {
+    const open = this.openAssistant;
+    // Text that follows a tool card is a new message below it, not more of the one above.
+    if (open !== undefined && this.list[this.list.length - 1] === open) {
+      open.text += text;
+      this.touch(open);
+      return;
+    }
+    this.closeAssistant();
+    this.openAssistant = this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: true });
+  }
+
+  private finishAssistant(text: string): void {
+    const open = this.openAssistant;
+    if (open !== undefined) {
+      // The final text is authoritative: it replaces whatever the deltas added up to.
+      open.text = text;
+      open.streaming = false;
+      this.openAssistant = undefined;
+      this.touch(open);
+      return;
+    }
+    this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: false });
+  }
+
+  private closeAssistant(): void {
+    const open = this.openAssistant;
+    if (open === undefined) return;
+    open.streaming = false;
+    this.openAssistant = undefined;
+    this.touch(open);
+  }
+
+  private ensureCard(callId: string, tool: string | undefined): ToolItem {
+    const existing = this.card(callId);
+    if (existing !== undefined) {
+      if (tool !== undefined && existing.tool === '') existing.tool = tool;
+      return existing;
+    }
+    return this.push<ToolItem>({
+      kind: 'tool',
+      key: toolKey(callId),
+      version: 0,
+      callId,
+      tool: tool ?? '',
+      argumentsText: '',
+      attempt: 1,
+      state: 'requested',
+      output: '',
+      droppedOutputChars: 0,
+      outputLines: 0,
+      truncated: false,
+    });
+  }
+
+  /** Adds an item at the end; tool cards are also indexed by call id for the events that follow. */
+  private push<T extends TranscriptItem>(item: T): T {
+    this.list.push(item);
+    if (item.kind === 'tool') this.cards.set(item.callId, item);
+    return item;
+  }
+
+  private nextKey(): string {
+    return `item:${this.sequence++}`;
+  }
+
+  private touch(item: TranscriptItem): void {
+    item.version += 1;
+  }
+}
+
+function appendOutput(card: ToolItem, chunk: string): void {
+  card.outputLines += countNewlines(chunk);
+  let output = card.output + chunk;
+  if (output.length > OUTPUT_KEEP_CHARS) {
+    const cut = output.length - OUTPUT_KEEP_CHARS;
+    // Start the kept tail at a line boundary when one is near, so the first line is whole.
+    const newline = output.indexOf('\n', cut);
+    const start = newline !== -1 && newline - cut < 512 ? newline + 1 : cut;
+    card.droppedOutputChars += start;
+    output = output.slice(start);
+  }
+  card.output = output;
+}
+
+function countNewlines(text: string): number {
+  let count = 0;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) count += 1;
+  return count;
+}

@@ -1,0 +1,87 @@
+/**
+ * Everything the chat view shows, reduced from the host's messages (src/webview/protocol.ts).
+ * The host sends a snapshot once per (re)load and then single events, so this model never
+ * receives the whole transcript per token. DOM-free, unit-tested in node.
+ */
+import type { PendingApproval, PendingQuestion, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import { Transcript } from './transcript';
+
+/** What the view shows before the host's first snapshot arrives. */
+const INITIAL_STATUS: ViewStatus = { permissionMode: 'strict', modelLabel: '', running: false };
+
+export class ViewModel {
+  transcript = new Transcript();
+  sessionId: string | undefined;
+  readonly approvals = new Map<string, PendingApproval>();
+  readonly questions = new Map<string, PendingQuestion>();
+  status: ViewStatus = INITIAL_STATUS;
+  /** Undefined until the host answers a `list-sessions`. */
+  sessions: readonly SessionSummary[] | undefined;
+  error: string | undefined;
+  /** Goes up when the transcript is replaced (snapshot): the list must drop everything it drew. */
+  generation = 0;
+  /** Goes up when the header, status, history or error banner change. */
+  chromeVersion = 0;
+
+  receive(message: ToWebview): void {
+    switch (message.type) {
+      case 'snapshot':
+        this.transcript = new Transcript();
+        for (const event of message.events) this.transcript.apply(event);
+        this.sessionId = message.sessionId;
+        this.approvals.clear();
+        this.questions.clear();
+        for (const approval of message.approvals) this.addApproval(approval);
+        for (const question of message.questions) this.addQuestion(question);
+        this.status = message.status;
+        this.error = undefined;
+        this.generation += 1;
+        this.chromeVersion += 1;
+        return;
+      case 'event':
+        this.transcript.apply(message.event);
+        return;
+      case 'approval':
+        this.addApproval(message.approval);
+        return;
+      case 'approval-closed':
+        this.approvals.delete(message.callId);
+        this.transcript.touchCall(message.callId);
+        return;
+      case 'question':
+        this.addQuestion(message.question);
+        return;
+      case 'question-closed':
+        this.questions.delete(message.callId);
+        this.transcript.closeQuestion(message.callId);
+        return;
+      case 'sessions':
+        this.sessions = message.sessions;
+        this.chromeVersion += 1;
+        return;
+      case 'status':
+        this.status = message.status;
+        this.chromeVersion += 1;
+        return;
+      case 'error':
+        this.error = message.text;
+        this.chromeVersion += 1;
+        return;
+    }
+  }
+
+  dismissError(): void {
+    this.error = undefined;
+    this.chromeVersion += 1;
+  }
+
+  private addApproval(approval: PendingApproval): void {
+    this.approvals.set(approval.callId, approval);
+    this.transcript.noteApproval(approval);
+  }
+
+  private addQuestion(question: PendingQuestion): void {
+    this.questions.set(question.callId, question);
+    this.transcript.noteQuestion(question);
+  }
+}

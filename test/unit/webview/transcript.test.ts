@@ -1,0 +1,145 @@
+// The webview's transcript reducer (issue 4, "Chat sidebar"): events in, cards and messages out.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OUTPUT_KEEP_CHARS, Transcript, type ToolItem } from '../../../media/transcript';
+import { approvedWrite, event } from './events';
+
+function card(transcript: Transcript, callId: string): ToolItem {
+  const found = transcript.card(callId);
+  assert.ok(found, `no card for ${callId}`);
+  return found;
+}
+
+test('issue 4 streaming: deltas append to one assistant message and assistant-message replaces them with the final text', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'user-message', text: 'hello' }));
+  transcript.apply(event({ type: 'assistant-delta', text: 'Hel' }));
+  transcript.apply(event({ type: 'assistant-delta', text: 'lo **the' }));
+  const streaming = transcript.items[1];
+  assert.equal(streaming?.kind, 'assistant');
+  assert.deepEqual(streaming.kind === 'assistant' && { text: streaming.text, streaming: streaming.streaming }, { text: 'Hello **the', streaming: true });
+  transcript.apply(event({ type: 'assistant-message', text: 'Hello **there**' }));
+  assert.equal(transcript.items.length, 2);
+  const final = transcript.items[1];
+  assert.deepEqual(final?.kind === 'assistant' && { text: final.text, streaming: final.streaming }, { text: 'Hello **there**', streaming: false });
+});
+
+test('issue 4 streaming: text after a tool card starts a new message below it', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'assistant-delta', text: 'Let me look.' }));
+  transcript.apply(event({ type: 'tool-call-requested', call_id: 'c1', tool: 'read', arguments: '{"path":"a"}' }));
+  transcript.apply(event({ type: 'assistant-delta', text: 'Found it.' }));
+  transcript.apply(event({ type: 'assistant-message', text: 'Found it.' }));
+  assert.deepEqual(
+    transcript.items.map((item) => (item.kind === 'assistant' ? `assistant:${item.text}:${item.streaming}` : item.kind)),
+    ['assistant:Let me look.:false', 'tool', 'assistant:Found it.:false'],
+  );
+});
+
+test('issue 4 streaming: assistant-message without deltas (a provider that does not stream) still shows', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'assistant-message', text: 'Done.' }));
+  assert.deepEqual(transcript.items.map((item) => item.kind === 'assistant' && item.text), ['Done.']);
+});
+
+test('issue 4 tool cards: a card goes requested -> awaiting-approval -> approved -> running -> finished with T1 declarations', () => {
+  const transcript = new Transcript();
+  const [requested, asked, resolved, started, output, finished] = approvedWrite('c1');
+  const states: string[] = [];
+  for (const next of [requested, asked, resolved, started, output, finished]) {
+    assert.ok(next);
+    transcript.apply(next);
+    states.push(card(transcript, 'c1').state);
+  }
+  assert.deepEqual(states, ['requested', 'awaiting-approval', 'approved', 'running', 'running', 'finished']);
+  const done = card(transcript, 'c1');
+  assert.equal(done.tool, 'write');
+  assert.equal(done.argumentsText, '{"path":"a.txt","content":"hi"}');
+  assert.deepEqual([done.effect, done.replay, done.concurrency], ['SideEffecting', 'Never', 'Exclusive']);
+  assert.equal(done.subject, 'a.txt');
+  assert.equal(done.output, 'wrote 2 bytes\n');
+  assert.equal(done.outcome, 'ok');
+  assert.equal(done.durationMs, 12);
+  assert.deepEqual(done.decision, { approved: true });
+  assert.equal(transcript.items.length, 1, 'every event of one call lands on the same card');
+});
+
+test('B1/B2: dispatch-blocked marks the card blocked with its category and reason before the finished event', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'tool-call-requested', call_id: 'c1', tool: 'shell', arguments: '{"command":"rm -rf /"}' }));
+  transcript.apply(event({ type: 'approval-requested', call_id: 'c1', tool: 'shell' }));
+  transcript.apply(event({ type: 'approval-resolved', call_id: 'c1', tool: 'shell', approved: false, reason: 'too dangerous' }));
+  assert.equal(card(transcript, 'c1').state, 'awaiting-approval', 'a denial alone does not finish the card; the block does');
+  transcript.apply(event({ type: 'dispatch-blocked', call_id: 'c1', tool: 'shell', category: 'denied', reason: 'The user denied it: too dangerous' }));
+  const blocked = card(transcript, 'c1');
+  assert.deepEqual([blocked.state, blocked.outcome, blocked.category, blocked.blockedReason], ['finished', 'blocked', 'denied', 'The user denied it: too dangerous']);
+  transcript.apply(event({ type: 'tool-call-finished', call_id: 'c1', tool: 'shell', outcome: 'blocked', category: 'denied', duration_ms: 0, truncated: false }));
+  assert.deepEqual([card(transcript, 'c1').outcome, card(transcript, 'c1').category], ['blocked', 'denied']);
+});
+
+test('B2: a blocked outcome replayed from the store without dispatch-blocked keeps its category', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'tool-call-finished', call_id: 'c9', tool: 'webfetch', outcome: 'blocked', category: 'unavailable', duration_ms: 0, truncated: false }));
+  const blocked = card(transcript, 'c9');
+  assert.deepEqual([blocked.tool, blocked.outcome, blocked.category], ['webfetch', 'blocked', 'unavailable']);
+});
+
+test('R3: an indeterminate outcome and its recovery notice (naming the attempt) both show', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'tool-call-started', call_id: 'c1', tool: 'shell', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 }));
+  transcript.apply(event({ type: 'tool-call-finished', call_id: 'c1', tool: 'shell', outcome: 'indeterminate', duration_ms: 30_000, truncated: false }));
+  transcript.apply(event({ type: 'recovery-notice', call_id: 'c1', attempt: 2, tool: 'shell', text: 'The previous shell call timed out; check state first.' }));
+  assert.equal(card(transcript, 'c1').outcome, 'indeterminate');
+  const notice = transcript.items[1];
+  assert.ok(notice?.kind === 'notice');
+  assert.equal(notice.title, 'Recovery notice: shell, attempt 2');
+  assert.equal(notice.text, 'The previous shell call timed out; check state first.');
+});
+
+test('issue 4 tool cards: a delegated child call records its parent call', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'tool-call-started', call_id: 'task-1', tool: 'task', effect: 'Delegating', replay: 'Never', concurrency: 'Exclusive', attempt: 1 }));
+  transcript.apply(event({ type: 'approval-requested', call_id: 'child-1', tool: 'write', parent_call_id: 'task-1' }));
+  transcript.apply(event({ type: 'tool-call-started', call_id: 'child-1', tool: 'write', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1, parent_call_id: 'task-1' }));
+  assert.equal(card(transcript, 'child-1').parentCallId, 'task-1');
+  assert.equal(card(transcript, 'task-1').parentCallId, undefined);
+});
+
+test('issue 4 tool cards: output keeps only the tail within OUTPUT_KEEP_CHARS and counts every line', () => {
+  const transcript = new Transcript();
+  const line = `${'x'.repeat(99)}\n`;
+  const lines = 1_000; // 100,000 characters, three times the cap
+  for (let index = 0; index < lines; index += 1) transcript.apply(event({ type: 'tool-call-output', call_id: 'c1', chunk: line }));
+  const running = card(transcript, 'c1');
+  assert.ok(running.output.length <= OUTPUT_KEEP_CHARS);
+  assert.ok(running.output.startsWith('x'), 'the kept tail starts at a line boundary');
+  assert.equal(running.output.length + running.droppedOutputChars, lines * line.length);
+  assert.equal(running.outputLines, lines);
+});
+
+test('issue 4: versions go up only on the items an event touched (the view re-renders just those)', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'user-message', text: 'go' }));
+  transcript.apply(event({ type: 'tool-call-requested', call_id: 'c1', tool: 'read', arguments: '{}' }));
+  transcript.apply(event({ type: 'assistant-delta', text: 'a' }));
+  const before = transcript.items.map((item) => item.version);
+  transcript.apply(event({ type: 'assistant-delta', text: 'b' }));
+  const after = transcript.items.map((item) => item.version);
+  assert.deepEqual(after.slice(0, 2), before.slice(0, 2));
+  assert.equal(after[2], (before[2] ?? 0) + 1);
+});
+
+test('issue 4: session-finished closes a stream and records why; a resumed session says so', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'session-started', resumed: true }));
+  transcript.apply(event({ type: 'assistant-delta', text: 'partial' }));
+  transcript.apply(event({ type: 'session-finished', reason: 'cancelled' }));
+  assert.deepEqual(
+    transcript.items.map((item) => item.kind),
+    ['notice', 'assistant', 'session-end'],
+  );
+  const message = transcript.items[1];
+  assert.ok(message?.kind === 'assistant' && !message.streaming);
+  const end = transcript.items[2];
+  assert.ok(end?.kind === 'session-end' && end.reason === 'cancelled');
+});
