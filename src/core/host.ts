@@ -56,6 +56,12 @@ export interface ProcessSpec {
   readonly timeoutMs?: number;
   /** Aborting kills the whole process group. */
   readonly signal?: AbortSignal;
+  /**
+   * Joins stderr to stdout inside the child (one pipe for both), so the output keeps the exact
+   * order of the writes; everything then arrives as `stdout`. Separate pipes can only be
+   * interleaved in the order the parent happens to read them.
+   */
+  readonly mergeStderr?: boolean;
   /** Decoded output in arrival order; UTF-8 split across chunks is reassembled. */
   readonly onOutput?: (chunk: string, stream: OutputStream) => void;
   /** What a terminal mirror shows as the command; defaults to the command line. */
@@ -149,6 +155,50 @@ export interface RipgrepBinary {
   readonly version: string;
 }
 
+/** A place in a source file. Lines and characters count from 1, as the read tool numbers lines. */
+export interface SourceRange {
+  readonly path: string;
+  readonly line: number;
+  readonly character: number;
+  readonly endLine: number;
+  readonly endCharacter: number;
+}
+
+export interface SourceSymbol {
+  readonly name: string;
+  /** e.g. `Function`, `Class`, `Method`. */
+  readonly kind: string;
+  readonly detail?: string;
+  readonly line: number;
+  readonly endLine: number;
+  /** Nesting depth in the outline, 0 for top-level symbols. */
+  readonly depth: number;
+}
+
+export interface SourceDiagnostic {
+  readonly path: string;
+  readonly line: number;
+  readonly character: number;
+  readonly severity: 'error' | 'warning' | 'information' | 'hint';
+  readonly message: string;
+  readonly source?: string;
+  readonly code?: string;
+}
+
+/**
+ * The editor's language intelligence, for the `lsp` tool (SPEC S3): whatever language servers
+ * the editor runs. Only the VS Code host has it; the tool is unavailable elsewhere.
+ */
+export interface LanguageFeatures {
+  definition(path: string, line: number, character: number, signal: AbortSignal): Promise<readonly SourceRange[]>;
+  references(path: string, line: number, character: number, signal: AbortSignal): Promise<readonly SourceRange[]>;
+  /** The hover text (markdown) at a position; empty when there is none. */
+  hover(path: string, line: number, character: number, signal: AbortSignal): Promise<readonly string[]>;
+  symbols(path: string, signal: AbortSignal): Promise<readonly SourceSymbol[]>;
+  /** The diagnostics the editor holds now, for files at or below `path`. */
+  diagnostics(path: string, signal: AbortSignal): Promise<readonly SourceDiagnostic[]>;
+}
+
 export interface Host {
   /** `node` for the CLI and tests, `vscode` inside the editor. */
   readonly kind: 'node' | 'vscode';
@@ -161,6 +211,10 @@ export interface Host {
   readonly fetch: typeof fetch;
   /** Opens a file under the state dir to hold a large output in full. */
   createSpill(name: string): Promise<SpillFile>;
+  /** The user-level Zuno folder (`~/.zuno`): user skills live in its `skills/`. */
+  readonly userDirectory?: string;
   /** Resolves and checks ripgrep (SPEC S4). Rejects with a StartupError when missing or older than 14. */
   ripgrep(): Promise<RipgrepBinary>;
+  /** Language servers' answers (the editor only); without it the `lsp` tool is not offered. */
+  readonly languageFeatures?: LanguageFeatures;
 }

@@ -9,6 +9,12 @@ import type { ZunoEvent } from './events';
 export interface CallStart {
   readonly sessionId: string;
   readonly callId: string;
+  /**
+   * The model turn (step) the call belongs to. With `position` it orders a session's calls as
+   * the model gave them (C2), even when a blocked call is recorded before an earlier call
+   * starts. When absent, the store orders the call by when it was first recorded.
+   */
+  readonly turn?: number;
   /** Position in the model's turn; results are persisted and returned in this order (C2). */
   readonly position: number;
   readonly tool: string;
@@ -39,9 +45,15 @@ export interface CallLedger {
    * Records that a call is about to run. When the returned promise resolves, the record is
    * durable on disk: a crash after this point leaves a `running` row that recovery turns into
    * `indeterminate` (SPEC R3). The scheduler awaits it before a Never-replay effect begins.
+   * A Safe call retried after a transient failure is started again with the next `attempt`
+   * (same call id); each attempt is kept, and `recordFinish` follows only the last.
    */
   recordStart(start: CallStart): Promise<void>;
-  /** Records a blocked call, which never started (B2). */
+  /**
+   * Records a call that never started, in one step: a blocked call (B2), or one cancelled before
+   * it began, or one refused because its start could not be recorded. `finish.outcome` says
+   * which (`blocked` with its category, `cancelled`, `error`); no `recordStart` precedes it.
+   */
   recordBlocked(start: CallStart, finish: CallFinish): Promise<void>;
   /** Records the one final outcome of a call (I5). */
   recordFinish(finish: CallFinish): Promise<void>;

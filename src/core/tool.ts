@@ -9,6 +9,9 @@ import { completeDeclarations, type Declarations } from './declarations';
 import type { ZunoConfig } from './config';
 import type { FileChange, Host } from './host';
 import type { OutputCapture } from './output';
+import type { MemoryBook, WorkStateStore } from './work-state';
+import type { BackgroundJobs } from './background';
+import type { Council, Delegator } from './delegation';
 
 /** What a permission rule's `match` glob is tested against (SPEC §9). */
 export interface CallSubject {
@@ -24,6 +27,16 @@ export interface CallEnvironment {
   readonly host: Host;
   readonly config: ZunoConfig;
   readonly workspaceRoot: string;
+  /** Per-session plan, todos and goal; absent where nothing persists them (the tools are then unavailable). */
+  readonly workState?: WorkStateStore;
+  /** Present only when `memory.enabled` is set (memory_propose). */
+  readonly memories?: MemoryBook;
+  /** Background commands and delegated jobs of the runtime (shell `background`, bg, job, task `background`). */
+  readonly background?: BackgroundJobs;
+  /** Runs child agents (task). Absent inside a child: delegated agents do not delegate further. */
+  readonly delegation?: Delegator;
+  /** Asks the configured council (council_run); absent where no model can be reached. */
+  readonly council?: Council;
 }
 
 /** What a running tool may use. Everything is passed in; there is no ambient context. */

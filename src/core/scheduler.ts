@@ -1,0 +1,608 @@
+/**
+ * The scheduler runs the tool calls of one model turn (SPEC C1, C2, B1–B3, R1–R3).
+ *
+ * 1. Preflight, in the model's order, one call at a time: resolve the tool, validate its
+ *    arguments, classify the call, run pre-tool hooks, evaluate permission and ask the user when
+ *    needed. A call refused here is blocked: its `dispatch-blocked` event comes first, and it
+ *    never runs (I6).
+ * 2. Execution: every approved call queues on one fair reader/writer lock in model order.
+ *    Non-exclusive calls hold it shared, up to `concurrency.tool_calls` at once (I3); an
+ *    Exclusive call holds it alone, so it is a two-way barrier (I2).
+ * 3. Persistence: outcomes are recorded and returned in the original call order, whatever order
+ *    the calls physically finished in (I1). Every call ends with exactly one outcome (I5), even
+ *    when a hook, the ledger or the tool itself misbehaves.
+ *
+ * Before a call runs, its start is durably recorded (R3), so a crash mid-effect leaves a row
+ * that recovery turns into `indeterminate`. Only Safe calls are retried, and only after a
+ * TransientError (R2).
+ */
+import { STRICTEST_DECLARATIONS, type Declarations } from './declarations';
+import { ToolError, TransientError } from './errors';
+import type { EventBus, ZunoEventBody } from './events';
+import { HookRunner, type HookCall } from './hooks';
+import type { ApprovalDecision, ApprovalRequest, FileChange } from './host';
+import type { CallFinish, CallLedger, CallStart } from './ledger';
+import { FairSharedLock } from './lock';
+import { blockedMessage, type BlockedCategory, type Outcome } from './outcome';
+import { capOutput, OutputCapture, type OutputLimits } from './output';
+import { evaluatePermission } from './policy';
+import type { ToolRegistry } from './registry';
+import type { CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
+
+export interface ToolCallRequest {
+  readonly id: string;
+  readonly name: string;
+  /** Raw JSON text from the model. */
+  readonly arguments: string;
+}
+
+export interface ToolCallResult {
+  readonly callId: string;
+  readonly tool: string;
+  readonly outcome: Outcome;
+  /** Model-facing text. */
+  readonly output: string;
+  readonly truncated: boolean;
+  readonly attempt: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface TurnOptions {
+  readonly signal: AbortSignal;
+  /** Set for a delegated child agent: its calls are evaluated again (E1 Delegating) and approval prompts show the origin. */
+  readonly origin?: { readonly parentCallId: string; readonly agent: string };
+  /** An agent allowlist replacing the default surface (A1). */
+  readonly allowlist?: readonly string[];
+  /**
+   * The session's turn (step) number, recorded with each call: with the call's position it lets
+   * the store list calls in model order, although a blocked call is persisted only after the
+   * earlier calls finish while later ones may already have started.
+   */
+  readonly turn?: number;
+}
+
+export interface SchedulerOptions {
+  readonly registry: ToolRegistry;
+  readonly ledger: CallLedger;
+  readonly events: EventBus;
+  readonly env: CallEnvironment;
+  /** For tests and benches: the sleep used between Safe retries. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** The longest JSON Schema quoted back to the model after invalid arguments. */
+const MAX_SCHEMA_HINT = 2000;
+
+/** Waits `ms`, or rejects as soon as `signal` aborts. */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new Error('aborted'));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new Error('aborted'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const RESULT_STATUSES: ReadonlySet<unknown> = new Set([undefined, 'ok', 'error', 'indeterminate']);
+
+/** Tools are typed, but a JavaScript tool or an extension's may still break the contract. */
+function isToolResult(value: unknown): value is ToolResult {
+  return typeof value === 'object' && value !== null && 'output' in value && typeof value.output === 'string' && RESULT_STATUSES.has('status' in value ? value.status : undefined);
+}
+
+const describeError = (error: unknown): string => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Everything known about a call once preflight has approved it. */
+interface ReadyCall {
+  readonly position: number;
+  readonly request: ToolCallRequest;
+  readonly tool: Tool;
+  readonly args: unknown;
+  readonly declarations: Declarations;
+  readonly approvedEdits?: Readonly<Record<string, string>>;
+}
+
+/** A call's one outcome, waiting to be persisted in call order. */
+interface SettledCall {
+  readonly result: ToolCallResult;
+  /** The start as recorded, or as it would have been for a call that never started. */
+  readonly start: CallStart;
+  /** False when the call never began: it is recorded in one step (`recordBlocked`). */
+  readonly started: boolean;
+  readonly finishedAt: number;
+  readonly durationMs: number;
+}
+
+interface Turn {
+  readonly sessionId: string;
+  readonly options: TurnOptions;
+  readonly signal: AbortSignal;
+  /** One controller per executing call, all aborted by the turn's one listener (see `callSignal`). */
+  readonly running: Set<AbortController>;
+}
+
+export class Scheduler {
+  private readonly registry: ToolRegistry;
+  private readonly ledger: CallLedger;
+  private readonly events: EventBus;
+  private readonly env: CallEnvironment;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly hooks: HookRunner;
+  private readonly limits: OutputLimits;
+  private realWorkspaceRoot: Promise<string> | undefined;
+
+  constructor(options: SchedulerOptions) {
+    this.registry = options.registry;
+    this.ledger = options.ledger;
+    this.events = options.events;
+    this.env = options.env;
+    this.sleep = options.sleep ?? abortableSleep;
+    this.hooks = new HookRunner(options.env, options.events);
+    this.limits = { maxBytes: options.env.config.tool_output.max_bytes, maxLines: options.env.config.tool_output.max_lines };
+  }
+
+  /** Runs one turn's calls and returns one result per call, in call order. Never rejects. */
+  async runTurn(sessionId: string, calls: readonly ToolCallRequest[], options: TurnOptions): Promise<ToolCallResult[]> {
+    const turn: Turn = { sessionId, options, signal: options.signal, running: new Set() };
+    const abortRunning = (): void => {
+      for (const controller of turn.running) controller.abort(options.signal.reason);
+    };
+    options.signal.addEventListener('abort', abortRunning, { once: true });
+    try {
+      return await this.runCalls(turn, calls);
+    } finally {
+      options.signal.removeEventListener('abort', abortRunning);
+    }
+  }
+
+  private async runCalls(turn: Turn, calls: readonly ToolCallRequest[]): Promise<ToolCallResult[]> {
+    const settled: Promise<SettledCall>[] = [];
+    const ready: ReadyCall[] = [];
+    const seen = new Set<string>();
+
+    // Preflight, strictly in model order: approvals are asked one at a time, before anything runs.
+    for (const [position, request] of calls.entries()) {
+      let outcome: ReadyCall | SettledCall;
+      if (turn.signal.aborted) outcome = this.notStarted(turn, position, request, undefined, 'cancelled');
+      else if (seen.has(request.id)) {
+        outcome = this.block(turn, position, request, undefined, 'invalid_arguments', `Another call in this turn already has the id "${request.id}"; every call needs its own id.`);
+      } else {
+        outcome = await this.preflight(turn, position, request).catch((error: unknown) =>
+          this.notStarted(turn, position, request, undefined, 'error', `The call to "${request.name}" was not executed: preparing it failed unexpectedly (${describeError(error)}).`),
+        );
+      }
+      seen.add(request.id);
+      if ('result' in outcome) settled[position] = Promise.resolve(outcome);
+      else ready.push(outcome);
+    }
+
+    // Execution: queue every approved call on the lock now, in model order.
+    const lock = new FairSharedLock(this.env.config.concurrency.tool_calls);
+    for (const call of ready) {
+      settled[call.position] = this.execute(turn, call, lock).catch((error: unknown) =>
+        this.notStarted(turn, call.position, call.request, call.declarations, 'error', `The call to "${call.request.name}" failed inside the scheduler (${describeError(error)}); it may not have run.`),
+      );
+    }
+
+    // Persist and return in call order (I1), whatever order the calls finished in.
+    const results: ToolCallResult[] = [];
+    for (const pending of settled) {
+      const call = await pending;
+      await this.persist(turn, call);
+      results.push(call.result);
+    }
+    return results;
+  }
+
+  /**
+   * A signal for one executing call, aborted with the turn. Each call gets its own, so that a
+   * turn of many calls does not hang dozens of listeners (the lock's, each tool's) on one signal.
+   */
+  private callSignal(turn: Turn): { readonly signal: AbortSignal; readonly dispose: () => void } {
+    const controller = new AbortController();
+    if (turn.signal.aborted) controller.abort(turn.signal.reason);
+    turn.running.add(controller);
+    return { signal: controller.signal, dispose: () => turn.running.delete(controller) };
+  }
+
+  /** The workspace root with symlinks resolved, as path subjects are, so relative globs line up. */
+  private workspaceRoot(): Promise<string> {
+    const root = this.env.workspaceRoot;
+    this.realWorkspaceRoot ??= Promise.resolve()
+      .then(() => this.env.host.fs.realpath(root))
+      .catch(() => root);
+    return this.realWorkspaceRoot;
+  }
+
+  private emit(turn: Turn, body: ZunoEventBody): void {
+    this.events.emit(turn.sessionId, body);
+  }
+
+  private startRecord(turn: Turn, position: number, request: ToolCallRequest, declarations: Declarations, attempt: number): CallStart {
+    return {
+      sessionId: turn.sessionId,
+      callId: request.id,
+      ...(turn.options.turn !== undefined ? { turn: turn.options.turn } : {}),
+      position,
+      tool: request.name,
+      argumentsJson: request.arguments,
+      declarations,
+      attempt,
+      ...(turn.options.origin ? { parentCallId: turn.options.origin.parentCallId } : {}),
+      startedAt: Date.now(),
+    };
+  }
+
+  /** A call that ends before it starts, other than by being blocked: cancelled, or refused by a failure. */
+  private notStarted(
+    turn: Turn,
+    position: number,
+    request: ToolCallRequest,
+    declarations: Declarations | undefined,
+    kind: 'cancelled' | 'error',
+    output = `CANCELLED: the call to "${request.name}" was not started, because the turn was cancelled. Nothing happened.`,
+  ): SettledCall {
+    const start = this.startRecord(turn, position, request, declarations ?? STRICTEST_DECLARATIONS, 1);
+    return {
+      result: { callId: request.id, tool: request.name, outcome: { kind }, output, truncated: false, attempt: 1 },
+      start,
+      started: false,
+      finishedAt: start.startedAt,
+      durationMs: 0,
+    };
+  }
+
+  /** Blocks a call (B1): the `dispatch-blocked` event goes out now, before any model-visible result. */
+  private block(
+    turn: Turn,
+    position: number,
+    request: ToolCallRequest,
+    declarations: Declarations | undefined,
+    category: BlockedCategory,
+    reason: string,
+  ): SettledCall {
+    this.emit(turn, { type: 'dispatch-blocked', call_id: request.id, tool: request.name, category, reason });
+    const start = this.startRecord(turn, position, request, declarations ?? STRICTEST_DECLARATIONS, 1);
+    return {
+      result: {
+        callId: request.id,
+        tool: request.name,
+        outcome: { kind: 'blocked', category },
+        output: blockedMessage(request.name, category, reason),
+        truncated: false,
+        attempt: 1,
+      },
+      start,
+      started: false,
+      finishedAt: start.startedAt,
+      durationMs: 0,
+    };
+  }
+
+  private async preflight(turn: Turn, position: number, request: ToolCallRequest): Promise<ReadyCall | SettledCall> {
+    const availability = this.registry.availability(request.name, this.env, turn.options.allowlist);
+    if (!availability.available) return this.block(turn, position, request, undefined, 'unavailable', availability.reason);
+    const tool = availability.tool;
+
+    const schemaHint = (): string => {
+      const schema = JSON.stringify(tool.inputSchema);
+      return schema.length > MAX_SCHEMA_HINT ? `${schema.slice(0, MAX_SCHEMA_HINT)}…` : schema;
+    };
+    let raw: unknown;
+    try {
+      // Models send "" for a tool without parameters.
+      raw = JSON.parse(request.arguments.trim() === '' ? '{}' : request.arguments);
+    } catch (error) {
+      return this.block(turn, position, request, undefined, 'invalid_arguments', `The arguments are not valid JSON (${messageOf(error)}). Send one JSON object matching this schema: ${schemaHint()}`);
+    }
+    const parsed = tool.parse(raw);
+    if (!parsed.success) {
+      return this.block(turn, position, request, undefined, 'invalid_arguments', `${parsed.error}. The arguments must match this JSON Schema: ${schemaHint()}`);
+    }
+    const args = parsed.args;
+
+    let declarations: Declarations;
+    try {
+      declarations = tool.declarationsFor(args);
+    } catch (error) {
+      // A classifier that fails must not make a call look safer than the strictest default (T2).
+      declarations = STRICTEST_DECLARATIONS;
+      this.emit(turn, { type: 'notice', level: 'warning', text: `Tool "${tool.name}" could not classify call ${request.id} (${describeError(error)}); treating it with the strictest declarations.` });
+    }
+
+    let subjects: readonly CallSubject[];
+    try {
+      subjects = await tool.subjectsFor(args, this.env);
+    } catch (error) {
+      if (error instanceof ToolError) return this.block(turn, position, request, declarations, 'invalid_arguments', error.message);
+      return this.block(turn, position, request, declarations, 'denied', `Permission could not be evaluated, because what the call touches could not be determined (${describeError(error)}).`);
+    }
+
+    if (turn.signal.aborted) return this.notStarted(turn, position, request, declarations, 'cancelled');
+    const hookCall: HookCall = { sessionId: turn.sessionId, callId: request.id, tool: tool.name, arguments: args, declarations };
+    const verdict = await this.hooks.beforeCall(hookCall, turn.signal);
+    if (verdict.kind === 'cancelled') return this.notStarted(turn, position, request, declarations, 'cancelled');
+    if (verdict.kind === 'blocked') return this.block(turn, position, request, declarations, 'denied', verdict.reason);
+
+    const decision = evaluatePermission({
+      tool: tool.name,
+      declarations,
+      subjects,
+      permission: this.env.config.permission,
+      workspaceRoot: await this.workspaceRoot(),
+    });
+    if (decision.action === 'deny') return this.block(turn, position, request, declarations, 'denied', `Refused: ${decision.reason}.`);
+    const ready: ReadyCall = { position, request, tool, args, declarations };
+    if (decision.action === 'allow') return ready;
+    return this.askApproval(turn, ready, subjects, decision.reason);
+  }
+
+  private async askApproval(turn: Turn, call: ReadyCall, subjects: readonly CallSubject[], reason: string): Promise<ReadyCall | SettledCall> {
+    const { request, tool, position, declarations } = call;
+    let changes: readonly FileChange[] | undefined;
+    if (tool.hasPreview) {
+      try {
+        changes = await tool.preview(call.args, this.env);
+      } catch (error) {
+        // The change cannot even be shown; asking the user to approve it would be pointless.
+        const why = error instanceof ToolError ? error.message : describeError(error);
+        return this.notStarted(turn, position, request, declarations, 'error', `The call to "${tool.name}" was not executed: its proposed change could not be prepared. ${why}`);
+      }
+    }
+    const subject = subjects[0]?.value;
+    const origin = turn.options.origin;
+    this.emit(turn, {
+      type: 'approval-requested',
+      call_id: request.id,
+      tool: tool.name,
+      ...(subject !== undefined ? { subject } : {}),
+      ...(origin ? { parent_call_id: origin.parentCallId } : {}),
+    });
+    const approvalRequest: ApprovalRequest = {
+      callId: request.id,
+      sessionId: turn.sessionId,
+      tool: tool.name,
+      arguments: call.args,
+      declarations,
+      reason,
+      ...(subject !== undefined ? { subject } : {}),
+      ...(changes !== undefined ? { changes } : {}),
+      ...(origin ? { origin } : {}),
+    };
+    let decision: ApprovalDecision;
+    try {
+      decision = await this.env.host.approvals.request(approvalRequest, turn.signal);
+    } catch (error) {
+      if (turn.signal.aborted) return this.notStarted(turn, position, request, declarations, 'cancelled');
+      const failure = `the approval could not be obtained (${describeError(error)})`;
+      this.emit(turn, { type: 'notice', level: 'error', text: `Call ${request.id} (${tool.name}): ${failure}; the call is refused.` });
+      this.emit(turn, { type: 'approval-resolved', call_id: request.id, tool: tool.name, approved: false, reason: failure });
+      return this.block(turn, position, request, declarations, 'denied', `Refused: ${failure}.`);
+    }
+    if (turn.signal.aborted) return this.notStarted(turn, position, request, declarations, 'cancelled');
+    const userReason = decision.approved ? undefined : decision.reason?.trim() || undefined;
+    this.emit(turn, {
+      type: 'approval-resolved',
+      call_id: request.id,
+      tool: tool.name,
+      approved: decision.approved,
+      ...(userReason !== undefined ? { reason: userReason } : {}),
+    });
+    if (!decision.approved) {
+      return this.block(turn, position, request, declarations, 'denied', userReason !== undefined ? `The user declined: ${userReason}` : 'The user declined this call.');
+    }
+    return decision.editedContents ? { ...call, approvedEdits: decision.editedContents } : call;
+  }
+
+  private async execute(turn: Turn, call: ReadyCall, lock: FairSharedLock): Promise<SettledCall> {
+    const mode = call.declarations.concurrency === 'Exclusive' ? 'exclusive' : 'shared';
+    const { signal, dispose } = this.callSignal(turn);
+    try {
+      let release: () => void;
+      try {
+        release = await lock.acquire(mode, signal);
+      } catch {
+        return this.notStarted(turn, call.position, call.request, call.declarations, 'cancelled');
+      }
+      try {
+        if (signal.aborted) return this.notStarted(turn, call.position, call.request, call.declarations, 'cancelled');
+        return await this.runAttempts(turn, call, signal);
+      } finally {
+        release();
+      }
+    } finally {
+      dispose();
+    }
+  }
+
+  private async runAttempts(turn: Turn, call: ReadyCall, signal: AbortSignal): Promise<SettledCall> {
+    const { tool, request, declarations } = call;
+    const maxAttempts = declarations.replay === 'Safe' ? this.env.config.retry.max_attempts : 1;
+    const began = Date.now();
+
+    for (let attempt = 1; ; attempt++) {
+      const start = this.startRecord(turn, call.position, request, declarations, attempt);
+      this.emit(turn, {
+        type: 'tool-call-started',
+        call_id: request.id,
+        tool: tool.name,
+        effect: declarations.effect,
+        replay: declarations.replay,
+        concurrency: declarations.concurrency,
+        attempt,
+        ...(turn.options.origin ? { parent_call_id: turn.options.origin.parentCallId } : {}),
+      });
+      try {
+        // R3: the start must be durable before the effect can begin.
+        await this.ledger.recordStart(start);
+      } catch (error) {
+        const text = `The call to "${tool.name}" was not executed: its start could not be recorded durably (${describeError(error)}), and nothing runs unrecorded.`;
+        this.emit(turn, { type: 'notice', level: 'error', text });
+        if (attempt === 1) return this.notStarted(turn, call.position, request, declarations, 'error', text);
+        return this.finishRun(turn, call, signal, start, began, { kind: 'error' }, { output: text });
+      }
+
+      let result: ToolResult | undefined;
+      let failure: unknown;
+      try {
+        const value: unknown = await tool.run(call.args, this.context(turn, call, attempt, signal));
+        if (isToolResult(value)) result = value;
+        else failure = new Error(`the tool returned ${String(JSON.stringify(value)).slice(0, 200)} instead of a result`);
+      } catch (error) {
+        failure = error;
+      }
+
+      if (result) {
+        const status = result.status ?? 'ok';
+        // A run that reports an error after the turn was cancelled most likely stopped because of it.
+        const kind = status === 'error' && signal.aborted ? 'cancelled' : status;
+        return this.finishRun(turn, call, signal, start, began, { kind }, result);
+      }
+      if (signal.aborted) {
+        return this.finishRun(turn, call, signal, start, began, { kind: 'cancelled' }, {
+          output: `CANCELLED: the call to "${tool.name}" was interrupted while running. Part of its effect may have happened; check the current state before repeating it.`,
+        });
+      }
+      if (failure instanceof TransientError && attempt < maxAttempts) {
+        const delay = this.env.config.retry.base_delay_ms * 2 ** (attempt - 1);
+        this.emit(turn, {
+          type: 'notice',
+          level: 'warning',
+          text: `"${tool.name}" call ${request.id} failed with a transient error (${failure.message}); attempt ${attempt + 1} of ${maxAttempts} in ${delay} ms.`,
+        });
+        try {
+          await this.sleep(delay, signal);
+        } catch {
+          return this.finishRun(turn, call, signal, start, began, { kind: 'cancelled' }, {
+            output: `CANCELLED: the call to "${tool.name}" was cancelled while waiting to retry after a transient error (${failure.message}).`,
+          });
+        }
+        continue;
+      }
+      return this.finishRun(turn, call, signal, start, began, ...this.describeFailure(call, failure, attempt));
+    }
+  }
+
+  /** How a thrown failure reads to the model, and which outcome it is. */
+  private describeFailure(call: ReadyCall, failure: unknown, attempts: number): [Outcome, Pick<ToolResult, 'output'>] {
+    const name = call.tool.name;
+    if (failure instanceof TransientError) {
+      if (call.declarations.replay === 'Safe') {
+        return [{ kind: 'error' }, { output: `"${name}" failed after ${attempts} attempt${attempts === 1 ? '' : 's'} with a transient error: ${failure.message}` }];
+      }
+      if (call.declarations.effect !== 'ReadOnly') {
+        // R3: a lost response near a side effect says nothing about whether the effect happened.
+        return [
+          { kind: 'indeterminate' },
+          {
+            output:
+              `INDETERMINATE: "${name}" lost contact before it could report (${failure.message}). Its effect may or may not have happened, ` +
+              `and it will not be retried automatically. Check the authoritative state before making any new change.`,
+          },
+        ];
+      }
+      return [{ kind: 'error' }, { output: `"${name}" failed with a transient error: ${failure.message}` }];
+    }
+    if (failure instanceof ToolError) return [{ kind: 'error' }, { output: failure.message }];
+    return [{ kind: 'error' }, { output: `Tool ${name} failed unexpectedly: ${describeError(failure)}` }];
+  }
+
+  private context(turn: Turn, call: ReadyCall, attempt: number, signal: AbortSignal): ToolContext {
+    const callId = call.request.id;
+    return {
+      // Everything the environment offers (host, config, work state, delegation...) reaches the tool.
+      ...this.env,
+      callId,
+      sessionId: turn.sessionId,
+      attempt,
+      signal,
+      progress: (chunk) => this.emit(turn, { type: 'tool-call-output', call_id: callId, chunk }),
+      captureOutput: () => new OutputCapture(this.limits, () => this.env.host.createSpill(`${callId}.txt`)),
+      ...(call.approvedEdits ? { approvedEdits: call.approvedEdits } : {}),
+    };
+  }
+
+  /** Caps the output, runs post-tool hooks, and settles a call that started. */
+  private async finishRun(
+    turn: Turn,
+    call: ReadyCall,
+    signal: AbortSignal,
+    start: CallStart,
+    began: number,
+    outcome: Outcome,
+    result: Pick<ToolResult, 'output' | 'metadata' | 'truncated'>,
+  ): Promise<SettledCall> {
+    let output = result.output;
+    let truncated = result.truncated === true;
+    let metadata = result.metadata;
+    if (!truncated) {
+      const capped = await capOutput(output, this.limits, () => this.env.host.createSpill(`${call.request.id}.txt`));
+      output = capped.text;
+      truncated = capped.truncated;
+      if (capped.spillPath !== undefined) metadata = { ...metadata, fullOutputPath: capped.spillPath };
+    }
+    const hookCall: HookCall = { sessionId: turn.sessionId, callId: call.request.id, tool: call.tool.name, arguments: call.args, declarations: call.declarations };
+    await this.hooks.afterCall(hookCall, { outcome: outcome.kind, output }, signal).catch((error: unknown) => {
+      this.emit(turn, { type: 'notice', level: 'warning', text: `post-tool hooks for call ${call.request.id} failed: ${describeError(error)}` });
+    });
+    const finishedAt = Date.now();
+    return {
+      result: {
+        callId: call.request.id,
+        tool: call.tool.name,
+        outcome,
+        output,
+        truncated,
+        attempt: start.attempt,
+        ...(metadata !== undefined ? { metadata } : {}),
+      },
+      start,
+      started: true,
+      finishedAt,
+      durationMs: finishedAt - began,
+    };
+  }
+
+  /** Records a call's one outcome and announces it. A ledger failure is reported, never thrown. */
+  private async persist(turn: Turn, call: SettledCall): Promise<void> {
+    const { result } = call;
+    const category = result.outcome.kind === 'blocked' ? result.outcome.category : undefined;
+    const finish: CallFinish = {
+      sessionId: turn.sessionId,
+      callId: result.callId,
+      outcome: result.outcome.kind,
+      ...(category !== undefined ? { category } : {}),
+      output: result.output,
+      truncated: result.truncated,
+      attempt: result.attempt,
+      finishedAt: call.finishedAt,
+      durationMs: call.durationMs,
+      ...(result.metadata !== undefined ? { metadata: result.metadata } : {}),
+    };
+    try {
+      if (call.started) await this.ledger.recordFinish(finish);
+      else await this.ledger.recordBlocked(call.start, finish);
+    } catch (error) {
+      this.emit(turn, { type: 'notice', level: 'error', text: `The outcome of call ${result.callId} (${result.tool}: ${result.outcome.kind}) could not be persisted: ${describeError(error)}` });
+    }
+    this.emit(turn, {
+      type: 'tool-call-finished',
+      call_id: result.callId,
+      tool: result.tool,
+      outcome: result.outcome.kind,
+      ...(category !== undefined ? { category } : {}),
+      duration_ms: call.durationMs,
+      truncated: result.truncated,
+    });
+  }
+}
