@@ -307,7 +307,7 @@ export class Scheduler {
     }
     const parsed = tool.parse(raw);
     if (!parsed.success) {
-      return this.block(turn, position, request, undefined, 'invalid_arguments', `${parsed.error}. The arguments must match this JSON Schema: ${schemaHint()}`);
+      return this.block(turn, position, request, undefined, 'invalid_arguments', `${parsed.error.replace(/\.$/, '')}. The arguments must match this JSON Schema: ${schemaHint()}`);
     }
     const args = parsed.args;
 
