@@ -12,7 +12,9 @@ export interface CallStart {
   /**
    * The model turn (step) the call belongs to. With `position` it orders a session's calls as
    * the model gave them (C2), even when a blocked call is recorded before an earlier call
-   * starts. When absent, the store orders the call by when it was first recorded.
+   * starts. It must grow over the whole session, resumed runs included. When absent, the store
+   * takes the transcript position of the assistant message that asked for the call (the agent
+   * loop appends it before running the calls).
    */
   readonly turn?: number;
   /** Position in the model's turn; results are persisted and returned in this order (C2). */

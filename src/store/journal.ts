@@ -1,0 +1,223 @@
+/**
+ * The append-only journal: one JSON line per committed transaction, `{"seq":N,"ops":[[sql,
+ * params],...]}`. Appending costs the same however large the store is, which is the point: the
+ * whole database is exported only now and then, as a snapshot (see store.ts).
+ *
+ * Sequence numbers increase by one per line and never restart. A snapshot records the last
+ * sequence it contains, so replay skips lines already inside it, and a gap (lines lost) is
+ * detected instead of silently producing a store with holes.
+ */
+import { appendFileSync, closeSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { StoreCorruptError } from './errors';
+
+export type SqlParameter = string | number | null;
+export type JournalOperation = readonly [sql: string, parameters: readonly SqlParameter[]];
+
+export interface JournalEntry {
+  readonly seq: number;
+  readonly operations: readonly JournalOperation[];
+  /** 1-based line number in the journal file, for error messages. */
+  readonly line: number;
+}
+
+export interface JournalContents {
+  /** The entries after the snapshot, in order; earlier ones are skipped. */
+  readonly entries: readonly JournalEntry[];
+  /** The highest sequence seen in the file or the snapshot. */
+  readonly lastSeq: number;
+  /** Bytes up to and including the last complete line. */
+  readonly validLength: number;
+  /** A final line cut short by a crash mid-append: never acknowledged, so never committed. */
+  readonly torn?: { readonly line: number; readonly bytes: number };
+}
+
+const NEWLINE = 0x0a;
+
+function isSqlParameter(value: unknown): value is SqlParameter {
+  return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+function isOperation(value: unknown): value is JournalOperation {
+  return (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    typeof value[0] === 'string' &&
+    Array.isArray(value[1]) &&
+    (value[1] as unknown[]).every(isSqlParameter)
+  );
+}
+
+/** Parses one complete line, or returns why it is not a journal entry. */
+function parseLine(text: string): { seq: number; operations: JournalOperation[] } | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `it is not valid JSON (${(error as Error).message})`;
+  }
+  if (typeof value !== 'object' || value === null) return 'it is not a JSON object';
+  const { seq, ops } = value as { seq?: unknown; ops?: unknown };
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return 'its "seq" is not a positive integer';
+  if (!Array.isArray(ops) || !ops.every(isOperation)) return 'its "ops" is not a list of [sql, parameters] pairs';
+  return { seq, operations: ops };
+}
+
+/**
+ * Reads a journal file. A missing file is an empty journal. A final line without its newline
+ * is reported as torn and left out; any other bad line, or a gap in the sequence, throws a
+ * StoreCorruptError naming the file and the line.
+ */
+export function readJournal(path: string, snapshotSeq: number): JournalContents {
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], lastSeq: snapshotSeq, validLength: 0 };
+    throw error;
+  }
+  const entries: JournalEntry[] = [];
+  let expected = snapshotSeq + 1;
+  let lastSeq = snapshotSeq;
+  let start = 0;
+  let line = 0;
+  while (start < data.length) {
+    line++;
+    const end = data.indexOf(NEWLINE, start);
+    if (end === -1) return { entries, lastSeq, validLength: start, torn: { line, bytes: data.length - start } };
+    const parsed = parseLine(data.toString('utf8', start, end));
+    if (typeof parsed === 'string') {
+      throw new StoreCorruptError(
+        `The journal ${path} is damaged at line ${line}: ${parsed}. The lines before it are intact; ` +
+          'move the file aside to open the store without the lines from this one on.',
+      );
+    }
+    if (parsed.seq > snapshotSeq) {
+      if (parsed.seq !== expected) {
+        throw new StoreCorruptError(
+          `The journal ${path} line ${line} has sequence ${parsed.seq}, but ${expected} was expected: ` +
+            `${parsed.seq > expected ? 'the lines in between are missing (was the snapshot replaced or the journal edited?)' : 'the sequence goes backwards'}.`,
+        );
+      }
+      entries.push({ seq: parsed.seq, operations: parsed.operations, line });
+      expected++;
+      lastSeq = parsed.seq;
+    } else if (entries.length > 0) {
+      throw new StoreCorruptError(`The journal ${path} line ${line} has sequence ${parsed.seq} after ${lastSeq}: the sequence goes backwards.`);
+    }
+    start = end + 1;
+  }
+  return { entries, lastSeq, validLength: start };
+}
+
+/**
+ * Cuts a torn final line off before new lines are appended (otherwise the next line would be
+ * glued to the fragment and damage the journal). The fragment is appended to `<path>.torn` for
+ * inspection; the returned string is that path.
+ */
+export function removeTornTail(path: string, validLength: number): string {
+  const aside = `${path}.torn`;
+  const fragment = readFileSync(path).subarray(validLength);
+  appendFileSync(aside, fragment);
+  truncateSync(path, validLength);
+  return aside;
+}
+
+const fdatasyncAsync = promisify(fdatasync);
+
+/**
+ * Appends lines to the journal of a writable store. Writes are synchronous (`writeSync`), so
+ * the order of lines is the order of commits, and a line is in the OS as soon as `append`
+ * returns: a killed process loses nothing it acknowledged. `syncThrough` makes lines durable
+ * against an OS crash or power loss with `fdatasync`, grouping concurrent requests into one.
+ */
+export class JournalWriter {
+  private readonly fd: number;
+  private size: number;
+  private lastSeq: number;
+  private durableSeq: number;
+  private syncing: Promise<void> | undefined;
+  private damaged: Error | undefined;
+
+  constructor(
+    readonly path: string,
+    lastSeq: number,
+    size: number,
+  ) {
+    // O_APPEND: after `reset` truncates the file, the next write lands at offset 0.
+    this.fd = openSync(path, 'a');
+    this.size = size;
+    this.lastSeq = lastSeq;
+    this.durableSeq = lastSeq;
+  }
+
+  get bytes(): number {
+    return this.size;
+  }
+
+  get sequence(): number {
+    return this.lastSeq;
+  }
+
+  /** Appends one entry and returns its sequence. On a failed write the file is cut back, so no partial line stays behind. */
+  append(operations: readonly JournalOperation[]): number {
+    if (this.damaged) throw this.damaged;
+    const seq = this.lastSeq + 1;
+    const buffer = Buffer.from(`${JSON.stringify({ seq, ops: operations })}\n`, 'utf8');
+    let written = 0;
+    try {
+      while (written < buffer.length) written += writeSync(this.fd, buffer, written, buffer.length - written);
+    } catch (error) {
+      if (written > 0) {
+        try {
+          ftruncateSync(this.fd, this.size);
+        } catch (truncateError) {
+          // A partial line is stuck at the end: appending more would bury it mid-file. Stop here;
+          // on the next open it is a torn final line, which is handled.
+          this.damaged = new Error(
+            `The journal ${this.path} could not be cut back after a failed write (${(truncateError as Error).message}); no more writes are accepted. Reopen the store.`,
+          );
+        }
+      }
+      throw error;
+    }
+    this.size += buffer.length;
+    this.lastSeq = seq;
+    return seq;
+  }
+
+  /** Resolves once every line up to `seq` is on stable storage. */
+  async syncThrough(seq: number): Promise<void> {
+    while (this.durableSeq < seq) {
+      if (!this.syncing) {
+        // One fdatasync covers every line written before it starts: later callers share it.
+        const target = this.lastSeq;
+        this.syncing = fdatasyncAsync(this.fd)
+          .then(() => {
+            this.durableSeq = Math.max(this.durableSeq, target);
+          })
+          .finally(() => {
+            this.syncing = undefined;
+          });
+      }
+      await this.syncing;
+    }
+  }
+
+  /** Empties the journal after a snapshot took in everything up to the current sequence. */
+  reset(): void {
+    ftruncateSync(this.fd, 0);
+    this.size = 0;
+    this.durableSeq = this.lastSeq;
+  }
+
+  async close(): Promise<void> {
+    await this.syncing?.catch(() => undefined);
+    try {
+      if (this.durableSeq < this.lastSeq) fdatasyncSync(this.fd);
+      this.durableSeq = this.lastSeq;
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+}

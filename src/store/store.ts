@@ -1,0 +1,801 @@
+/**
+ * The session store: sql.js (SQLite in memory) made durable by an append-only journal beside
+ * periodic snapshots, in one state dir:
+ *
+ *   snapshot.sqlite  the whole database as of journal sequence S (kept in `store_meta`)
+ *   journal.jsonl    one line per committed transaction after S (see journal.ts)
+ *   lock             the one writer's pid (see lock.ts)
+ *
+ * A write applies its statements to the in-memory database inside a transaction, appends them
+ * as one journal line, then commits; so the journal holds exactly the committed transactions.
+ * Its cost does not depend on the size of the store (issue 2 §8: exporting the database per
+ * write is O(size)). When the journal outgrows the snapshot it is folded into a new snapshot,
+ * which keeps the amortised cost per write constant and the replay on open bounded.
+ *
+ * Durability. Every write reaches the OS before its method returns (a killed process loses
+ * nothing acknowledged). The ledger's async methods (`recordStart`, `recordBlocked`,
+ * `recordFinish`) and `flush`/`close` also `fdatasync` before resolving, which makes them, and
+ * every write before them, survive an OS crash or power loss. `recordStart` resolving is the
+ * point after which a crash leaves a `running` row for recovery (SPEC R3).
+ */
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
+import type { CallFinish, CallLedger, CallStart } from '../core/ledger';
+import type { ZunoEvent } from '../core/events';
+import type { TranscriptMessage } from '../core/transcript';
+import type { Goal, MemoryBook, TodoChange, TodoItem, WorkStateStore } from '../core/work-state';
+import { StoreCorruptError, StoreUsageError, WorkStateError } from './errors';
+import { JournalWriter, readJournal, removeTornTail } from './journal';
+import type { JournalContents, JournalOperation, SqlParameter } from './journal';
+import { acquireLock } from './lock';
+import type { LockHandle } from './lock';
+import { INTERRUPTED_OUTPUT, summarizeArguments } from './recovery';
+import type { RecoveryNotice } from './recovery';
+import { integer, member, metadataJson, text, toAttemptRow, toCallRow, toMemoryRow, toSessionRow } from './rows';
+import type { CallAttemptRow, CallRow, MemoryRow, Row, SessionRow } from './rows';
+import { GOAL_STATUSES, MIGRATIONS, SCHEMA_VERSION, SESSION_STATUSES, TODO_STATUSES } from './schema';
+import type { CallStatus, GoalStatus, MemoryStatus, SessionStatus } from './schema';
+import { loadSqlJs } from './sqljs';
+
+export type { CallAttemptRow, CallRow, MemoryRow, SessionRow } from './rows';
+export type { Goal, TodoChange, TodoItem } from '../core/work-state';
+export { INTERRUPTED_OUTPUT, recoveryNoticeText, summarizeArguments } from './recovery';
+export type { RecoveryNotice } from './recovery';
+export { StateDirInUseError, StoreCorruptError, StoreStartupError, StoreUsageError, WorkStateError } from './errors';
+export { CALL_STATUSES, GOAL_STATUSES, MEMORY_STATUSES, SCHEMA_VERSION, SESSION_STATUSES, TODO_STATUSES } from './schema';
+export type { CallStatus, GoalStatus, MemoryStatus, SessionStatus, TodoStatus } from './schema';
+
+export const SNAPSHOT_FILE = 'snapshot.sqlite';
+export const JOURNAL_FILE = 'journal.jsonl';
+
+/** When to fold the journal into a new snapshot: once it is larger than both figures. */
+export interface CompactionPolicy {
+  /** Below this the journal is never compacted: small stores replay fast anyway. */
+  readonly minJournalBytes: number;
+  /** The journal may grow to this multiple of the snapshot's size (amortised O(1) writes). */
+  readonly journalToSnapshotRatio: number;
+}
+
+/** The longest memory text accepted: memories go into every later session's context. */
+export const MAX_MEMORY_LENGTH = 2000;
+
+export const DEFAULT_COMPACTION: CompactionPolicy = { minJournalBytes: 8 * 1024 * 1024, journalToSnapshotRatio: 1 };
+
+export interface StoreOptions {
+  readonly stateDir: string;
+  /** Where sql-wasm.wasm is; found beside the bundle or in the sql.js package when omitted. */
+  readonly wasmPath?: string;
+  /** Open for reading only (`zuno show`): no lock is taken and nothing is ever written. */
+  readonly readOnly?: boolean;
+  /** Receives problems that were handled, such as a torn final journal line. Default: console.warn. */
+  readonly onWarning?: (message: string) => void;
+  readonly compaction?: CompactionPolicy;
+}
+
+/** Calls in the order the model gave them: by turn, then position (C2); calls without a turn by when first recorded. */
+function callOrder(table = ''): string {
+  const turn = `${table}turn`;
+  return `COALESCE(${turn}, 0), CASE WHEN ${turn} IS NULL THEN ${table}ordinal ELSE ${table}position END, ${table}ordinal`;
+}
+
+function syncDirectory(path: string): void {
+  // Makes a rename inside the directory durable. Windows cannot open a directory; NTFS journals renames.
+  if (process.platform === 'win32') return;
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeFileDurably(path: string, data: Uint8Array): void {
+  const fd = openSync(path, 'w');
+  try {
+    let written = 0;
+    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface Loaded {
+  readonly db: Database;
+  readonly journal: JournalContents;
+  readonly snapshotBytes: number;
+}
+
+/** The state a database file was written at: its schema version and the last journal line it holds. */
+function snapshotState(db: Database, path: string): { version: number; seq: number } {
+  try {
+    const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
+    if (version === 0) return { version, seq: 0 };
+    const seq = Number(db.exec(`SELECT value FROM store_meta WHERE key = 'journal_seq'`)[0]?.values[0]?.[0] ?? 0);
+    return { version, seq };
+  } catch (error) {
+    throw new StoreCorruptError(`The snapshot ${path} is not a readable Zuno store (${(error as Error).message}). Move it aside to start afresh from the journal alone.`);
+  }
+}
+
+function assertKnownVersion(db: Database, stateDir: string): number {
+  const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
+  if (version > SCHEMA_VERSION) {
+    throw new StoreUsageError(
+      `The store in ${stateDir} was written by a newer Zuno (schema version ${version}; this one knows up to ${SCHEMA_VERSION}). ` +
+        'Update Zuno, or use another --state-dir.',
+    );
+  }
+  return version;
+}
+
+/** Applies journal entries, each in its own transaction, as they were committed. */
+function replay(db: Database, journal: JournalContents, journalPath: string): void {
+  const prepared = new Map<string, Statement>();
+  try {
+    for (const entry of journal.entries) {
+      db.exec('BEGIN');
+      try {
+        for (const [sql, parameters] of entry.operations) {
+          let statement = prepared.get(sql);
+          if (!statement) prepared.set(sql, (statement = db.prepare(sql)));
+          statement.run([...parameters]);
+        }
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw new StoreCorruptError(`The journal ${journalPath} line ${entry.line} (sequence ${entry.seq}) cannot be applied: ${(error as Error).message}.`);
+      }
+    }
+  } finally {
+    for (const statement of prepared.values()) statement.free();
+  }
+}
+
+export class Store implements CallLedger, WorkStateStore, MemoryBook {
+  private readonly statements = new Map<string, Statement>();
+  /** Calls this process started and has not finished: recovery must not touch them. */
+  private readonly startedHere = new Set<string>();
+  /** Sessions seen to exist; sessions are never deleted, so this saves a query per write. */
+  private readonly knownSessions = new Set<string>();
+  private closed = false;
+  private nextCompactionCheck = 0;
+
+  private constructor(
+    private readonly db: Database,
+    readonly stateDir: string,
+    readonly readOnly: boolean,
+    private readonly journal: JournalWriter | undefined,
+    private readonly lock: LockHandle | undefined,
+    private snapshotBytes: number,
+    private readonly compaction: CompactionPolicy,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /**
+   * Opens (creating when writable) the store in `stateDir`: loads the snapshot, replays the
+   * journal after it, and brings the schema up to date. A writable store holds the dir's lock
+   * until `close`; a second writer gets a StateDirInUseError naming the owner's pid.
+   */
+  static async open(options: StoreOptions): Promise<Store> {
+    const SQL = await loadSqlJs(options.wasmPath);
+    const stateDir = resolve(options.stateDir);
+    const readOnly = options.readOnly ?? false;
+    const warn = options.onWarning ?? ((message: string) => console.warn(message));
+    if (readOnly && !existsSync(stateDir)) throw new StoreUsageError(`There is no Zuno state in ${stateDir}: the directory does not exist.`);
+    if (!readOnly) mkdirSync(stateDir, { recursive: true });
+    const lock = readOnly ? undefined : acquireLock(stateDir);
+    let loaded: Loaded | undefined;
+    let store: Store | undefined;
+    try {
+      loaded = Store.load(SQL, stateDir, readOnly);
+      const journalPath = join(stateDir, JOURNAL_FILE);
+      const { torn } = loaded.journal;
+      let journal: JournalWriter | undefined;
+      if (!readOnly) {
+        if (torn) {
+          const aside = removeTornTail(journalPath, loaded.journal.validLength);
+          warn(`The last line of ${journalPath} (line ${torn.line}, ${torn.bytes} bytes) was cut short by a crash while it was written; it was never committed and has been removed (kept in ${aside}).`);
+        }
+        const leftover = join(stateDir, `${SNAPSHOT_FILE}.tmp`);
+        if (existsSync(leftover)) unlinkSync(leftover);
+        journal = new JournalWriter(journalPath, loaded.journal.lastSeq, loaded.journal.validLength);
+      } else if (torn) {
+        // A live writer may be in the middle of this very line; it is simply not visible yet.
+        warn(`Ignoring the unfinished last line of ${journalPath} (line ${torn.line}).`);
+      }
+      store = new Store(loaded.db, stateDir, readOnly, journal, lock, loaded.snapshotBytes, options.compaction ?? DEFAULT_COMPACTION, warn);
+      store.migrate();
+      return store;
+    } catch (error) {
+      if (store) await store.close().catch(() => undefined);
+      else {
+        loaded?.db.close();
+        lock?.release();
+      }
+      throw error;
+    }
+  }
+
+  private static load(SQL: SqlJsStatic, stateDir: string, readOnly: boolean): Loaded {
+    const snapshotPath = join(stateDir, SNAPSHOT_FILE);
+    const journalPath = join(stateDir, JOURNAL_FILE);
+    // A reader can race a compaction (new snapshot, emptied journal) and see a gap; it reads again.
+    const rounds = readOnly ? 3 : 1;
+    for (let round = 1; ; round++) {
+      const snapshot = existsSync(snapshotPath) ? readFileSync(snapshotPath) : undefined;
+      const db = snapshot ? new SQL.Database(snapshot) : new SQL.Database();
+      try {
+        const state = snapshotState(db, snapshotPath);
+        assertKnownVersion(db, stateDir);
+        const journal = readJournal(journalPath, state.seq);
+        replay(db, journal, journalPath);
+        assertKnownVersion(db, stateDir);
+        return { db, journal, snapshotBytes: snapshot?.length ?? 0 };
+      } catch (error) {
+        db.close();
+        if (!(error instanceof StoreCorruptError) || round >= rounds) throw error;
+      }
+    }
+  }
+
+  /** Runs the migrations this store lacks: journaled when writable, in memory only when read-only. */
+  private migrate(): void {
+    const version = assertKnownVersion(this.db, this.stateDir);
+    for (const migration of MIGRATIONS.filter((candidate) => candidate.version > version)) {
+      const operations: JournalOperation[] = [
+        ...migration.statements.map((sql): JournalOperation => [sql, []]),
+        [`PRAGMA user_version = ${migration.version}`, []],
+      ];
+      if (this.readOnly) this.transaction(operations);
+      else this.write(operations);
+    }
+  }
+
+  // ---- plumbing -------------------------------------------------------------------------------
+
+  private statement(sql: string): Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  private all(sql: string, parameters: readonly SqlParameter[] = []): Row[] {
+    this.assertOpen();
+    const prepared = this.statement(sql);
+    try {
+      prepared.bind([...parameters]);
+      const rows: Row[] = [];
+      while (prepared.step()) rows.push(prepared.getAsObject());
+      return rows;
+    } finally {
+      prepared.reset();
+    }
+  }
+
+  private one(sql: string, parameters: readonly SqlParameter[] = []): Row | undefined {
+    return this.all(sql, parameters)[0];
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreUsageError(`The store in ${this.stateDir} is closed.`);
+  }
+
+  private run(sql: string, parameters: readonly SqlParameter[] = []): void {
+    const prepared = this.statement(sql);
+    try {
+      prepared.run([...parameters]);
+    } catch (error) {
+      // A statement that failed mid-step stays active; reset it before it is reused.
+      prepared.reset();
+      throw error;
+    }
+  }
+
+  private transaction(operations: readonly JournalOperation[], beforeCommit?: () => void): void {
+    this.run('BEGIN');
+    try {
+      for (const [sql, parameters] of operations) this.run(sql, parameters);
+      beforeCommit?.();
+    } catch (error) {
+      this.run('ROLLBACK');
+      throw error;
+    }
+    this.run('COMMIT');
+  }
+
+  /**
+   * The one way state changes: the statements run in a transaction, the journal line is
+   * appended, and only then does the transaction commit. A failing statement or a failing
+   * append leaves both the database and the journal as they were. Returns the line's sequence.
+   */
+  private write(operations: readonly JournalOperation[]): number {
+    this.assertOpen();
+    const journal = this.journal;
+    if (!journal) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
+    let seq = 0;
+    this.transaction(operations, () => {
+      seq = journal.append(operations);
+    });
+    this.compactIfDue(journal);
+    return seq;
+  }
+
+  private compactIfDue(journal: JournalWriter): void {
+    const threshold = Math.max(this.compaction.minJournalBytes, this.compaction.journalToSnapshotRatio * this.snapshotBytes);
+    if (journal.bytes <= threshold || journal.bytes < this.nextCompactionCheck) return;
+    try {
+      this.compact(journal);
+    } catch (error) {
+      // The journal still holds everything, so nothing is lost; try again after as much growth.
+      this.nextCompactionCheck = journal.bytes + threshold;
+      this.warn(`Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); the journal keeps growing until it can.`);
+    }
+  }
+
+  /**
+   * Folds the journal into a new snapshot. Crash-safe at every step: the snapshot is written
+   * aside, synced and renamed into place (a reader sees the old or the new file, never half),
+   * and records the last journal sequence it holds, so lines still in the journal after a crash
+   * here are skipped on replay rather than applied twice.
+   */
+  private compact(journal: JournalWriter): void {
+    const snapshotPath = join(this.stateDir, SNAPSHOT_FILE);
+    const temporary = `${snapshotPath}.tmp`;
+    // Belongs to this snapshot file only, so it is deliberately not journaled.
+    this.db.run(`INSERT INTO store_meta (key, value) VALUES ('journal_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(journal.sequence)]);
+    const data = this.db.export();
+    try {
+      writeFileDurably(temporary, data);
+      renameSync(temporary, snapshotPath);
+    } catch (error) {
+      if (existsSync(temporary)) unlinkSync(temporary);
+      throw error;
+    }
+    syncDirectory(this.stateDir);
+    this.snapshotBytes = data.length;
+    journal.reset();
+  }
+
+  private requireSession(sessionId: string): void {
+    if (this.knownSessions.has(sessionId)) return;
+    if (!this.one('SELECT 1 AS found FROM sessions WHERE id = ?', [sessionId])) {
+      throw new StoreUsageError(`There is no session "${sessionId}" in ${this.stateDir}.`);
+    }
+    this.knownSessions.add(sessionId);
+  }
+
+  private nextSeq(table: 'messages' | 'events', sessionId: string): number {
+    const row = this.one(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM ${table} WHERE session_id = ?`, [sessionId]);
+    return row ? integer(row, 'next') : 1;
+  }
+
+  /** Makes every write so far durable against an OS crash (fdatasync). */
+  async flush(): Promise<void> {
+    this.assertOpen();
+    if (this.journal) await this.journal.syncThrough(this.journal.sequence);
+  }
+
+  /** Flushes, releases the lock and frees the database. Calling it again does nothing. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.journal?.close();
+    } finally {
+      for (const prepared of this.statements.values()) prepared.free();
+      this.statements.clear();
+      this.db.close();
+      this.lock?.release();
+    }
+  }
+
+  // ---- sessions ------------------------------------------------------------------------------
+
+  createSession(input: { readonly id?: string; readonly workspace: string; readonly title?: string }): SessionRow {
+    const id = input.id ?? randomUUID();
+    if (id.trim() === '') throw new StoreUsageError('A session id must not be empty.');
+    if (this.getSession(id)) throw new StoreUsageError(`A session "${id}" already exists in ${this.stateDir}; continue it instead of creating it.`);
+    const now = Date.now();
+    this.write([
+      [
+        `INSERT INTO sessions (id, workspace, title, created_at, updated_at, status) VALUES (?, ?, ?, ?, ?, 'active')`,
+        [id, input.workspace, input.title ?? null, now, now],
+      ],
+    ]);
+    return { id, workspace: input.workspace, ...(input.title !== undefined ? { title: input.title } : {}), createdAt: now, updatedAt: now, status: 'active' };
+  }
+
+  getSession(id: string): SessionRow | undefined {
+    const row = this.one('SELECT * FROM sessions WHERE id = ?', [id]);
+    return row ? toSessionRow(row) : undefined;
+  }
+
+  /** Most recently updated first. */
+  listSessions(): SessionRow[] {
+    return this.all('SELECT * FROM sessions ORDER BY updated_at DESC, id').map(toSessionRow);
+  }
+
+  setSessionStatus(id: string, status: SessionStatus): void {
+    if (!SESSION_STATUSES.includes(status)) throw new StoreUsageError(`"${String(status)}" is not a session status; use one of ${SESSION_STATUSES.join(', ')}.`);
+    this.requireSession(id);
+    this.write([['UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?', [status, Date.now(), id]]]);
+  }
+
+  // ---- transcript and events -----------------------------------------------------------------
+
+  /** Appends one message to the session's transcript (in the OS on return; fsync'd at the next durable point). */
+  appendMessage(sessionId: string, message: TranscriptMessage): void {
+    this.requireSession(sessionId);
+    this.write([
+      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)', [sessionId, this.nextSeq('messages', sessionId), JSON.stringify(message)]],
+      ['UPDATE sessions SET updated_at = ? WHERE id = ?', [Date.now(), sessionId]],
+    ]);
+  }
+
+  messages(sessionId: string): TranscriptMessage[] {
+    return this.all('SELECT json FROM messages WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => JSON.parse(text(row, 'json')) as TranscriptMessage);
+  }
+
+  /**
+   * Persists an event (CallLedger). Events may arrive for a session before or without its row
+   * (the event bus cannot report an error), so the session is not checked here.
+   */
+  recordEvent(event: ZunoEvent): void {
+    this.write([['INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, ?)', [event.session_id, this.nextSeq('events', event.session_id), event.type, JSON.stringify(event)]]]);
+  }
+
+  events(sessionId: string): ZunoEvent[] {
+    return this.all('SELECT json FROM events WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => JSON.parse(text(row, 'json')) as ZunoEvent);
+  }
+
+  // ---- the call ledger -----------------------------------------------------------------------
+
+  private callRow(sessionId: string, callId: string): CallRow | undefined {
+    const row = this.one('SELECT * FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId]);
+    return row ? toCallRow(row) : undefined;
+  }
+
+  /**
+   * Records that a call is about to run, durably (fdatasync) before resolving (R3). Starting a
+   * call that is already recorded is refused (it would run twice), except for the next attempt
+   * of a Safe call (R2) whose previous attempt ended in error, or is still running in this
+   * process: the scheduler retries a transient failure without finishing that attempt, so it is
+   * closed here as failed. A Never call never gets a second attempt.
+   */
+  async recordStart(start: CallStart): Promise<void> {
+    this.requireSession(start.sessionId);
+    const key = `${start.sessionId}\u0000${start.callId}`;
+    const existing = this.callRow(start.sessionId, start.callId);
+    const attemptRow: JournalOperation = [
+      `INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at) VALUES (?, ?, ?, 'running', ?)`,
+      [start.sessionId, start.callId, start.attempt, start.startedAt],
+    ];
+    let seq: number;
+    if (existing) {
+      const retryable = existing.status === 'error' || (existing.status === 'running' && this.startedHere.has(key));
+      if (existing.replay !== 'Safe' || start.declarations.replay !== 'Safe' || !retryable || start.attempt <= existing.attempt) {
+        throw new StoreUsageError(
+          `Refusing to start call ${start.callId} (attempt ${start.attempt}) of session ${start.sessionId}: it is already recorded as ${existing.status} at attempt ${existing.attempt} ` +
+            `(replay ${existing.replay}). Only a Safe call whose last attempt failed may start again, with a higher attempt number; call ids must be unique within a session.`,
+        );
+      }
+      seq = this.write([
+        [
+          `UPDATE call_attempts SET status = 'error', output = COALESCE(output, ?), finished_at = COALESCE(finished_at, ?) WHERE session_id = ? AND call_id = ? AND attempt = ?`,
+          [`This attempt failed; the call was tried again as attempt ${start.attempt}.`, start.startedAt, start.sessionId, start.callId, existing.attempt],
+        ],
+        [
+          `UPDATE calls SET status = 'running', attempt = ?, category = NULL, output = NULL, truncated = 0, metadata_json = NULL, finished_at = NULL, duration_ms = NULL WHERE session_id = ? AND call_id = ?`,
+          [start.attempt, start.sessionId, start.callId],
+        ],
+        attemptRow,
+      ]);
+    } else {
+      seq = this.write([this.insertCall(start, 'running'), attemptRow]);
+    }
+    this.startedHere.add(key);
+    await this.journal?.syncThrough(seq);
+  }
+
+  private insertCall(start: CallStart, status: CallStatus, finish?: CallFinish): JournalOperation {
+    const ordinal = integer(this.one('SELECT COALESCE(MAX(ordinal), 0) + 1 AS next FROM calls WHERE session_id = ?', [start.sessionId]) ?? { next: 1 }, 'next');
+    // Without an explicit turn, the turn is the transcript's latest message: the assistant
+    // message that asked for the call, which the agent loop appends before running the calls.
+    const latest = this.one('SELECT MAX(seq) AS latest FROM messages WHERE session_id = ?', [start.sessionId])?.['latest'];
+    const turn = start.turn ?? (typeof latest === 'number' ? latest : null);
+    return [
+      `INSERT INTO calls (session_id, call_id, ordinal, turn, position, tool, arguments_json, effect, replay, concurrency, attempt, parent_call_id,
+         status, category, output, truncated, metadata_json, started_at, finished_at, duration_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        start.sessionId,
+        start.callId,
+        ordinal,
+        turn,
+        start.position,
+        start.tool,
+        start.argumentsJson,
+        start.declarations.effect,
+        start.declarations.replay,
+        start.declarations.concurrency,
+        start.attempt,
+        start.parentCallId ?? null,
+        status,
+        finish?.category ?? null,
+        finish?.output ?? null,
+        finish?.truncated ? 1 : 0,
+        metadataJson(finish?.metadata),
+        start.startedAt,
+        finish?.finishedAt ?? null,
+        finish?.durationMs ?? null,
+      ],
+    ];
+  }
+
+  /**
+   * Records a call that never started, in one step: blocked (B2, with its category), or
+   * cancelled or failed before it began. Durable before resolving. It has no attempt row.
+   */
+  async recordBlocked(start: CallStart, finish: CallFinish): Promise<void> {
+    const valid = finish.outcome === 'blocked' ? finish.category !== undefined : (finish.outcome === 'cancelled' || finish.outcome === 'error') && finish.category === undefined;
+    if (!valid) {
+      throw new StoreUsageError(
+        `Call ${start.callId} never started, so it can only be recorded as blocked (with a category), cancelled or error; got ${finish.outcome}${finish.category ? ` (${finish.category})` : ''}.`,
+      );
+    }
+    this.requireSession(start.sessionId);
+    if (this.callRow(start.sessionId, start.callId)) {
+      throw new StoreUsageError(`Call ${start.callId} of session ${start.sessionId} is already recorded; a call that never started is recorded once. Call ids must be unique within a session.`);
+    }
+    const seq = this.write([this.insertCall(start, finish.outcome, finish)]);
+    await this.journal?.syncThrough(seq);
+  }
+
+  /** Records the outcome of the running attempt (I5); durable before resolving. */
+  async recordFinish(finish: CallFinish): Promise<void> {
+    if (finish.outcome === 'blocked') throw new StoreUsageError(`Call ${finish.callId} cannot finish as blocked: a blocked call never started; use recordBlocked.`);
+    const existing = this.callRow(finish.sessionId, finish.callId);
+    if (!existing) throw new StoreUsageError(`Call ${finish.callId} of session ${finish.sessionId} was never started, so it cannot finish.`);
+    if (existing.status !== 'running' || existing.attempt !== finish.attempt) {
+      throw new StoreUsageError(
+        `Call ${finish.callId} of session ${finish.sessionId} cannot finish attempt ${finish.attempt}: it is ${existing.status} at attempt ${existing.attempt}.`,
+      );
+    }
+    const seq = this.write([
+      [
+        `UPDATE calls SET status = ?, category = ?, output = ?, truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
+        [finish.outcome, finish.category ?? null, finish.output, finish.truncated ? 1 : 0, metadataJson(finish.metadata), finish.finishedAt, finish.durationMs, finish.sessionId, finish.callId],
+      ],
+      [
+        `UPDATE call_attempts SET status = ?, output = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ? AND attempt = ?`,
+        [finish.outcome, finish.output, finish.finishedAt, finish.durationMs, finish.sessionId, finish.callId, finish.attempt],
+      ],
+    ]);
+    this.startedHere.delete(`${finish.sessionId}\u0000${finish.callId}`);
+    await this.journal?.syncThrough(seq);
+  }
+
+  /**
+   * The session's calls in the order the model gave them (C2): by turn, then position. The turn
+   * is CallStart.turn when given, else the transcript position of the assistant message that
+   * asked for the call. Calls with neither come first, in the order they were first recorded.
+   */
+  calls(sessionId: string): CallRow[] {
+    return this.all(`SELECT * FROM calls WHERE session_id = ? ORDER BY ${callOrder()}`, [sessionId]).map(toCallRow);
+  }
+
+  getCall(sessionId: string, callId: string): CallRow | undefined {
+    return this.callRow(sessionId, callId);
+  }
+
+  /** Every attempt of one call, first to last (R2: each retry of a Safe tool is recorded). */
+  callAttempts(sessionId: string, callId: string): CallAttemptRow[] {
+    return this.all('SELECT * FROM call_attempts WHERE session_id = ? AND call_id = ? ORDER BY attempt', [sessionId, callId]).map(toAttemptRow);
+  }
+
+  // ---- crash recovery (R3) -------------------------------------------------------------------
+
+  /**
+   * Turns the session's calls left `running` by an earlier process into `indeterminate`, with
+   * INTERRUPTED_OUTPUT, and records a recovery notice for each. Calls this process is running
+   * are left alone. Nothing is re-run. Returns the recovered calls, in call order.
+   */
+  recoverInterrupted(sessionId: string): CallRow[] {
+    const interrupted = this.all(`SELECT * FROM calls WHERE session_id = ? AND status = 'running' ORDER BY ${callOrder()}`, [sessionId])
+      .map(toCallRow)
+      .filter((call) => !this.startedHere.has(`${call.sessionId}\u0000${call.callId}`));
+    if (interrupted.length === 0) return [];
+    const now = Date.now();
+    this.write(
+      interrupted.flatMap((call): JournalOperation[] => [
+        [
+          `UPDATE calls SET status = 'indeterminate', output = ?, finished_at = ? WHERE session_id = ? AND call_id = ?`,
+          [INTERRUPTED_OUTPUT, now, sessionId, call.callId],
+        ],
+        [
+          `UPDATE call_attempts SET status = 'indeterminate', output = ?, finished_at = ? WHERE session_id = ? AND call_id = ? AND attempt = ?`,
+          [INTERRUPTED_OUTPUT, now, sessionId, call.callId, call.attempt],
+        ],
+        [
+          `INSERT OR IGNORE INTO recovery_notices (session_id, call_id, attempt, created_at, delivered) VALUES (?, ?, ?, ?, 0)`,
+          [sessionId, call.callId, call.attempt, now],
+        ],
+      ]),
+    );
+    return interrupted.map((call) => this.callRow(sessionId, call.callId)).filter((call): call is CallRow => call !== undefined);
+  }
+
+  /** Recovery notices not yet delivered to the model, in call order, built from the stored rows. */
+  pendingRecoveryNotices(sessionId: string): RecoveryNotice[] {
+    return this.all(
+      `SELECT n.session_id, n.call_id, n.attempt, n.created_at, c.tool, c.arguments_json, c.started_at
+       FROM recovery_notices n JOIN calls c ON c.session_id = n.session_id AND c.call_id = n.call_id
+       WHERE n.session_id = ? AND n.delivered = 0
+       ORDER BY ${callOrder('c.')}`,
+      [sessionId],
+    ).map((row) => ({
+      sessionId: text(row, 'session_id'),
+      callId: text(row, 'call_id'),
+      tool: text(row, 'tool'),
+      argumentSummary: summarizeArguments(text(row, 'arguments_json')),
+      attempt: integer(row, 'attempt'),
+      startedAt: integer(row, 'started_at'),
+      recoveredAt: integer(row, 'created_at'),
+    }));
+  }
+
+  /** Marks notices as delivered, once the model request that carries them has been sent. */
+  markNoticesDelivered(notices: readonly RecoveryNotice[]): void {
+    if (notices.length === 0) return;
+    this.write(
+      notices.map((notice): JournalOperation => [
+        'UPDATE recovery_notices SET delivered = 1 WHERE session_id = ? AND call_id = ? AND attempt = ?',
+        [notice.sessionId, notice.callId, notice.attempt],
+      ]),
+    );
+  }
+
+  // ---- work state ----------------------------------------------------------------------------
+
+  getPlan(sessionId: string): string | undefined {
+    const row = this.one('SELECT text FROM plans WHERE session_id = ?', [sessionId]);
+    return row ? text(row, 'text') : undefined;
+  }
+
+  setPlan(sessionId: string, plan: string): void {
+    this.requireSession(sessionId);
+    this.write([
+      [
+        'INSERT INTO plans (session_id, text, updated_at) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at',
+        [sessionId, plan, Date.now()],
+      ],
+    ]);
+  }
+
+  getTodos(sessionId: string): TodoItem[] {
+    return this.all('SELECT id, content, status FROM todos WHERE session_id = ? ORDER BY position', [sessionId]).map((row) => ({
+      id: text(row, 'id'),
+      content: text(row, 'content'),
+      status: member(row, 'status', TODO_STATUSES),
+    }));
+  }
+
+  /** Replaces the whole list. Refused, with every problem named, when an id repeats or is empty, content is empty, or a status is unknown. */
+  setTodos(sessionId: string, todos: readonly TodoItem[]): TodoItem[] {
+    this.requireSession(sessionId);
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    todos.forEach((todo, index) => {
+      if (typeof todo.id !== 'string' || todo.id.trim() === '') problems.push(`todo ${index + 1} has an empty id`);
+      else if (seen.has(todo.id)) problems.push(`the id "${todo.id}" is used more than once; ids must be unique`);
+      else seen.add(todo.id);
+      if (typeof todo.content !== 'string' || todo.content.trim() === '') problems.push(`todo ${index + 1} has empty content`);
+      problems.push(...statusProblems(todo.status, `todo ${index + 1}`));
+    });
+    if (problems.length > 0) throw new WorkStateError(`The todo list was not changed: ${problems.join('; ')}.`);
+    this.write([
+      ['DELETE FROM todos WHERE session_id = ?', [sessionId]],
+      ...todos.map((todo, position): JournalOperation => ['INSERT INTO todos (session_id, id, content, status, position) VALUES (?, ?, ?, ?, ?)', [sessionId, todo.id, todo.content, todo.status, position]]),
+    ]);
+    return this.getTodos(sessionId);
+  }
+
+  /** Changes existing todos by id. Refused as a whole when an id is unknown or a status is not valid. */
+  updateTodos(sessionId: string, changes: readonly TodoChange[]): TodoItem[] {
+    this.requireSession(sessionId);
+    const current = this.getTodos(sessionId);
+    const known = new Set(current.map((todo) => todo.id));
+    const problems: string[] = [];
+    for (const change of changes) {
+      if (!known.has(change.id)) {
+        problems.push(`there is no todo with id "${change.id}" (${known.size > 0 ? `known ids: ${[...known].join(', ')}` : 'the list is empty'})`);
+      }
+      if (change.status !== undefined) problems.push(...statusProblems(change.status, `todo "${change.id}"`));
+      if (change.content !== undefined && change.content.trim() === '') problems.push(`todo "${change.id}" would have empty content`);
+    }
+    if (problems.length > 0) throw new WorkStateError(`No todo was changed: ${problems.join('; ')}.`);
+    this.write(
+      changes.map((change): JournalOperation => [
+        'UPDATE todos SET content = COALESCE(?, content), status = COALESCE(?, status) WHERE session_id = ? AND id = ?',
+        [change.content ?? null, change.status ?? null, sessionId, change.id],
+      ]),
+    );
+    return this.getTodos(sessionId);
+  }
+
+  getGoal(sessionId: string): Goal | undefined {
+    const row = this.one('SELECT text, status, updated_at FROM goals WHERE session_id = ?', [sessionId]);
+    return row ? { text: text(row, 'text'), status: member(row, 'status', GOAL_STATUSES), updatedAt: integer(row, 'updated_at') } : undefined;
+  }
+
+  setGoal(sessionId: string, goal: { readonly text: string; readonly status?: GoalStatus }): Goal {
+    this.requireSession(sessionId);
+    const status = goal.status ?? 'active';
+    if (typeof goal.text !== 'string' || goal.text.trim() === '') throw new WorkStateError('The goal was not changed: its text is empty.');
+    if (!GOAL_STATUSES.includes(status)) throw new WorkStateError(`The goal was not changed: "${String(status)}" is not a goal status; use one of ${GOAL_STATUSES.join(', ')}.`);
+    const now = Date.now();
+    this.write([
+      [
+        'INSERT INTO goals (session_id, text, status, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET text = excluded.text, status = excluded.status, updated_at = excluded.updated_at',
+        [sessionId, goal.text, status, now],
+      ],
+    ]);
+    return { text: goal.text, status, updatedAt: now };
+  }
+
+  // ---- memories ------------------------------------------------------------------------------
+
+  /** Stores a proposed memory. Proposing a text that is already stored returns the stored one. */
+  proposeMemory(memoryText: string, sourceSessionId?: string): MemoryRow {
+    const trimmed = typeof memoryText === 'string' ? memoryText.trim() : '';
+    if (trimmed === '') throw new WorkStateError('The memory was not stored: its text is empty.');
+    if (trimmed.length > MAX_MEMORY_LENGTH) {
+      throw new WorkStateError(`The memory was not stored: it has ${trimmed.length} characters, and at most ${MAX_MEMORY_LENGTH} are allowed. Make it shorter.`);
+    }
+    const existing = this.one('SELECT * FROM memories WHERE text = ?', [trimmed]);
+    if (existing) return toMemoryRow(existing);
+    const row: MemoryRow = { id: randomUUID(), text: trimmed, status: 'proposed', createdAt: Date.now(), ...(sourceSessionId !== undefined ? { sourceSessionId } : {}) };
+    this.write([
+      [
+        `INSERT INTO memories (id, text, status, created_at, accepted_at, source_session_id) VALUES (?, ?, 'proposed', ?, NULL, ?)`,
+        [row.id, row.text, row.createdAt, sourceSessionId ?? null],
+      ],
+    ]);
+    return row;
+  }
+
+  /** Oldest first; all memories, or those with the given status. */
+  listMemories(status?: MemoryStatus): MemoryRow[] {
+    const rows = status === undefined ? this.all('SELECT * FROM memories ORDER BY created_at, id') : this.all('SELECT * FROM memories WHERE status = ? ORDER BY created_at, id', [status]);
+    return rows.map(toMemoryRow);
+  }
+
+  acceptMemory(id: string): MemoryRow {
+    const existing = this.requireMemory(id);
+    if (existing.status === 'accepted') return existing;
+    const acceptedAt = Date.now();
+    this.write([[`UPDATE memories SET status = 'accepted', accepted_at = ? WHERE id = ?`, [acceptedAt, id]]]);
+    return { ...existing, status: 'accepted', acceptedAt };
+  }
+
+  deleteMemory(id: string): void {
+    this.requireMemory(id);
+    this.write([['DELETE FROM memories WHERE id = ?', [id]]]);
+  }
+
+  private requireMemory(id: string): MemoryRow {
+    const row = this.one('SELECT * FROM memories WHERE id = ?', [id]);
+    if (!row) throw new WorkStateError(`There is no memory with id "${id}". List the memories to see their ids.`);
+    return toMemoryRow(row);
+  }
+}
+
+function statusProblems(status: unknown, what: string): string[] {
+  return TODO_STATUSES.some((known) => known === status) ? [] : [`${what} has the status ${JSON.stringify(status)}, which is not one of ${TODO_STATUSES.join(', ')}`];
+}

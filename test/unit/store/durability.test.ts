@@ -1,0 +1,188 @@
+// Durability without O(size) writes: the journal, its replay, snapshots and their crash
+// windows, and how damaged files are reported. The real kill -9 tests are in
+// test/integration/store/process.test.ts; here the files are damaged by hand, exactly.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SCHEMA_VERSION, Store, StoreCorruptError, StoreStartupError } from '../../../src/store/store';
+import type { StoreOptions } from '../../../src/store/store';
+import { callStart, temporaryDirectory } from '../../support/store-fixtures';
+
+const journalOf = (stateDir: string): string => join(stateDir, 'journal.jsonl');
+const snapshotOf = (stateDir: string): string => join(stateDir, 'snapshot.sqlite');
+const neverCompact = { minJournalBytes: Number.MAX_SAFE_INTEGER, journalToSnapshotRatio: 1 };
+const alwaysCompact = { minJournalBytes: 0, journalToSnapshotRatio: 0 };
+
+async function withStore(options: StoreOptions, use: (store: Store) => Promise<void> | void): Promise<void> {
+  const store = await Store.open(options);
+  try {
+    await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function writeMessages(stateDir: string, from: number, to: number, compaction = neverCompact): Promise<void> {
+  await withStore({ stateDir, compaction }, (store) => {
+    if (!store.getSession('s1')) store.createSession({ id: 's1', workspace: '/w' });
+    for (let index = from; index <= to; index++) store.appendMessage('s1', { role: 'user', content: `m${index}` });
+  });
+}
+
+async function contents(stateDir: string, onWarning: (message: string) => void = () => undefined): Promise<string[]> {
+  let result: string[] = [];
+  await withStore({ stateDir, readOnly: true, onWarning }, (store) => {
+    result = store.messages('s1').map((message) => message.content);
+  });
+  return result;
+}
+
+const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, index) => `m${from + index}`);
+
+test('a write appends one journal line and never rewrites the snapshot below the compaction threshold', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 3);
+  const before = statSync(journalOf(stateDir)).size;
+  await writeMessages(stateDir, 4, 4);
+  const lines = readFileSync(journalOf(stateDir), 'utf8').split('\n').filter(Boolean);
+  assert.equal(existsSync(snapshotOf(stateDir)), false);
+  const last = JSON.parse(lines.at(-1) ?? '') as { seq: number; ops: [string, unknown[]][] };
+  assert.equal(last.seq, lines.length, 'sequence numbers count the lines');
+  assert.match(last.ops[0]?.[0] ?? '', /^INSERT INTO messages/);
+  assert.ok(statSync(journalOf(stateDir)).size - before < 400, 'one small line per write');
+});
+
+test('compaction folds the journal into a snapshot; reopening replays snapshot then journal', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 20, alwaysCompact);
+  assert.ok(existsSync(snapshotOf(stateDir)));
+  assert.equal(statSync(journalOf(stateDir)).size, 0, 'the journal starts afresh after a snapshot');
+  await writeMessages(stateDir, 21, 25);
+  assert.ok(statSync(journalOf(stateDir)).size > 0);
+  assert.deepEqual(await contents(stateDir), range(1, 25));
+});
+
+test('journal growth stays within the compaction policy (amortised O(1) per write)', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const policy = { minJournalBytes: 4096, journalToSnapshotRatio: 1 };
+  await withStore({ stateDir, compaction: policy }, (store) => {
+    store.createSession({ id: 's1', workspace: '/w' });
+    for (let index = 1; index <= 400; index++) {
+      store.appendMessage('s1', { role: 'user', content: `m${index} ${'x'.repeat(100)}` });
+      const journalBytes = statSync(journalOf(stateDir)).size;
+      const snapshotBytes = existsSync(snapshotOf(stateDir)) ? statSync(snapshotOf(stateDir)).size : 0;
+      assert.ok(journalBytes <= Math.max(policy.minJournalBytes, snapshotBytes), `write ${index}: journal ${journalBytes} B, snapshot ${snapshotBytes} B`);
+    }
+  });
+  assert.ok(existsSync(snapshotOf(stateDir)));
+});
+
+test('a crash between the new snapshot and the journal reset: lines already in the snapshot are skipped, not applied twice', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 10);
+  const oldJournal = join(stateDir, 'old-journal');
+  copyFileSync(journalOf(stateDir), oldJournal);
+  await writeMessages(stateDir, 11, 11, alwaysCompact);
+  // Put back the journal the snapshot already contains, as if the reset never happened.
+  copyFileSync(oldJournal, journalOf(stateDir));
+  assert.deepEqual(await contents(stateDir), range(1, 11));
+  await writeMessages(stateDir, 12, 13);
+  assert.deepEqual(await contents(stateDir), range(1, 13));
+});
+
+test('a leftover snapshot.sqlite.tmp from a crashed compaction is ignored and removed', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 3);
+  writeFileSync(`${snapshotOf(stateDir)}.tmp`, 'half a snapshot');
+  await writeMessages(stateDir, 4, 4);
+  assert.equal(existsSync(`${snapshotOf(stateDir)}.tmp`), false);
+  assert.deepEqual(await contents(stateDir), range(1, 4));
+});
+
+test('a torn final journal line (crash mid-append) is ignored with a warning, cut off, and kept aside', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 5);
+  const lineCount = readFileSync(journalOf(stateDir), 'utf8').split('\n').length;
+  appendFileSync(journalOf(stateDir), '{"seq":99,"ops":[["INSERT INTO mess');
+
+  const readerWarnings: string[] = [];
+  assert.deepEqual(await contents(stateDir, (message) => readerWarnings.push(message)), range(1, 5));
+  assert.match(readerWarnings.join('\n'), new RegExp(`unfinished last line of .*journal\\.jsonl \\(line ${lineCount}\\)`));
+
+  const writerWarnings: string[] = [];
+  await withStore({ stateDir, onWarning: (message) => writerWarnings.push(message) }, (store) => {
+    store.appendMessage('s1', { role: 'user', content: 'm6' });
+  });
+  assert.match(writerWarnings.join('\n'), new RegExp(`line ${lineCount}, 35 bytes\\) was cut short by a crash`));
+  assert.equal(readFileSync(`${journalOf(stateDir)}.torn`, 'utf8'), '{"seq":99,"ops":[["INSERT INTO mess');
+  assert.deepEqual(await contents(stateDir), range(1, 6), 'the next line was not glued to the fragment');
+});
+
+test('a damaged line in the middle of the journal is a clear error naming the file and the line', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 5);
+  const lines = readFileSync(journalOf(stateDir), 'utf8').split('\n');
+  lines[3] = '{"seq":4,"ops":[["INSERT INTO messages';
+  writeFileSync(journalOf(stateDir), lines.join('\n'));
+  const expected = (error: unknown): boolean =>
+    error instanceof StoreCorruptError && error.message.includes(`The journal ${journalOf(stateDir)} is damaged at line 4: it is not valid JSON`);
+  await assert.rejects(Store.open({ stateDir }), expected);
+  await assert.rejects(Store.open({ stateDir, readOnly: true }), expected);
+  assert.equal(existsSync(join(stateDir, 'lock')), false, 'a failed open releases the lock');
+});
+
+test('a line that is JSON but not a journal entry, or that cannot be applied, names its line', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 2);
+  const count = readFileSync(journalOf(stateDir), 'utf8').split('\n').filter(Boolean).length;
+  const original = readFileSync(journalOf(stateDir));
+  appendFileSync(journalOf(stateDir), '{"seq":"x","ops":[]}\n');
+  await assert.rejects(Store.open({ stateDir }), new RegExp(`line ${count + 1}: its "seq" is not a positive integer`));
+  writeFileSync(journalOf(stateDir), original);
+  appendFileSync(journalOf(stateDir), `${JSON.stringify({ seq: count + 1, ops: [['INSERT INTO nowhere VALUES (?)', [1]]] })}\n`);
+  await assert.rejects(Store.open({ stateDir }), new RegExp(`line ${count + 1} \\(sequence ${count + 1}\\) cannot be applied: no such table: nowhere`));
+});
+
+test('missing journal lines (a gap in the sequence) are reported instead of silently dropped', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 5);
+  const lines = readFileSync(journalOf(stateDir), 'utf8').split('\n');
+  lines.splice(3, 1);
+  writeFileSync(journalOf(stateDir), lines.join('\n'));
+  await assert.rejects(Store.open({ stateDir }), /line 4 has sequence 5, but 4 was expected: the lines in between are missing/);
+});
+
+test('a snapshot that is not a database is a clear error naming it', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  writeFileSync(snapshotOf(stateDir), 'this is not sqlite, but it is long enough to look like a header...........................................');
+  await assert.rejects(Store.open({ stateDir }), (error: unknown) => error instanceof StoreCorruptError && error.message.includes(`The snapshot ${snapshotOf(stateDir)} is not a readable Zuno store`));
+});
+
+test('a store written by a newer schema is refused with both versions named', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 1);
+  const count = readFileSync(journalOf(stateDir), 'utf8').split('\n').filter(Boolean).length;
+  appendFileSync(journalOf(stateDir), `${JSON.stringify({ seq: count + 1, ops: [['PRAGMA user_version = 99', []]] })}\n`);
+  await assert.rejects(Store.open({ stateDir }), new RegExp(`written by a newer Zuno \\(schema version 99; this one knows up to ${SCHEMA_VERSION}\\)`));
+});
+
+test('a missing SQLite engine (wasm) is a clear startup error naming where it looked', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const wasmPath = join(stateDir, 'no-such.wasm');
+  await assert.rejects(Store.open({ stateDir, wasmPath }), (error: unknown) => error instanceof StoreStartupError && error.message.includes(`Looked at: ${wasmPath}`));
+});
+
+test('R3: a call start written just before a crash is replayed as running', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const store = await Store.open({ stateDir });
+  store.createSession({ id: 's1', workspace: '/w' });
+  await store.recordStart(callStart('s1', 'c1'));
+  // No close: the journal is all there is, as after a crash.
+  const copy = temporaryDirectory(context);
+  copyFileSync(journalOf(stateDir), journalOf(copy));
+  await store.close();
+  await withStore({ stateDir: copy }, (reopened) => {
+    assert.equal(reopened.calls('s1')[0]?.status, 'running');
+  });
+});
