@@ -150,6 +150,42 @@ export interface SpillFile {
   close(): Promise<void>;
 }
 
+/** A task the workspace defines (an npm script, a tasks.json task), as `execute` offers it. */
+export interface WorkspaceTask {
+  /** What `execute` is called with: `npm: test` for a package.json script, the label for a tasks.json task. */
+  readonly name: string;
+  /** Where it is defined, for people: `package.json`, `.vscode/tasks.json`. */
+  readonly source: string;
+  /** What it runs, for people and approval prompts. */
+  readonly command: string;
+  /** Set when the task exists but this host cannot run it, saying why. */
+  readonly unsupported?: string;
+}
+
+export interface WorkspaceTaskRun {
+  readonly timeoutMs: number;
+  /** Aborting kills the task's whole process group. */
+  readonly signal: AbortSignal;
+  /** Output in arrival order, stderr merged into stdout. */
+  readonly onOutput: (chunk: string) => void;
+}
+
+/**
+ * The workspace's named tasks (the `execute` slot, SPEC S3). The CLI host reads package.json
+ * scripts and .vscode/tasks.json; the editor host may use vscode.tasks instead.
+ */
+export interface WorkspaceTaskList {
+  readonly tasks: readonly WorkspaceTask[];
+  /** Definitions that could not be read (a malformed tasks.json), one line each: reported, not fatal. */
+  readonly problems: readonly string[];
+}
+
+export interface WorkspaceTasks {
+  list(workspaceRoot: string): Promise<WorkspaceTaskList>;
+  /** Runs a task that `list` returned, to completion. */
+  run(task: WorkspaceTask, workspaceRoot: string, options: WorkspaceTaskRun): Promise<ProcessResult>;
+}
+
 export interface RipgrepBinary {
   readonly path: string;
   readonly version: string;
@@ -211,6 +247,8 @@ export interface Host {
   readonly fetch: typeof fetch;
   /** Opens a file under the state dir to hold a large output in full. */
   createSpill(name: string): Promise<SpillFile>;
+  /** The workspace's named tasks for `execute`; absent where the host has none. */
+  readonly tasks?: WorkspaceTasks;
   /** The user-level Zuno folder (`~/.zuno`): user skills live in its `skills/`. */
   readonly userDirectory?: string;
   /** Resolves and checks ripgrep (SPEC S4). Rejects with a StartupError when missing or older than 14. */

@@ -1,0 +1,40 @@
+/**
+ * The Host for the CLI and the tests: the real file system, real processes, global fetch, and
+ * spill files under the state dir.
+ */
+import type { ApprovalGateway, Host, QuestionGateway, RipgrepBinary } from '../../core/host';
+import { createNodeFileSystem } from './fs';
+import { createProcessRunner } from './processes';
+import { resolveRipgrep } from './ripgrep';
+import { createSpill } from './spill';
+
+export interface NodeHostOptions {
+  /** Where spill files go (`<stateDir>/outputs/`). */
+  readonly stateDir: string;
+  readonly approvals: ApprovalGateway;
+  /** Absent without a person to answer; the question tool is then not offered. */
+  readonly questions?: QuestionGateway;
+  /** Config `ripgrep.path`; `ZUNO_RG_PATH` still wins over it. */
+  readonly ripgrepPath?: string;
+  /** Replaces the global fetch (tests). */
+  readonly fetch?: typeof fetch;
+}
+
+export function createNodeHost(options: NodeHostOptions): Host {
+  let ripgrep: Promise<RipgrepBinary> | undefined;
+  return {
+    kind: 'node',
+    fs: createNodeFileSystem(),
+    processes: createProcessRunner(),
+    approvals: options.approvals,
+    ...(options.questions ? { questions: options.questions } : {}),
+    fetch: options.fetch ?? globalThis.fetch,
+    createSpill: (name) => createSpill(options.stateDir, name),
+    // Resolved once per host: every grep would otherwise pay for `rg --version`.
+    ripgrep: () =>
+      (ripgrep ??= resolveRipgrep({
+        env: process.env,
+        ...(options.ripgrepPath ? { configuredPath: options.ripgrepPath } : {}),
+      })),
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * Child processes on execa. Each command gets its own process group, so a timeout or a cancel
+ * kills everything it started, not just the shell. Completion means the process exited: pipes
+ * held open by a background child are drained briefly and then abandoned, never waited on.
+ */
+import type { ProcessResult, ProcessRunner, ProcessSpec, OutputStream } from '../../core/host';
+import type { Readable } from 'node:stream';
+
+type ExecaModule = typeof import('execa');
+
+// execa is ESM-only. A static import works in the esbuild bundle but not under tsx's CJS loader
+// (execa's own dependencies export only an `import` condition), and a dynamic import works in both.
+let execaModule: Promise<ExecaModule> | undefined;
+const loadExeca = (): Promise<ExecaModule> => (execaModule ??= import('execa'));
+
+/** How long the pipes are still read after the process exited, for output already in flight. */
+const DRAIN_AFTER_EXIT_MS = 150;
+/** How long a group gets between SIGTERM and SIGKILL. */
+const KILL_GRACE_MS = 1500;
+
+const isWindows = process.platform === 'win32';
+
+/** Sends a signal to a whole process group; false when the group no longer exists. */
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * SIGTERM to the group now, SIGKILL after a grace period for whatever ignored it. The SIGKILL is
+ * not polled for: orphans are not always reaped (a container's init may not), and a zombie would
+ * look alive to `kill(pid, 0)`.
+ */
+function killGroup(pid: number): void {
+  if (isWindows) {
+    void loadExeca().then(({ execa }) => execa('taskkill', ['/pid', String(pid), '/T', '/F'], { reject: false }));
+    return;
+  }
+  if (signalGroup(pid, 'SIGTERM')) setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
+}
+
+/** The command and arguments that make the child write stderr into its stdout pipe. */
+function withMergedStderr(spec: ProcessSpec): { readonly command: string; readonly args: readonly string[]; readonly shell: boolean } {
+  const shell = spec.shell ?? false;
+  if (!spec.mergeStderr || isWindows) return { command: spec.command, args: spec.args ?? [], shell };
+  if (shell) return { command: `exec 2>&1; ${spec.command}`, args: [], shell };
+  return { command: '/bin/sh', args: ['-c', 'exec 2>&1; exec "$0" "$@"', spec.command, ...(spec.args ?? [])], shell: false };
+}
+
+/** Forwards a pipe's bytes as text, reassembling UTF-8 sequences split across chunks. */
+function decode(stream: Readable | null, name: OutputStream, onOutput: ProcessSpec['onOutput']): Promise<void> {
+  if (!stream) return Promise.resolve();
+  const decoder = new TextDecoder('utf-8');
+  stream.on('data', (chunk: Buffer) => {
+    const text = decoder.decode(chunk, { stream: true });
+    if (text.length > 0) onOutput?.(text, name);
+  });
+  return new Promise((resolve) => {
+    const finish = (): void => {
+      const rest = decoder.decode();
+      if (rest.length > 0) onOutput?.(rest, name);
+      resolve();
+    };
+    stream.once('close', finish);
+  });
+}
+
+export function createProcessRunner(): ProcessRunner {
+  return {
+    async run(spec: ProcessSpec): Promise<ProcessResult> {
+      const started = performance.now();
+      const elapsed = (): number => Math.round(performance.now() - started);
+      if (spec.signal?.aborted) {
+        return { exitCode: null, signal: null, timedOut: false, cancelled: true, durationMs: 0 };
+      }
+      const { execa } = await loadExeca();
+      const launch = withMergedStderr(spec);
+      const subprocess = execa(launch.command, launch.args, {
+        cwd: spec.cwd,
+        shell: launch.shell,
+        ...(spec.env ? { env: spec.env } : {}),
+        // A new group on POSIX; on Windows `detached` would open a console window instead.
+        detached: !isWindows,
+        ...(spec.stdin !== undefined ? { input: spec.stdin } : { stdin: 'ignore' as const }),
+        stdout: 'pipe',
+        stderr: 'pipe',
+        buffer: false,
+        reject: false,
+      });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+        subprocess.once('exit', (code, signal) => resolve({ code, signal }));
+      });
+      const settled = subprocess.then((result) => result);
+      const stdoutDone = decode(subprocess.stdout, 'stdout', spec.onOutput);
+      const stderrDone = decode(subprocess.stderr, 'stderr', spec.onOutput);
+
+      let timedOut = false;
+      let cancelled = false;
+      let killed = false;
+      const stop = (): void => {
+        if (subprocess.pid === undefined || killed) return;
+        killed = true;
+        killGroup(subprocess.pid);
+      };
+      const timer =
+        spec.timeoutMs !== undefined
+          ? setTimeout(() => {
+              timedOut = true;
+              stop();
+            }, spec.timeoutMs)
+          : undefined;
+      const onAbort = (): void => {
+        cancelled = true;
+        stop();
+      };
+      spec.signal?.addEventListener('abort', onAbort, { once: true });
+
+      try {
+        const first = await Promise.race([exited, settled.then(() => undefined)]);
+        if (first === undefined && subprocess.pid === undefined) {
+          // Settled without a process: it never started (for example, no such executable).
+          const result = await settled;
+          throw new Error(`Could not start ${JSON.stringify(spec.command)} in ${spec.cwd}: ${result.originalMessage || result.shortMessage}`);
+        }
+        const exit = await exited;
+        const drained = Promise.all([stdoutDone, stderrDone]);
+        await Promise.race([drained, delay(DRAIN_AFTER_EXIT_MS)]);
+        // Whatever the command left behind in its group (a daemon, `sleep &`) goes with it.
+        stop();
+        subprocess.stdout?.destroy();
+        subprocess.stderr?.destroy();
+        await drained;
+        return {
+          exitCode: exit.code,
+          signal: exit.signal,
+          timedOut,
+          cancelled,
+          durationMs: elapsed(),
+        };
+      } finally {
+        if (timer) clearTimeout(timer);
+        spec.signal?.removeEventListener('abort', onAbort);
+        await settled.catch(() => undefined);
+      }
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Builds a ToolContext on the real node host, so tool tests go through the same host the CLI
+ * uses: real files, real processes, the real rg.
+ */
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig, type ZunoConfig, type ZunoConfigInput } from '../../src/core/config';
+import type { ApprovalGateway, Host } from '../../src/core/host';
+import { OutputCapture } from '../../src/core/output';
+import type { ToolContext } from '../../src/core/tool';
+import { createNodeHost } from '../../src/hosts/node/host';
+
+export interface ToolContextOptions {
+  readonly workspaceRoot: string;
+  /** Raw config, validated like a config file; defaults apply. */
+  readonly config?: ZunoConfigInput;
+  /** Defaults to a node host whose state dir is `stateDir`. */
+  readonly host?: Host;
+  /** Where spill files go; defaults to `<workspaceRoot>/.zuno/state`, as in the CLI. */
+  readonly stateDir?: string;
+  readonly signal?: AbortSignal;
+  readonly approvedEdits?: Readonly<Record<string, string>>;
+  readonly callId?: string;
+  /** Replaces the recording of progress chunks (a test printing gigabytes should not keep them). */
+  readonly progress?: (chunk: string) => void;
+}
+
+export interface TestToolContext extends ToolContext {
+  /** Everything the tool sent to `progress`, in order. */
+  readonly progressChunks: string[];
+}
+
+export const approveEverything: ApprovalGateway = { request: async () => ({ approved: true }) };
+
+export function makeToolContext(options: ToolContextOptions): TestToolContext {
+  const config: ZunoConfig = parseConfig(options.config ?? {});
+  const stateDir = options.stateDir ?? join(options.workspaceRoot, '.zuno', 'state');
+  const host = options.host ?? createNodeHost({ stateDir, approvals: approveEverything });
+  const callId = options.callId ?? 'call-1';
+  const progressChunks: string[] = [];
+  return {
+    host,
+    config,
+    workspaceRoot: options.workspaceRoot,
+    callId,
+    sessionId: 'session-1',
+    attempt: 1,
+    signal: options.signal ?? new AbortController().signal,
+    progress: options.progress ?? ((chunk) => progressChunks.push(chunk)),
+    captureOutput: () => new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () => host.createSpill(`${callId}.txt`)),
+    ...(options.approvedEdits ? { approvedEdits: options.approvedEdits } : {}),
+    progressChunks,
+  };
+}
+
+/** A fresh directory under the OS temp dir, symlinks resolved (macOS's /tmp is one). */
+export function makeTempDir(prefix = 'zuno-test-'): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+export function removeDir(path: string): void {
+  rmSync(path, { recursive: true, force: true });
+}
