@@ -452,6 +452,13 @@ export class Scheduler {
         return this.finishRun(turn, call, signal, start, began, { kind: 'error' }, { output: text });
       }
 
+      // A cancel that landed while the start was being recorded: the row exists, the effect never began.
+      if (signal.aborted) {
+        return this.finishRun(turn, call, signal, start, began, { kind: 'cancelled' }, {
+          output: `CANCELLED: the call to "${tool.name}" was cancelled before it began. Nothing happened.`,
+        });
+      }
+
       let result: ToolResult | undefined;
       let failure: unknown;
       try {

@@ -1,0 +1,230 @@
+/**
+ * Anthropic Messages with tools, streamed. Tool calls are `tool_use` blocks in the assistant turn;
+ * their results go back as `tool_result` blocks in the next user turn, in call order.
+ */
+import { z } from 'zod';
+import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
+import {
+  connectionError,
+  endpoint,
+  freshCallId,
+  isAbortError,
+  jsonSchemaForModel,
+  ProviderError,
+  statusError,
+  withRetries,
+  type HttpProviderOptions,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  type ToolDefinition,
+} from './provider';
+import { readServerSentEvents } from './sse';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+/** Used when model.provider is "anthropic" and no base URL was given anywhere. */
+export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
+/** The API requires a bound; 8192 is what every current Claude model accepts. */
+const MAX_OUTPUT_TOKENS = 8192;
+
+type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: string };
+
+interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock[];
+}
+
+/** The model's arguments as an object; the API refuses anything else in `tool_use.input`. */
+function inputObject(argumentsJson: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(argumentsJson);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The transcript in Messages form. System messages join the top-level `system`; consecutive
+ * turns of one role are merged, so tool results and a following user note share one user turn
+ * with the results first, as the API requires.
+ */
+export function toAnthropicRequest(system: string, messages: readonly TranscriptMessage[]): { system: string; messages: AnthropicMessage[] } {
+  const systemParts = system ? [system] : [];
+  const wire: AnthropicMessage[] = [];
+  const push = (role: AnthropicMessage['role'], blocks: ContentBlock[]): void => {
+    if (blocks.length === 0) return;
+    const last = wire[wire.length - 1];
+    if (last?.role === role) last.content.push(...blocks);
+    else wire.push({ role, content: blocks });
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        systemParts.push(message.content);
+        break;
+      case 'user':
+        if (message.content) push('user', [{ type: 'text', text: message.content }]);
+        break;
+      case 'assistant':
+        push('assistant', [
+          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
+          ...(message.toolCalls ?? []).map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: inputObject(call.arguments) })),
+        ]);
+        break;
+      case 'tool':
+        push('user', [{ type: 'tool_result', tool_use_id: message.callId, content: message.content || '(no output)' }]);
+        break;
+    }
+  }
+  return { system: systemParts.join('\n\n'), messages: wire };
+}
+
+export function toAnthropicTools(tools: readonly ToolDefinition[]): unknown[] {
+  return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: jsonSchemaForModel(tool.inputSchema) }));
+}
+
+const streamEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('message_start') }),
+  z.object({
+    type: z.literal('content_block_start'),
+    index: z.number().int(),
+    content_block: z.object({ type: z.string(), text: z.string().optional(), id: z.string().optional(), name: z.string().optional() }),
+  }),
+  z.object({
+    type: z.literal('content_block_delta'),
+    index: z.number().int(),
+    delta: z.object({ type: z.string(), text: z.string().optional(), partial_json: z.string().optional() }),
+  }),
+  z.object({ type: z.literal('content_block_stop'), index: z.number().int() }),
+  z.object({ type: z.literal('message_delta'), delta: z.object({ stop_reason: z.string().nullish() }) }),
+  z.object({ type: z.literal('message_stop') }),
+  z.object({ type: z.literal('ping') }),
+  z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) }),
+]);
+
+const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
+
+/** Errors the API reports inside a stream that are worth a retry. */
+const TRANSIENT_STREAM_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_error']);
+
+interface ToolUseBlock {
+  id: string;
+  name: string;
+  json: string;
+}
+
+export class AnthropicProvider implements ModelProvider {
+  readonly label: string;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: HttpProviderOptions) {
+    this.label = `anthropic ${options.model} at ${options.baseUrl}`;
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
+    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) => this.attempt(request, guardedDelta));
+  }
+
+  private headers(): Record<string, string> {
+    const key = this.options.apiKey.key;
+    return { 'anthropic-version': ANTHROPIC_VERSION, ...(key ? { 'x-api-key': key } : {}) };
+  }
+
+  private async attempt(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
+    const { baseUrl, model } = this.options;
+    const { system, messages } = toAnthropicRequest(request.system, request.messages);
+    const body = {
+      model,
+      max_tokens: MAX_OUTPUT_TOKENS,
+      stream: true,
+      messages,
+      ...(system ? { system } : {}),
+      ...(request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
+    };
+    let response: Response;
+    try {
+      response = await this.fetch(endpoint(baseUrl, 'messages'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...this.headers() },
+        body: JSON.stringify(body),
+        signal: request.signal,
+      });
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      throw connectionError(error, baseUrl);
+    }
+    if (!response.ok) {
+      throw await statusError(response, { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) });
+    }
+    if (!response.body) throw new ProviderError(`The model server at ${baseUrl} sent an empty response.`, { transient: true });
+
+    let text = '';
+    let stopReason: string | undefined;
+    let stopped = false;
+    const toolUses = new Map<number, ToolUseBlock>();
+    try {
+      for await (const event of readServerSentEvents(response.body)) {
+        let json: unknown;
+        try {
+          json = JSON.parse(event.data);
+        } catch {
+          throw new ProviderError(`The model server at ${baseUrl} sent a stream event that is not JSON: ${event.data.slice(0, 200)}`);
+        }
+        const parsed = streamEventSchema.safeParse(json);
+        // Event types added to the API later are skipped, as its versioning policy asks.
+        if (!parsed.success) continue;
+        const data = parsed.data;
+        if (data.type === 'content_block_start' && data.content_block.type === 'tool_use') {
+          toolUses.set(data.index, { id: data.content_block.id || freshCallId(), name: data.content_block.name ?? '', json: '' });
+        } else if (data.type === 'content_block_start' && data.content_block.type === 'text' && data.content_block.text) {
+          text += data.content_block.text;
+          onDelta(data.content_block.text);
+        } else if (data.type === 'content_block_delta' && data.delta.type === 'text_delta' && data.delta.text) {
+          text += data.delta.text;
+          onDelta(data.delta.text);
+        } else if (data.type === 'content_block_delta' && data.delta.type === 'input_json_delta') {
+          const block = toolUses.get(data.index);
+          if (block) block.json += data.delta.partial_json ?? '';
+        } else if (data.type === 'message_delta') {
+          stopReason = data.delta.stop_reason ?? stopReason;
+        } else if (data.type === 'message_stop') {
+          stopped = true;
+          break;
+        } else if (data.type === 'error') {
+          throw new ProviderError(`The model server at ${baseUrl} reported ${data.error.type} mid-answer: ${data.error.message}`, {
+            transient: TRANSIENT_STREAM_ERRORS.has(data.error.type),
+          });
+        }
+      }
+    } catch (error) {
+      if (isAbortError(error) || error instanceof ProviderError) throw error;
+      throw connectionError(error, baseUrl);
+    }
+    if (!stopped) {
+      throw new ProviderError(`The model server at ${baseUrl} closed the stream before the answer was complete.`, { transient: true });
+    }
+    const toolCalls: TranscriptToolCall[] = [...toolUses.entries()]
+      .sort(([left], [right]) => left - right)
+      .map(([, block]) => ({ id: block.id, name: block.name, arguments: block.json || '{}' }));
+    return {
+      text,
+      toolCalls,
+      stopReason: toolCalls.length > 0 ? 'tool_calls' : stopReason === 'end_turn' ? 'end' : stopReason === 'max_tokens' ? 'length' : 'other',
+    };
+  }
+
+  private async listModels(signal: AbortSignal): Promise<readonly string[] | undefined> {
+    const response = await this.fetch(endpoint(this.options.baseUrl, 'models'), {
+      headers: this.headers(),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
+    });
+    if (!response.ok) return undefined;
+    const parsed = modelListSchema.safeParse(await response.json());
+    return parsed.success ? parsed.data.data.map((entry) => entry.id) : undefined;
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The `zuno` command line (README: "The CLI contract"). Scripts and black-box tests depend on
+ * it, so it changes only by adding things.
+ */
+import { parseArgs } from 'node:util';
+
+export const USAGE = `Usage:
+  zuno exec [--workspace DIR] [--config FILE] [--state-dir DIR] [--base-url URL] [--model NAME]
+            [--api-key-env VAR] [--approve allow|deny] [--session ID] [--json] PROMPT
+  zuno show SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
+  zuno --help | --version
+
+exec   Runs the agent on PROMPT in the workspace ("-" reads the prompt from stdin).
+show   Prints a stored session: its calls in order, with outcomes and timestamps.
+
+Options:
+  --workspace DIR      The workspace (default: the current directory).
+  --config FILE        Config file (default: <workspace>/.zuno/config.json when it exists).
+  --state-dir DIR      Sessions and outputs (default: <workspace>/.zuno/state).
+  --base-url URL       Model server (else model.base_url, else ZUNO_BASE_URL).
+  --model NAME         Model name (else model.name, else ZUNO_MODEL).
+  --api-key-env VAR    Environment variable holding the API key (else model.api_key_env;
+                       without either, ZUNO_API_KEY is used when set).
+  --approve allow|deny Answer every approval. Without it a terminal prompts; without a
+                       terminal approvals are denied.
+  --session ID         Continue this session (also after a crash).
+  --json               One JSON event per line on stdout.
+
+Exit codes: 0 finished, 1 model provider failure, 2 usage/config/startup error, 130 interrupted.`;
+
+/** A command line that cannot be run: exit code 2, with the message and the usage. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export interface ExecCommand {
+  readonly command: 'exec';
+  readonly prompt: string;
+  readonly workspace?: string;
+  readonly config?: string;
+  readonly stateDir?: string;
+  readonly baseUrl?: string;
+  readonly model?: string;
+  readonly apiKeyEnv?: string;
+  readonly approve?: 'allow' | 'deny';
+  readonly session?: string;
+  readonly json: boolean;
+}
+
+export interface ShowCommand {
+  readonly command: 'show';
+  readonly sessionId: string;
+  readonly workspace?: string;
+  readonly stateDir?: string;
+  readonly json: boolean;
+}
+
+export type Command = ExecCommand | ShowCommand | { readonly command: 'help' } | { readonly command: 'version' };
+
+const execOptions = {
+  workspace: { type: 'string' },
+  config: { type: 'string' },
+  'state-dir': { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+  'api-key-env': { type: 'string' },
+  approve: { type: 'string' },
+  session: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const showOptions = {
+  workspace: { type: 'string' },
+  'state-dir': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function parse<T extends typeof execOptions | typeof showOptions>(args: readonly string[], options: T) {
+  try {
+    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    // node's messages name the option (`Unknown option '--foo'`, `Option '--model <value>' argument missing`).
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function nonEmpty(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new UsageError(`--${name} needs a value.`);
+  return value;
+}
+
+/** `localhost:11434` parses as a URL with the scheme `localhost:`; only http(s) reaches a model server. */
+export function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
+}
+
+const isApproveAnswer = (value: string): value is 'allow' | 'deny' => value === 'allow' || value === 'deny';
+
+/** Drops absent options, so that an optional property is either set or missing, never `undefined`. */
+function withoutUndefined<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  const result: { [K in keyof T]?: Exclude<T[K], undefined> } = {};
+  for (const key of Object.keys(values) as (keyof T)[]) {
+    const value = values[key];
+    if (value !== undefined) result[key] = value as Exclude<T[keyof T], undefined>;
+  }
+  return result;
+}
+
+/** Parses `argv` without the node and script paths. */
+export function parseCommandLine(argv: readonly string[]): Command {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { command: 'help' };
+  if (first === '--version' || first === '-V' || first === 'version') return { command: 'version' };
+
+  if (first === 'exec') {
+    const { values, positionals } = parse(rest, execOptions);
+    if (values.help) return { command: 'help' };
+    if (positionals.length === 0) throw new UsageError('zuno exec needs a PROMPT (or "-" to read it from stdin).');
+    const approve = values.approve;
+    if (approve !== undefined && !isApproveAnswer(approve)) {
+      throw new UsageError(`--approve must be "allow" or "deny" (got "${approve}").`);
+    }
+    const baseUrl = nonEmpty('base-url', values['base-url']);
+    if (baseUrl !== undefined && !isHttpUrl(baseUrl)) {
+      throw new UsageError(`--base-url must be an http(s) URL such as http://127.0.0.1:11434/v1 (got "${baseUrl}").`);
+    }
+    const optional = {
+      workspace: nonEmpty('workspace', values.workspace),
+      config: nonEmpty('config', values.config),
+      stateDir: nonEmpty('state-dir', values['state-dir']),
+      baseUrl,
+      model: nonEmpty('model', values.model),
+      apiKeyEnv: nonEmpty('api-key-env', values['api-key-env']),
+      approve,
+      session: nonEmpty('session', values.session),
+    };
+    return {
+      command: 'exec',
+      // Several words without quotes are one prompt.
+      prompt: positionals.join(' '),
+      json: values.json ?? false,
+      ...withoutUndefined(optional),
+    };
+  }
+
+  if (first === 'show') {
+    const { values, positionals } = parse(rest, showOptions);
+    if (values.help) return { command: 'help' };
+    const [sessionId, ...extra] = positionals;
+    if (sessionId === undefined) throw new UsageError('zuno show needs a SESSION_ID (printed by zuno exec in session-started).');
+    if (extra.length > 0) throw new UsageError(`zuno show takes one SESSION_ID (got also: ${extra.join(' ')}).`);
+    return {
+      command: 'show',
+      sessionId,
+      json: values.json ?? false,
+      ...withoutUndefined({ workspace: nonEmpty('workspace', values.workspace), stateDir: nonEmpty('state-dir', values['state-dir']) }),
+    };
+  }
+
+  throw new UsageError(`Unknown command "${first}". The commands are exec and show.`);
+}

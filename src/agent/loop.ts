@@ -1,0 +1,215 @@
+/**
+ * The agent loop, shared by `zuno exec` and the editor: the model asks for tools, the scheduler
+ * runs them, the results go back, until the model stops or the step limit is reached.
+ *
+ * The transcript invariant (core/transcript.ts) holds at every model request: each assistant
+ * tool call is followed by exactly one tool message, in call order. Blocked and cancelled calls
+ * get their result like any other; after a crash, the calls left without one get theirs from
+ * the store's rows (`indeterminate`, never re-run). Recovery notices come from SQL (SPEC R3).
+ */
+import type { EventBus } from '../core/events';
+import type { ToolRegistry } from '../core/registry';
+import type { ToolCallRequest, ToolCallResult, Scheduler } from '../core/scheduler';
+import type { CallEnvironment } from '../core/tool';
+import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
+import { INTERRUPTED_OUTPUT, recoveryNoticeText, type Store } from '../store/store';
+import { isAbortError, type ModelProvider, type ModelResponse, type ToolDefinition } from './provider';
+
+export type FinishReason = 'done' | 'step-limit' | 'cancelled' | 'error';
+
+export interface AgentRunOptions {
+  readonly store: Store;
+  readonly provider: ModelProvider;
+  readonly scheduler: Scheduler;
+  readonly registry: ToolRegistry;
+  readonly env: CallEnvironment;
+  readonly events: EventBus;
+  /** Continue this session (after a crash too); a new session is created when absent. */
+  readonly sessionId?: string;
+  readonly prompt: string;
+  /** Cancels the model request and the running tools; the run then finishes as `cancelled`. */
+  readonly signal: AbortSignal;
+  /** An agent's exact tool allowlist, replacing the default surface (SPEC A1). */
+  readonly allowlist?: readonly string[];
+  /** Defaults to `model.max_steps` from the config. */
+  readonly maxSteps?: number;
+  /** Extra instructions appended to the system prompt (an agent's `prompt`). */
+  readonly instructions?: string;
+}
+
+export interface AgentRunResult {
+  readonly sessionId: string;
+  readonly reason: FinishReason;
+  /** The last assistant text of the run. */
+  readonly text: string;
+  /** Set when the reason is `error`: what failed, for people. */
+  readonly error?: Error;
+}
+
+/** `--session ID` names a session the state dir does not hold. */
+export class SessionNotFoundError extends Error {
+  override readonly name = 'SessionNotFoundError';
+}
+
+/** Short on purpose: what Zuno is, where it works, and the etiquette its outcomes rely on. */
+export function systemPrompt(workspaceRoot: string, instructions?: string): string {
+  return [
+    `You are Zuno, a coding agent working in the user's workspace at ${workspaceRoot} through tools.`,
+    'Paths are relative to the workspace root unless they are absolute.',
+    'Read a file before editing it. Prefer apply_patch for edits to existing files; use write to create a file or to replace a whole file on purpose.',
+    'Independent read-only calls (read, glob, grep) can go in one turn: they run in parallel.',
+    'A BLOCKED result means the call did not run and nothing changed: read the reason and adjust instead of repeating the same call.',
+    'An INDETERMINATE result means the effect may or may not have happened: check the real state before changing anything again.',
+    'When the work is done, reply with a short summary of what you did, without calling more tools.',
+    ...(instructions ? ['', instructions] : []),
+  ].join('\n');
+}
+
+/** The result text of a call that has no tool message, taken from its stored row. */
+function storedResultText(store: Store, sessionId: string, callId: string): string {
+  const row = store.getCall(sessionId, callId);
+  if (!row) return 'NOT EXECUTED: the process stopped before this call started. Nothing ran.';
+  if (row.status === 'running') return INTERRUPTED_OUTPUT;
+  return row.output ?? `The call ended as ${row.status}.`;
+}
+
+/**
+ * Gives every tool call of the last assistant message that lacks a result one tool message, in
+ * call order, so the next request is well formed. `resultFor` supplies the missing text.
+ */
+function completePairs(transcript: TranscriptMessage[], append: (message: TranscriptMessage) => void, resultFor: (call: TranscriptToolCall) => string): void {
+  let lastAssistant = -1;
+  for (let index = transcript.length - 1; index >= 0; index--) {
+    if (transcript[index]?.role === 'assistant') {
+      lastAssistant = index;
+      break;
+    }
+  }
+  const assistant = transcript[lastAssistant];
+  if (assistant?.role !== 'assistant') return;
+  const answered = new Set(transcript.slice(lastAssistant + 1).flatMap((message) => (message.role === 'tool' ? [message.callId] : [])));
+  for (const call of assistant.toolCalls ?? []) {
+    if (!answered.has(call.id)) append({ role: 'tool', callId: call.id, toolName: call.name, content: resultFor(call) });
+  }
+}
+
+/**
+ * Ids must be unique in a session (the store keys calls by them), but some local servers number
+ * calls from zero on every answer. Repeated ids get a suffix; the model sees the renamed ids.
+ */
+function uniqueCallIds(calls: readonly TranscriptToolCall[], used: Set<string>): TranscriptToolCall[] {
+  return calls.map((call) => {
+    let id = call.id;
+    for (let suffix = 2; used.has(id); suffix++) id = `${call.id}-${suffix}`;
+    used.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+const cancelledText = (call: TranscriptToolCall): string =>
+  `CANCELLED: the call to "${call.name}" did not report a result because the run was cancelled. Check the current state before repeating it.`;
+
+/**
+ * Runs the agent on one prompt, in a new or an existing session. A model failure does not
+ * reject: the run finishes with reason `error` and the ProviderError in `error`.
+ */
+export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult> {
+  const { store, provider, scheduler, registry, env, events, signal } = options;
+  const maxSteps = options.maxSteps ?? env.config.model.max_steps;
+
+  let sessionId: string;
+  if (options.sessionId !== undefined) {
+    if (!store.getSession(options.sessionId)) {
+      const known = store.listSessions().slice(0, 5).map((session) => session.id);
+      throw new SessionNotFoundError(
+        `There is no session "${options.sessionId}" in ${store.stateDir}. ` +
+          (known.length > 0 ? `Recent sessions: ${known.join(', ')}. ` : '') +
+          'Leave out --session to start a new one, or pass the --state-dir that holds it.',
+      );
+    }
+    sessionId = options.sessionId;
+  } else {
+    sessionId = store.createSession({ workspace: env.workspaceRoot, title: options.prompt.slice(0, 80) }).id;
+  }
+  store.setSessionStatus(sessionId, 'active');
+  const transcript = store.messages(sessionId);
+  // A session created by the caller (a delegated child) is new until it has a transcript.
+  const resumed = transcript.length > 0;
+  events.emit(sessionId, { type: 'session-started', workspace: env.workspaceRoot, resumed });
+
+  const append = (message: TranscriptMessage): void => {
+    store.appendMessage(sessionId, message);
+    transcript.push(message);
+  };
+  if (options.sessionId !== undefined) {
+    // R3: calls a dead process left running become indeterminate; none is run again.
+    store.recoverInterrupted(sessionId);
+    completePairs(transcript, append, (call) => storedResultText(store, sessionId, call.id));
+  }
+  const usedIds = new Set(transcript.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [])));
+
+  const deliverRecoveryNotices = (): void => {
+    const notices = store.pendingRecoveryNotices(sessionId);
+    if (notices.length === 0) return;
+    const text = recoveryNoticeText(notices);
+    append({ role: 'user', content: text });
+    for (const notice of notices) {
+      events.emit(sessionId, { type: 'recovery-notice', call_id: notice.callId, attempt: notice.attempt, tool: notice.tool, text });
+    }
+    // Delivered once it is in the transcript: every later request carries it from there.
+    store.markNoticesDelivered(notices);
+  };
+
+  const finish = (reason: FinishReason, text: string, error?: Error): AgentRunResult => {
+    store.setSessionStatus(sessionId, reason);
+    const message =
+      reason === 'step-limit'
+        ? `Stopped after ${maxSteps} model steps (model.max_steps). Continue with --session ${sessionId}, or raise model.max_steps.`
+        : reason === 'cancelled'
+          ? 'The run was cancelled.'
+          : error?.message;
+    events.emit(sessionId, { type: 'session-finished', reason, ...(message !== undefined ? { message } : {}) });
+    return { sessionId, reason, text, ...(error ? { error } : {}) };
+  };
+
+  deliverRecoveryNotices();
+  append({ role: 'user', content: options.prompt });
+  events.emit(sessionId, { type: 'user-message', text: options.prompt });
+
+  const system = systemPrompt(env.workspaceRoot, options.instructions);
+  let lastText = '';
+  for (let step = 1; ; step++) {
+    if (signal.aborted) return finish('cancelled', lastText);
+    deliverRecoveryNotices();
+    const tools: ToolDefinition[] = registry
+      .surface(env, options.allowlist)
+      .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+
+    let answer: ModelResponse;
+    try {
+      answer = await provider.stream({ system, messages: transcript, tools, signal }, (text) => events.emit(sessionId, { type: 'assistant-delta', text }));
+    } catch (error) {
+      if (signal.aborted || isAbortError(error)) return finish('cancelled', lastText);
+      return finish('error', lastText, error instanceof Error ? error : new Error(String(error)));
+    }
+
+    const calls = uniqueCallIds(answer.toolCalls, usedIds);
+    lastText = answer.text;
+    append({ role: 'assistant', content: answer.text, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
+    events.emit(sessionId, { type: 'assistant-message', text: answer.text });
+    if (calls.length === 0) return finish('done', lastText);
+
+    for (const call of calls) events.emit(sessionId, { type: 'tool-call-requested', call_id: call.id, tool: call.name, arguments: call.arguments });
+    const requests: ToolCallRequest[] = calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
+    const results = new Map<string, ToolCallResult>();
+    for (const result of await scheduler.runTurn(sessionId, requests, { signal, ...(options.allowlist ? { allowlist: options.allowlist } : {}) })) {
+      results.set(result.callId, result);
+    }
+    // One tool message per call, in call order; the scheduler answers every call, and a call it
+    // did not answer (it never should) still gets one so the next request stays well formed.
+    completePairs(transcript, append, (call) => results.get(call.id)?.output ?? cancelledText(call));
+
+    if (signal.aborted) return finish('cancelled', lastText);
+    if (step >= maxSteps) return finish('step-limit', lastText);
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * OpenAI-compatible Chat Completions with function tools, streamed (SSE). Only the common core
+ * of the protocol is used, no vendor fields, so the same code talks to Ollama, LM Studio, vLLM,
+ * the llama.cpp server, OpenRouter and OpenAI.
+ */
+import { z } from 'zod';
+import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
+import {
+  connectionError,
+  endpoint,
+  freshCallId,
+  jsonSchemaForModel,
+  isAbortError,
+  ProviderError,
+  statusError,
+  withRetries,
+  type HttpProviderOptions,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  type StopReason,
+  type ToolDefinition,
+} from './provider';
+import { readServerSentEvents } from './sse';
+
+
+type OpenAIMessage =
+  | { role: 'system' | 'user'; content: string }
+  | {
+      role: 'assistant';
+      content: string;
+      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+    }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** The transcript in Chat Completions form: tool results as `role: "tool"` messages, in call order. */
+export function toOpenAIMessages(system: string, messages: readonly TranscriptMessage[]): OpenAIMessage[] {
+  const wire: OpenAIMessage[] = system ? [{ role: 'system', content: system }] : [];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+      case 'user':
+        wire.push({ role: message.role, content: message.content });
+        break;
+      case 'assistant': {
+        const calls = message.toolCalls ?? [];
+        wire.push({
+          role: 'assistant',
+          // An empty string rather than null: some servers' chat templates fail on a null content.
+          content: message.content,
+          ...(calls.length > 0
+            ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
+            : {}),
+        });
+        break;
+      }
+      case 'tool':
+        wire.push({ role: 'tool', tool_call_id: message.callId, content: message.content });
+        break;
+    }
+  }
+  return wire;
+}
+
+export function toOpenAITools(tools: readonly ToolDefinition[]): unknown[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: jsonSchemaForModel(tool.inputSchema) },
+  }));
+}
+
+const toolCallSchema = z.object({
+  index: z.number().int().nullish(),
+  id: z.string().nullish(),
+  function: z
+    .object({
+      name: z.string().nullish(),
+      // Normally a JSON string; a few servers send the object itself.
+      arguments: z.unknown().optional(),
+    })
+    .nullish(),
+});
+
+const messageSchema = z.object({
+  content: z.string().nullish(),
+  tool_calls: z.array(toolCallSchema).nullish(),
+});
+
+const chunkSchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        delta: messageSchema.nullish(),
+        /** Present when a server ignored `stream: true` and answered in one piece. */
+        message: messageSchema.nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+  error: z.unknown().optional(),
+});
+
+const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
+
+interface PartialCall {
+  id: string | undefined;
+  name: string;
+  arguments: string;
+}
+
+function argumentsText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Accumulates streamed fragments into one answer. */
+class AnswerBuilder {
+  text = '';
+  finishReason: string | undefined;
+  private readonly calls = new Map<number, PartialCall>();
+
+  constructor(private readonly onDelta: (text: string) => void) {}
+
+  add(raw: string, baseUrl: string): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      throw new ProviderError(`The model server at ${baseUrl} sent a stream event that is not JSON: ${raw.slice(0, 200)}`);
+    }
+    const parsed = chunkSchema.safeParse(json);
+    if (!parsed.success) {
+      throw new ProviderError(`The model server at ${baseUrl} sent an unexpected stream event: ${raw.slice(0, 200)}`);
+    }
+    if (parsed.data.error !== undefined) {
+      const said = JSON.stringify(parsed.data.error);
+      // Not retried: what servers report this way (context too long, content filtered) would recur.
+      throw new ProviderError(`The model server at ${baseUrl} reported an error mid-answer: ${said.slice(0, 500)}`);
+    }
+    for (const choice of parsed.data.choices ?? []) {
+      const part = choice.delta ?? choice.message;
+      if (part?.content) {
+        this.text += part.content;
+        this.onDelta(part.content);
+      }
+      for (const fragment of part?.tool_calls ?? []) this.addCallFragment(fragment);
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+  }
+
+  private addCallFragment(fragment: z.infer<typeof toolCallSchema>): void {
+    const call = this.callFor(fragment);
+    if (fragment.id && !call.id) call.id = fragment.id;
+    if (fragment.function?.name) call.name += fragment.function.name;
+    call.arguments += argumentsText(fragment.function?.arguments);
+  }
+
+  /**
+   * `index` says which call a fragment continues. Without it (some servers), a new id starts a
+   * new call and a fragment with neither continues the last one.
+   */
+  private callFor(fragment: z.infer<typeof toolCallSchema>): PartialCall {
+    let index = fragment.index;
+    if (index === undefined || index === null) {
+      const last = this.calls.size === 0 ? -1 : Math.max(...this.calls.keys());
+      const known = [...this.calls.entries()].find(([, call]) => fragment.id && call.id === fragment.id);
+      index = known ? known[0] : fragment.id || last === -1 ? last + 1 : last;
+    }
+    const call = this.calls.get(index) ?? { id: undefined, name: '', arguments: '' };
+    this.calls.set(index, call);
+    return call;
+  }
+
+  finish(): ModelResponse {
+    const toolCalls: TranscriptToolCall[] = [...this.calls.entries()]
+      .sort(([left], [right]) => left - right)
+      .map(([, call]) => ({ id: call.id ?? freshCallId(), name: call.name, arguments: call.arguments || '{}' }));
+    const stopReason: StopReason =
+      toolCalls.length > 0 ? 'tool_calls' : this.finishReason === 'stop' ? 'end' : this.finishReason === 'length' ? 'length' : 'other';
+    return { text: this.text, toolCalls, stopReason };
+  }
+}
+
+export class OpenAIProvider implements ModelProvider {
+  readonly label: string;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: HttpProviderOptions) {
+    this.label = `openai-compatible ${options.model} at ${options.baseUrl}`;
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
+    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) => this.attempt(request, guardedDelta));
+  }
+
+  private headers(): Record<string, string> {
+    const key = this.options.apiKey.key;
+    return key ? { authorization: `Bearer ${key}` } : {};
+  }
+
+  private async attempt(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
+    const { baseUrl, model } = this.options;
+    const body = {
+      model,
+      messages: toOpenAIMessages(request.system, request.messages),
+      stream: true,
+      ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
+    };
+    let response: Response;
+    try {
+      response = await this.fetch(endpoint(baseUrl, 'chat/completions'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...this.headers() },
+        body: JSON.stringify(body),
+        signal: request.signal,
+      });
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      throw connectionError(error, baseUrl);
+    }
+    if (!response.ok) {
+      throw await statusError(response, { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) });
+    }
+    const answer = new AnswerBuilder(onDelta);
+    if (!response.body) throw new ProviderError(`The model server at ${baseUrl} sent an empty response.`, { transient: true });
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      answer.add(await response.text(), baseUrl);
+      return answer.finish();
+    }
+    let done = false;
+    try {
+      for await (const event of readServerSentEvents(response.body)) {
+        if (event.data === '[DONE]') {
+          done = true;
+          break;
+        }
+        answer.add(event.data, baseUrl);
+      }
+    } catch (error) {
+      if (isAbortError(error) || error instanceof ProviderError) throw error;
+      throw connectionError(error, baseUrl);
+    }
+    if (!done && answer.finishReason === undefined) {
+      throw new ProviderError(`The model server at ${baseUrl} closed the stream before the answer was complete.`, { transient: true });
+    }
+    return answer.finish();
+  }
+
+  /** GET /models, for a helpful message when the model is unknown. Cheap, bounded, best effort. */
+  private async listModels(signal: AbortSignal): Promise<readonly string[] | undefined> {
+    const response = await this.fetch(endpoint(this.options.baseUrl, 'models'), {
+      headers: this.headers(),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
+    });
+    if (!response.ok) return undefined;
+    const parsed = modelListSchema.safeParse(await response.json());
+    return parsed.success ? parsed.data.data.map((entry) => entry.id) : undefined;
+  }
+}

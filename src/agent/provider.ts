@@ -1,0 +1,270 @@
+/**
+ * The model side of the agent loop. A provider translates the provider-neutral transcript into
+ * one wire protocol (OpenAI Chat Completions, Anthropic Messages, vscode.lm), streams the answer
+ * back, and turns every failure into a ProviderError whose message says what to do next.
+ *
+ * A model request has no side effects, so a transient failure (HTTP 429/5xx, a dropped
+ * connection) is retried after a backoff, a bounded number of times, as long as nothing of the
+ * answer has been shown yet.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JsonSchema } from '../core/tool';
+import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
+
+/** A tool as the model is offered it. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+}
+
+export interface ModelRequest {
+  /** The system prompt; providers put it where their protocol wants it. */
+  readonly system: string;
+  readonly messages: readonly TranscriptMessage[];
+  readonly tools: readonly ToolDefinition[];
+  readonly signal: AbortSignal;
+}
+
+/** `tool_calls`: the model wants tools run; `end`: it is done; `length`: it ran out of output tokens. */
+export type StopReason = 'end' | 'tool_calls' | 'length' | 'other';
+
+export interface ModelResponse {
+  readonly text: string;
+  readonly toolCalls: readonly TranscriptToolCall[];
+  readonly stopReason: StopReason;
+}
+
+export interface ModelProvider {
+  /** For people: e.g. `openai-compatible gpt-4o at https://api.openai.com/v1`. */
+  readonly label: string;
+  /** Streams one answer. `onDelta` receives text as it arrives. Rejects with ProviderError. */
+  stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse>;
+}
+
+/** A model request failed. The message is for people and names what to fix. */
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+
+  /** True when trying again later may succeed (429, 5xx, a dropped connection). */
+  readonly transient: boolean;
+  readonly status: number | undefined;
+  /** How long the server asked us to wait (Retry-After), when it said. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, details: { transient?: boolean; status?: number; retryAfterMs?: number } = {}) {
+    super(message);
+    this.transient = details.transient ?? false;
+    this.status = details.status;
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** Where the key comes from, so a rejected key can be explained. */
+export interface ApiKeySource {
+  readonly key: string | undefined;
+  /** The environment variable that was read (or should be set). */
+  readonly envVar: string | undefined;
+}
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+}
+
+export interface HttpProviderOptions {
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly apiKey: ApiKeySource;
+  readonly retry: RetryPolicy;
+  /** Replaceable for tests; the global fetch otherwise. */
+  readonly fetch?: typeof fetch;
+}
+
+/** The longest wait honoured from a Retry-After header, so a hostile value cannot stall a run. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+/** `http://host:1234/v1/` + `chat/completions` → `http://host:1234/v1/chat/completions`. */
+export function endpoint(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/${path}`;
+}
+
+/** An id for a tool call whose server sent none. */
+export function freshCallId(): string {
+  return `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+}
+
+/** The tool's JSON Schema without `$schema`, which some servers reject inside a tool definition. */
+export function jsonSchemaForModel(schema: JsonSchema): JsonSchema {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/** Says how to provide a key, naming the variable when one is configured. */
+export function apiKeyHint(source: ApiKeySource): string {
+  if (source.envVar && !source.key) {
+    return `The environment variable ${source.envVar} is empty or not set: export ${source.envVar}=<your key> and try again.`;
+  }
+  if (source.envVar) return `Check the key in the environment variable ${source.envVar}.`;
+  if (source.key) return 'Check that the API key is right and allowed to use this model.';
+  return 'No API key was sent: put the key in an environment variable and name it with --api-key-env VAR (or model.api_key_env in the config), or set ZUNO_API_KEY.';
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let current: unknown = error; typeof current === 'object' && current !== null; ) {
+    if ('code' in current && typeof current.code === 'string') return current.code;
+    current = 'cause' in current ? current.cause : undefined;
+  }
+  return undefined;
+}
+
+export function isAbortError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'name' in error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+/** Turns a failed fetch (no HTTP answer at all) into a ProviderError naming the base URL. */
+export function connectionError(error: unknown, baseUrl: string): ProviderError {
+  const code = errorCode(error);
+  if (code === 'ECONNREFUSED') {
+    return new ProviderError(
+      `Cannot connect to the model server at ${baseUrl}: connection refused. Is the server running? ` +
+        'Start it, or point Zuno elsewhere with --base-url URL (or model.base_url in the config).',
+    );
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new ProviderError(
+      `Cannot resolve the host of the model server at ${baseUrl} (${code}). Check the URL given with --base-url or model.base_url.`,
+      { transient: code === 'EAI_AGAIN' },
+    );
+  }
+  const detail = error instanceof Error ? (code ? `${error.message} (${code})` : error.message) : String(error);
+  return new ProviderError(`The connection to the model server at ${baseUrl} failed: ${detail}.`, { transient: true });
+}
+
+/** The server's own explanation from an error body: `{error: {message}}`, `{error: "…"}`, `{message}` or text. */
+export function serverMessage(body: string): string {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed === 'object' && parsed !== null) {
+      const error = 'error' in parsed ? parsed.error : parsed;
+      if (typeof error === 'string') return error;
+      if (typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string') return error.message;
+      if ('message' in parsed && typeof parsed.message === 'string') return parsed.message;
+    }
+  } catch {
+    // Not JSON: fall through to the raw text.
+  }
+  const text = body.trim();
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}
+
+export interface StatusContext {
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly apiKey: ApiKeySource;
+  /** Lists the models the server offers, for a helpful "unknown model" message; undefined when it cannot. */
+  readonly listModels?: () => Promise<readonly string[] | undefined>;
+}
+
+/** Turns an HTTP error response into a ProviderError that says what to do next. */
+export async function statusError(response: Response, context: StatusContext): Promise<ProviderError> {
+  const status = response.status;
+  const body = await response.text().catch(() => '');
+  const said = serverMessage(body);
+  const quoted = said ? `: ${said}` : '';
+  if (status === 401 || status === 403) {
+    return new ProviderError(
+      `The model server at ${context.baseUrl} rejected the request as unauthorized (HTTP ${status}${quoted}). ${apiKeyHint(context.apiKey)}`,
+      { status },
+    );
+  }
+  const mentionsModel = /model/i.test(said);
+  if (status === 404 || (status === 400 && mentionsModel && /not found|does not exist|unknown|invalid/i.test(said))) {
+    const available = await context.listModels?.().catch(() => undefined);
+    if (available && available.length > 0 && !available.includes(context.model)) {
+      const shown = available.slice(0, 20).join(', ') + (available.length > 20 ? `, … (${available.length} in all)` : '');
+      return new ProviderError(
+        `The model "${context.model}" is not available at ${context.baseUrl} (HTTP ${status}${quoted}). ` +
+          `Available models: ${shown}. Choose one with --model NAME (or model.name in the config).`,
+        { status },
+      );
+    }
+    if (status === 404 && !mentionsModel && available?.includes(context.model)) {
+      return new ProviderError(
+        `The model server at ${context.baseUrl} answered HTTP 404${quoted}. The model exists, so the base URL is probably wrong: ` +
+          'OpenAI-compatible servers usually want it to end in /v1 (for example http://127.0.0.1:11434/v1).',
+        { status },
+      );
+    }
+    return new ProviderError(
+      `The model "${context.model}" was not found at ${context.baseUrl} (HTTP ${status}${quoted}). ` +
+        'Check the model name (--model or model.name) and the base URL (--base-url or model.base_url).',
+      { status },
+    );
+  }
+  if (status === 408 || status === 409 || status === 429 || status >= 500) {
+    const retryAfter = retryAfterMs(response.headers.get('retry-after'));
+    return new ProviderError(`The model server at ${context.baseUrl} answered HTTP ${status}${quoted}.`, {
+      transient: true,
+      status,
+      ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
+    });
+  }
+  return new ProviderError(`The model server at ${context.baseUrl} rejected the request (HTTP ${status}${quoted}).`, { status });
+}
+
+/** Milliseconds from a Retry-After header (seconds or an HTTP date), bounded. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - now;
+  if (!Number.isFinite(ms) || ms < 0) return undefined;
+  return Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs one streamed request with bounded retries. `attempt` receives a guarded `onDelta`; once
+ * any text has reached the caller, a failure is final, because a retry would show it twice.
+ */
+export async function withRetries<T>(
+  policy: RetryPolicy,
+  signal: AbortSignal,
+  onDelta: (text: string) => void,
+  attempt: (onDelta: (text: string) => void) => Promise<T>,
+): Promise<T> {
+  const attempts = Math.max(1, policy.attempts);
+  for (let number = 1; ; number++) {
+    let delivered = false;
+    try {
+      return await attempt((text) => {
+        delivered = true;
+        onDelta(text);
+      });
+    } catch (error) {
+      if (signal.aborted || !(error instanceof ProviderError)) throw error;
+      if (!error.transient || delivered || number >= attempts) {
+        if (!error.transient || number === 1) throw error;
+        const gaveUp = `${error.message} Gave up after ${number} attempts; try again later.`;
+        throw new ProviderError(gaveUp, error.status !== undefined ? { status: error.status } : {});
+      }
+      const backoff = policy.baseDelayMs * 2 ** (number - 1);
+      await sleep(Math.max(error.retryAfterMs ?? 0, backoff), signal);
+    }
+  }
+}

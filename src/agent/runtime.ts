@@ -1,0 +1,105 @@
+/**
+ * Wiring shared by the CLI and the editor: store, host, registry, scheduler and event bus for
+ * one workspace and state dir, plus the model provider chosen by config. The editor passes its
+ * own Host (and its own provider for vscode.lm); everything else is the same code path.
+ */
+import type { ZunoConfig } from '../core/config';
+import { ConfigError } from '../core/errors';
+import { EventBus, type ZunoEvent } from '../core/events';
+import type { Host } from '../core/host';
+import { ToolRegistry, type ToolRegistration } from '../core/registry';
+import { Scheduler } from '../core/scheduler';
+import type { CallEnvironment } from '../core/tool';
+import { Store } from '../store/store';
+import { builtinToolRegistrations } from '../tools/index';
+import { AnthropicProvider } from './anthropic';
+import { OpenAIProvider } from './openai';
+import type { ApiKeySource, ModelProvider } from './provider';
+
+export interface RuntimeOptions {
+  readonly config: ZunoConfig;
+  /** Absolute, symlinks resolved: tools check containment against it. */
+  readonly workspaceRoot: string;
+  readonly stateDir: string;
+  readonly host: Host;
+  /** The tools; the built-in set when absent. */
+  readonly registrations?: readonly ToolRegistration[];
+  /** Where sql-wasm.wasm is, when not beside the bundle. */
+  readonly wasmPath?: string;
+}
+
+export interface Runtime {
+  readonly config: ZunoConfig;
+  readonly store: Store;
+  readonly host: Host;
+  readonly registry: ToolRegistry;
+  readonly scheduler: Scheduler;
+  readonly events: EventBus;
+  readonly env: CallEnvironment;
+  /** Stops persisting events and closes the store (flushing it). */
+  close(): Promise<void>;
+}
+
+/**
+ * Streaming fragments are not persisted: the assistant message and the call row hold the full
+ * text, and a row per token would make the store grow with the answer's length.
+ */
+const TRANSIENT_EVENTS: ReadonlySet<ZunoEvent['type']> = new Set(['assistant-delta', 'tool-call-output']);
+
+/**
+ * Checks ripgrep first (SPEC S4: a missing or old rg is a startup error, reported before any
+ * model request), then opens the store, which takes the state dir's one-writer lock.
+ */
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { config, host, workspaceRoot } = options;
+  await host.ripgrep();
+  const store = await Store.open({ stateDir: options.stateDir, ...(options.wasmPath ? { wasmPath: options.wasmPath } : {}) });
+  const events = new EventBus();
+  const stopPersisting = events.on((event) => {
+    if (!TRANSIENT_EVENTS.has(event.type)) store.recordEvent(event);
+  });
+  const env: CallEnvironment = { host, config, workspaceRoot };
+  const registry = new ToolRegistry(options.registrations ?? builtinToolRegistrations());
+  const scheduler = new Scheduler({ registry, ledger: store, events, env });
+  return {
+    config,
+    store,
+    host,
+    registry,
+    scheduler,
+    events,
+    env,
+    async close() {
+      stopPersisting();
+      await store.close();
+    },
+  };
+}
+
+export interface ProviderSettings {
+  readonly provider: ZunoConfig['model']['provider'];
+  readonly baseUrl: string;
+  readonly model: string | undefined;
+  readonly apiKey: ApiKeySource;
+  readonly retry: ZunoConfig['retry'];
+  readonly fetch?: typeof fetch;
+}
+
+/** The HTTP provider for `model.provider`. vscode.lm lives in the editor host, which brings its own. */
+export function createProvider(settings: ProviderSettings): ModelProvider {
+  if (settings.provider === 'vscode-lm') {
+    throw new ConfigError('model.provider "vscode-lm" works only inside VS Code. For zuno exec, set model.provider to "openai" or "anthropic".');
+  }
+  if (!settings.model) {
+    throw new ConfigError('No model is set: pass --model NAME, set model.name in the config file, or set ZUNO_MODEL.');
+  }
+  const options = {
+    baseUrl: settings.baseUrl,
+    model: settings.model,
+    apiKey: settings.apiKey,
+    // A model request has no side effects: it is retried like a Safe tool.
+    retry: { attempts: settings.retry.max_attempts, baseDelayMs: settings.retry.base_delay_ms },
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+  };
+  return settings.provider === 'anthropic' ? new AnthropicProvider(options) : new OpenAIProvider(options);
+}

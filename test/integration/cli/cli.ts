@@ -1,0 +1,113 @@
+/**
+ * Black-box helpers: build the real CLI bundle once, run `node <bundle> …` as a child process in
+ * a real temporary workspace, and read its `--json` event lines.
+ *
+ * The bundle is built with the project's own `esbuild.mjs` and then copied to a private folder
+ * inside `dist/`, because other builds may rewrite `dist/cli.js` while these tests run. It stays
+ * inside `dist/` so that it finds `node_modules` (the bundled ripgrep) the way `dist/cli.js` does.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import type { ZunoEvent } from '../../../src/core/events';
+
+const repository = join(__dirname, '..', '..', '..');
+
+let bundle: string | undefined;
+
+/** Builds once per test file (in a `before` hook) and removes the private copy afterwards. */
+export function useBuiltCli(): void {
+  before(() => {
+    // Serialised with other builds in this tree, so two never write dist/ at once.
+    execFileSync('flock', ['/tmp/zuno-build.lock', process.execPath, 'esbuild.mjs'], { cwd: repository, stdio: 'inherit' });
+    const folder = join(repository, 'dist', `.cli-test-${process.pid}`);
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(join(repository, 'dist', 'cli.js'), join(folder, 'cli.js'));
+    copyFileSync(join(repository, 'dist', 'sql-wasm.wasm'), join(folder, 'sql-wasm.wasm'));
+    bundle = join(folder, 'cli.js');
+  });
+  after(() => {
+    if (bundle) rmSync(join(bundle, '..'), { recursive: true, force: true });
+  });
+}
+
+export function builtCli(): string {
+  if (!bundle) throw new Error('Call useBuiltCli() at the top of the test file.');
+  return bundle;
+}
+
+/** A fresh workspace (symlinks resolved), removed when the test file ends. */
+export function temporaryWorkspace(files: Readonly<Record<string, string>> = {}): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'zuno-cli-')));
+  after(() => rmSync(root, { recursive: true, force: true }));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout parsed as JSON lines (for `--json` runs). */
+  readonly events: ZunoEvent[];
+}
+
+/** The environment a child gets: no ZUNO_* or API key variables leak in from the test's own. */
+export function childEnvironment(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('ZUNO_') && !key.endsWith('_API_KEY')) environment[key] = value;
+  }
+  return { ...environment, ...extra };
+}
+
+export function parseEventLines(stdout: string): ZunoEvent[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ZunoEvent);
+}
+
+/** Starts `node <bundle> …args`; stdin is closed at once, so the child has no terminal. */
+export function startZuno(args: readonly string[], options: { cwd: string; env?: Readonly<Record<string, string>> }): ChildProcess {
+  const child = spawn(process.execPath, [builtCli(), ...args], { cwd: options.cwd, env: childEnvironment(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin?.end();
+  return child;
+}
+
+/** Runs `zuno …args` to completion. */
+export function runZuno(args: readonly string[], options: { cwd: string; env?: Readonly<Record<string, string>> }): Promise<CliRun> {
+  const child = startZuno(args, options);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      let events: ZunoEvent[] = [];
+      try {
+        events = parseEventLines(stdout);
+      } catch {
+        // Not a --json run: stdout is plain text.
+      }
+      resolve({ code, signal, stdout, stderr, events });
+    });
+  });
+}
+
+/** Events of one type, narrowed. */
+export function eventsOf<T extends ZunoEvent['type']>(events: readonly ZunoEvent[], type: T): Extract<ZunoEvent, { type: T }>[] {
+  return events.filter((event): event is Extract<ZunoEvent, { type: T }> => event.type === type);
+}
+
+/** The flags every exec test passes: the scripted server, a model name, JSON output. */
+export function execArgs(baseUrl: string, workspace: string, ...rest: string[]): string[] {
+  return ['exec', '--workspace', workspace, '--base-url', baseUrl, '--model', 'scripted-model', '--json', ...rest];
+}

@@ -1,0 +1,187 @@
+/**
+ * A scripted Anthropic Messages server for tests: a real HTTP server on 127.0.0.1 streaming the
+ * real event sequence (message_start, content_block_start, content_block_delta with text_delta
+ * or input_json_delta split across several events, content_block_stop, message_delta,
+ * message_stop, with a ping in between).
+ *
+ *   const server = await startScriptedAnthropic({ script: [{ toolCalls: [...] }, { text: 'done' }] });
+ *   // point the client at server.baseUrl (ends in /v1); POST /v1/messages
+ *   assert.deepEqual(server.violations, []);
+ *   await server.close();
+ *
+ * Replies are the same ScriptedReply shapes as the OpenAI server's (text, toolCalls, error).
+ * Every request is checked: each tool_use in an assistant turn must be answered by a
+ * tool_result with its id, in call order, at the start of the very next user turn; the
+ * x-api-key and anthropic-version headers must be present; `system` must be top-level.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ScriptedReply } from './scripted-openai';
+
+interface Block {
+  readonly type: string;
+  readonly id?: string;
+  readonly tool_use_id?: string;
+  readonly text?: string;
+  readonly content?: unknown;
+  readonly input?: unknown;
+  readonly name?: string;
+}
+
+export interface AnthropicRequestBody {
+  readonly model: string;
+  readonly system?: string;
+  readonly max_tokens: number;
+  readonly stream?: boolean;
+  readonly messages: readonly { readonly role: string; readonly content: string | readonly Block[] }[];
+  readonly tools?: readonly { readonly name: string; readonly description: string; readonly input_schema: unknown }[];
+}
+
+export interface RecordedAnthropicRequest {
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: AnthropicRequestBody;
+}
+
+export interface ScriptedAnthropicServer {
+  readonly baseUrl: string;
+  readonly requests: RecordedAnthropicRequest[];
+  readonly violations: string[];
+  close(): Promise<void>;
+}
+
+const blocksOf = (content: string | readonly Block[]): readonly Block[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : content);
+
+export function anthropicPairingViolations(body: AnthropicRequestBody): string[] {
+  const problems: string[] = [];
+  body.messages.forEach((message, index) => {
+    const blocks = blocksOf(message.content);
+    if (message.role === 'system') problems.push(`message ${index}: a system message in messages; it belongs in the top-level system field`);
+    const previous = body.messages[index - 1];
+    if (previous?.role === message.role) problems.push(`message ${index}: two ${message.role} turns in a row`);
+    const asked = previous?.role === 'assistant' ? blocksOf(previous.content).filter((block) => block.type === 'tool_use').map((block) => block.id) : [];
+    const answered = blocks.filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id);
+    if (message.role === 'user' && JSON.stringify(answered) !== JSON.stringify(asked)) {
+      problems.push(`message ${index}: tool results [${answered.join(', ')}] do not answer tool calls [${asked.join(', ')}] in order`);
+    }
+    const firstOther = blocks.findIndex((block) => block.type !== 'tool_result');
+    if (firstOther !== -1 && blocks.slice(firstOther).some((block) => block.type === 'tool_result')) {
+      problems.push(`message ${index}: a tool_result after other content; results must come first`);
+    }
+  });
+  const last = body.messages[body.messages.length - 1];
+  if (last?.role === 'assistant' && blocksOf(last.content).some((block) => block.type === 'tool_use')) {
+    problems.push('end of request: the last assistant turn has tool calls without results');
+  }
+  return problems;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function writeEvent(response: ServerResponse, type: string, data: Record<string, unknown>): void {
+  response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+}
+
+function thirds(text: string): string[] {
+  const size = Math.max(1, Math.ceil(text.length / 3));
+  const parts: string[] = [];
+  for (let start = 0; start < text.length; start += size) parts.push(text.slice(start, start + size));
+  return parts;
+}
+
+let callCounter = 0;
+
+function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  writeEvent(response, 'message_start', {
+    message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } },
+  });
+  let index = 0;
+  if (reply.text) {
+    writeEvent(response, 'content_block_start', { index, content_block: { type: 'text', text: '' } });
+    writeEvent(response, 'ping', {});
+    for (const part of thirds(reply.text)) writeEvent(response, 'content_block_delta', { index, delta: { type: 'text_delta', text: part } });
+    writeEvent(response, 'content_block_stop', { index });
+    index++;
+  }
+  const calls = reply.toolCalls ?? [];
+  for (const call of calls) {
+    const id = call.id ?? `toolu_scripted_${++callCounter}`;
+    const json = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    writeEvent(response, 'content_block_start', { index, content_block: { type: 'tool_use', id, name: call.name, input: {} } });
+    for (const part of thirds(json)) writeEvent(response, 'content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
+    writeEvent(response, 'content_block_stop', { index });
+    index++;
+  }
+  writeEvent(response, 'message_delta', { delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } });
+  writeEvent(response, 'message_stop', {});
+  response.end();
+}
+
+export async function startScriptedAnthropic(options: {
+  readonly script: readonly (ScriptedReply | ((request: RecordedAnthropicRequest) => ScriptedReply))[];
+  readonly models?: readonly string[];
+}): Promise<ScriptedAnthropicServer> {
+  const requests: RecordedAnthropicRequest[] = [];
+  const violations: string[] = [];
+  const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = new URL(incoming.url ?? '/', 'http://127.0.0.1').pathname;
+    const raw = await readBody(incoming);
+    if (incoming.method === 'GET' && path === '/v1/models') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: (options.models ?? ['claude-scripted']).map((id) => ({ id, type: 'model' })), has_more: false }));
+      return;
+    }
+    if (incoming.method !== 'POST' || path !== '/v1/messages') {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `No route for ${path}` } }));
+      return;
+    }
+    const body = JSON.parse(raw) as AnthropicRequestBody;
+    const recorded: RecordedAnthropicRequest = { path, headers: incoming.headers, body };
+    requests.push(recorded);
+    const number = requests.length;
+    for (const problem of anthropicPairingViolations(body)) violations.push(`request ${number}: ${problem}`);
+    if (!incoming.headers['anthropic-version']) violations.push(`request ${number}: no anthropic-version header`);
+    const step = options.script[number - 1];
+    if (step === undefined) {
+      violations.push(`request ${number} arrived after the script ran out`);
+      streamReply(response, { text: 'The script has ended.' }, body.model);
+      return;
+    }
+    const reply = typeof step === 'function' ? step(recorded) : step;
+    if ('error' in reply) {
+      response.writeHead(reply.error.status, { 'content-type': 'application/json', ...reply.error.headers });
+      const type = reply.error.status === 401 ? 'authentication_error' : reply.error.status === 404 ? 'not_found_error' : 'api_error';
+      response.end(JSON.stringify({ type: 'error', error: { type, message: reply.error.message } }));
+      return;
+    }
+    streamReply(response, reply, body.model);
+  };
+  const server = createServer((incoming, response) => {
+    handle(incoming, response).catch((error: unknown) => {
+      violations.push(`server failure: ${error instanceof Error ? error.message : String(error)}`);
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    violations,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,260 @@
+/**
+ * A scripted OpenAI-compatible Chat Completions server for tests: a real HTTP server on
+ * 127.0.0.1 that streams real SSE (`chat.completion.chunk` objects, tool-call arguments split
+ * across several chunks and network writes, keep-alive comments, `data: [DONE]`).
+ *
+ * Usage:
+ *
+ *   const server = await startScriptedOpenAI({
+ *     script: [
+ *       { toolCalls: [{ name: 'read', arguments: { path: 'a.txt' } }] },
+ *       (request) => ({ text: `saw: ${lastToolResult(request)}` }),
+ *     ],
+ *   });
+ *   // point the client at server.baseUrl (ends in /v1)
+ *   ...
+ *   assert.deepEqual(server.violations, []);   // the pairing check, see below
+ *   await server.close();
+ *
+ * - `script` is a list of steps, one per POST /v1/chat/completions, in order. A step is a
+ *   ScriptedReply or a function of the recorded request returning one (to answer based on the
+ *   last tool result). `script` may also be one function `(request, index) => reply`.
+ * - A reply streams `text` and/or `toolCalls` (ids are generated when omitted), or answers with
+ *   an HTTP error (`error: {status, message}`, e.g. 401 or 404), or `stall: true` streams its
+ *   text and then never finishes (for cancellation tests).
+ * - `requests` records every request (path, headers, parsed body), in arrival order.
+ * - EVERY chat request is checked for pairing: each assistant tool call has exactly one
+ *   `role: "tool"` result with its id, in call order, before any other message. Problems are
+ *   collected in `violations` (with the request number) rather than thrown, because the server
+ *   cannot fail the test itself: assert `violations` is empty at the end of each test.
+ *   A request arriving after the script ran out is a violation too.
+ * - GET /v1/models lists `models` (default: the one model `scripted-model`).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedToolCall {
+  readonly id?: string;
+  readonly name: string;
+  /** An object is sent as its JSON text; a string is sent as is (to script malformed JSON). */
+  readonly arguments: string | Readonly<Record<string, unknown>>;
+}
+
+export type ScriptedReply =
+  | {
+      readonly text?: string;
+      readonly toolCalls?: readonly ScriptedToolCall[];
+      /** Stream the text, then keep the response open until the client goes away. */
+      readonly stall?: boolean;
+    }
+  | { readonly error: { readonly status: number; readonly message: string; readonly headers?: Readonly<Record<string, string>> } };
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  /** The parsed JSON body; `undefined` for GET. */
+  readonly body: ChatRequestBody | undefined;
+}
+
+export interface ChatMessage {
+  readonly role: string;
+  readonly content?: string | null;
+  readonly tool_calls?: readonly { readonly id: string; readonly type: string; readonly function: { readonly name: string; readonly arguments: string } }[];
+  readonly tool_call_id?: string;
+}
+
+export interface ChatRequestBody {
+  readonly model: string;
+  readonly messages: readonly ChatMessage[];
+  readonly tools?: readonly { readonly type: string; readonly function: { readonly name: string; readonly description: string; readonly parameters: unknown } }[];
+  readonly stream?: boolean;
+}
+
+export type ScriptStep = ScriptedReply | ((request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
+
+export interface ScriptedOpenAIOptions {
+  readonly script: readonly ScriptStep[] | ((request: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
+  /** What GET /v1/models lists. */
+  readonly models?: readonly string[];
+}
+
+export interface ScriptedOpenAIServer {
+  /** `http://127.0.0.1:PORT/v1` */
+  readonly baseUrl: string;
+  /** Every request, including GET /v1/models. */
+  readonly requests: RecordedRequest[];
+  /** Only the chat requests, in order. */
+  readonly chatRequests: () => RecordedRequest[];
+  /** Pairing and script problems, one line each; must be empty at the end of a test. */
+  readonly violations: string[];
+  close(): Promise<void>;
+}
+
+/** Checks one request's transcript: every tool call answered exactly once, in order, before anything else. */
+export function pairingViolations(messages: readonly ChatMessage[]): string[] {
+  const problems: string[] = [];
+  let pending: string[] = [];
+  messages.forEach((message, index) => {
+    if (message.role === 'tool') {
+      const expected = pending.shift();
+      if (expected === undefined) problems.push(`message ${index}: tool result ${message.tool_call_id} answers no pending tool call`);
+      else if (message.tool_call_id !== expected) {
+        problems.push(`message ${index}: tool result ${message.tool_call_id} arrived where the result of ${expected} was due (call order)`);
+      }
+      return;
+    }
+    if (pending.length > 0) problems.push(`message ${index} (${message.role}): tool calls ${pending.join(', ')} have no result`);
+    pending = (message.role === 'assistant' ? (message.tool_calls ?? []) : []).map((call) => call.id);
+    const unique = new Set(pending);
+    if (unique.size !== pending.length) problems.push(`message ${index}: duplicate tool call ids ${pending.join(', ')}`);
+  });
+  if (pending.length > 0) problems.push(`end of request: tool calls ${pending.join(', ')} have no result`);
+  return problems;
+}
+
+/** The content of the last `role: "tool"` message, for replies that react to a result. */
+export function lastToolResult(request: RecordedRequest): string {
+  const messages = request.body?.messages ?? [];
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message?.role === 'tool') return message.content ?? '';
+  }
+  return '';
+}
+
+/** Every tool result of a request, keyed by call id. */
+export function toolResults(request: RecordedRequest): Map<string, string> {
+  const results = new Map<string, string>();
+  for (const message of request.body?.messages ?? []) {
+    if (message.role === 'tool' && message.tool_call_id) results.set(message.tool_call_id, message.content ?? '');
+  }
+  return results;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+/** Pieces of about `size` characters; arguments arrive in several fragments, like real servers send them. */
+function pieces(text: string, count: number): string[] {
+  if (text.length === 0) return [''];
+  const size = Math.max(1, Math.ceil(text.length / count));
+  const parts: string[] = [];
+  for (let start = 0; start < text.length; start += size) parts.push(text.slice(start, start + size));
+  return parts;
+}
+
+const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Writes one SSE event in two network writes, split mid-line, so clients must reassemble lines. */
+async function writeEvent(response: ServerResponse, data: unknown): Promise<void> {
+  const line = `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+  const middle = Math.floor(line.length / 2);
+  response.write(line.slice(0, middle));
+  await nextTick();
+  response.write(line.slice(middle));
+}
+
+let callCounter = 0;
+
+async function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string): Promise<void> {
+  const id = `chatcmpl-${Date.now()}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: unknown, finishReason: string | null = null): unknown => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  response.write(': scripted server keep-alive\r\n\r\n');
+  await writeEvent(response, chunk({ role: 'assistant', content: '' }));
+  for (const part of pieces(reply.text ?? '', 3)) {
+    if (part) await writeEvent(response, chunk({ content: part }));
+  }
+  if (reply.stall) return;
+  const calls = reply.toolCalls ?? [];
+  for (const [index, call] of calls.entries()) {
+    const callId = call.id ?? `call_scripted_${++callCounter}`;
+    const argumentsText = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    await writeEvent(response, chunk({ tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (const part of pieces(argumentsText, 3)) {
+      await writeEvent(response, chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+    }
+  }
+  await writeEvent(response, chunk({}, calls.length > 0 ? 'tool_calls' : 'stop'));
+  await writeEvent(response, '[DONE]');
+  response.end();
+}
+
+export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promise<ScriptedOpenAIServer> {
+  const requests: RecordedRequest[] = [];
+  const violations: string[] = [];
+  const models = options.models ?? ['scripted-model'];
+  let chatCount = 0;
+
+  const replyFor = async (request: RecordedRequest, index: number): Promise<ScriptedReply> => {
+    if (typeof options.script === 'function') return options.script(request, index);
+    const step = options.script[index];
+    if (step === undefined) {
+      violations.push(`chat request ${index + 1} arrived after the script (${options.script.length} steps) ran out`);
+      return { text: 'The script has ended.' };
+    }
+    return typeof step === 'function' ? step(request) : step;
+  };
+
+  const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = new URL(incoming.url ?? '/', 'http://127.0.0.1').pathname;
+    const raw = await readBody(incoming);
+    const body = raw ? (JSON.parse(raw) as ChatRequestBody) : undefined;
+    const recorded: RecordedRequest = { method: incoming.method ?? 'GET', path, headers: incoming.headers, body };
+    requests.push(recorded);
+    if (incoming.method === 'GET' && path === '/v1/models') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ object: 'list', data: models.map((model) => ({ id: model, object: 'model', owned_by: 'scripted' })) }));
+      return;
+    }
+    if (incoming.method !== 'POST' || path !== '/v1/chat/completions' || !body) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: `No route for ${incoming.method} ${path}`, type: 'invalid_request_error' } }));
+      return;
+    }
+    const index = chatCount++;
+    for (const problem of pairingViolations(body.messages)) violations.push(`chat request ${index + 1}: ${problem}`);
+    const reply = await replyFor(recorded, index);
+    if ('error' in reply) {
+      response.writeHead(reply.error.status, { 'content-type': 'application/json', ...reply.error.headers });
+      response.end(JSON.stringify({ error: { message: reply.error.message, type: 'scripted_error', code: reply.error.status } }));
+      return;
+    }
+    await streamReply(response, reply, body.model);
+  };
+
+  const server: Server = createServer((incoming, response) => {
+    handle(incoming, response).catch((error: unknown) => {
+      violations.push(`server failure: ${error instanceof Error ? error.message : String(error)}`);
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    chatRequests: () => requests.filter((request) => request.method === 'POST'),
+    violations,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

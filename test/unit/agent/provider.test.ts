@@ -1,0 +1,34 @@
+// Provider error wording and retry timing helpers (SPEC §9 "Models"; issue 2 §10: clear errors).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { apiKeyHint, endpoint, retryAfterMs, serverMessage } from '../../../src/agent/provider';
+
+test('§9 models: the key hint fits where the key came from', () => {
+  assert.match(apiKeyHint({ key: undefined, envVar: 'OPENROUTER_API_KEY' }), /OPENROUTER_API_KEY is empty or not set: export OPENROUTER_API_KEY=<your key>/);
+  assert.match(apiKeyHint({ key: 'k', envVar: 'OPENROUTER_API_KEY' }), /Check the key in the environment variable OPENROUTER_API_KEY/);
+  assert.match(apiKeyHint({ key: 'k', envVar: undefined }), /Check that the API key is right/);
+  assert.match(apiKeyHint({ key: undefined, envVar: undefined }), /No API key was sent: .*--api-key-env VAR.*ZUNO_API_KEY/);
+});
+
+test('§9 models: the server explanation is found in the common error body shapes', () => {
+  assert.equal(serverMessage('{"error":{"message":"Invalid API key","type":"invalid_request_error"}}'), 'Invalid API key');
+  assert.equal(serverMessage('{"error":"model \\"x\\" not found, try pulling it first"}'), 'model "x" not found, try pulling it first');
+  assert.equal(serverMessage('{"type":"error","error":{"type":"not_found_error","message":"model: x"}}'), 'model: x');
+  assert.equal(serverMessage('{"message":"Unauthorized"}'), 'Unauthorized');
+  assert.equal(serverMessage('  Bad Gateway \n'), 'Bad Gateway');
+  assert.equal(serverMessage('x'.repeat(600)).length, 501);
+});
+
+test('§9 models: Retry-After is read as seconds or as a date, and bounded', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  assert.equal(retryAfterMs('2', now), 2000);
+  assert.equal(retryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', now), 5000);
+  assert.equal(retryAfterMs('86400', now), 30_000);
+  assert.equal(retryAfterMs(null, now), undefined);
+  assert.equal(retryAfterMs('soon', now), undefined);
+});
+
+test('§9 models: endpoints join the base URL with or without a trailing slash', () => {
+  assert.equal(endpoint('http://127.0.0.1:11434/v1', 'chat/completions'), 'http://127.0.0.1:11434/v1/chat/completions');
+  assert.equal(endpoint('https://openrouter.ai/api/v1/', 'models'), 'https://openrouter.ai/api/v1/models');
+});
