@@ -1,0 +1,150 @@
+/**
+ * Wires the extension together. Activation is lazy (the Chat view or a command) and light: it
+ * reads the settings, registers the view, the commands, the proposal file system and the status
+ * bar. The store (sql.js) and ripgrep are opened on first use, by the backend.
+ */
+import * as vscode from 'vscode';
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ZunoEvent } from '../../core/events';
+import type { Host } from '../../core/host';
+import type { ToolRegistration } from '../../core/registry';
+import { builtinToolRegistrations } from '../../tools/index';
+import { ApprovalBroker } from './approval-state';
+import { ApiKeys, EditorBackend, SESSION_STATE_KEY } from './backend';
+import { ChatController } from './chat-controller';
+import { ChatViewProvider } from './chat-view';
+import { registerCommands } from './commands';
+import { ConfigSource } from './config-source';
+import { createVscodeHost } from './host';
+import { createLanguageFeatures } from './language-features';
+import { CHAT_VIEW_ID, RUNNING_CONTEXT_KEY } from './manifest';
+import { EditorApprovals, PROPOSAL_SCHEME, ProposalFileSystem } from './proposals';
+import { QuestionBroker } from './question-state';
+import { SETTINGS_PREFIX } from './settings';
+import { ZunoStatusBar } from './status-bar';
+import { MirrorTerminal } from './terminal';
+import { MirroredProcessRunner } from './terminal-mirror';
+import { toolLogLine } from './tool-log';
+
+/** Settings read once, when the store and ripgrep are opened: changing them needs a reload. */
+const RESTART_SETTINGS = [`${SETTINGS_PREFIX}.ripgrep.path`];
+
+/** The extension's parts, with one lifetime: the extension's. */
+export class ZunoExtension implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly backend: EditorBackend;
+  private readonly controller: ChatController;
+
+  constructor(context: vscode.ExtensionContext) {
+    const log = vscode.window.createOutputChannel('Zuno', { log: true });
+    this.disposables.push(log);
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    // Tools check containment against the real path of the root, symlinks resolved.
+    const workspaceRoot = folder ? realpathSync.native(folder.uri.fsPath) : undefined;
+
+    const config = new ConfigSource(folder, (message) => {
+      log.error(message);
+      const [headline = '', ...problems] = message.split('\n');
+      void vscode.window.showErrorMessage(`${headline} ${problems.join(' · ')}`, 'Open Settings').then((choice) => {
+        const key = /\b(zuno\.[\w.]+)/.exec(message)?.[1];
+        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', key ?? SETTINGS_PREFIX);
+      });
+    });
+    this.disposables.push(config);
+
+    const proposals = new ProposalFileSystem();
+    this.disposables.push(proposals, vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, proposals, { isCaseSensitive: true }));
+
+    // The brokers and the backend talk to the controller, which is built from them below; these
+    // closures only run after activation, when it exists.
+    const post = (message: Parameters<ChatController['post']>[0]): void => controller.post(message);
+    const approvals = new ApprovalBroker(new EditorApprovals(proposals, post, (rule) => config.appendRule(rule)), workspaceRoot ?? '/');
+    const questions = new QuestionBroker(post);
+
+    let runner: MirroredProcessRunner | undefined;
+    const terminal = new MirrorTerminal(() => runner?.interrupt() ?? false);
+    this.disposables.push(terminal);
+
+    const registrations = (): readonly ToolRegistration[] => builtinToolRegistrations();
+    const statusBar = new ZunoStatusBar();
+    this.disposables.push(statusBar);
+
+    const onEvent = (event: ZunoEvent): void => {
+      const line = toolLogLine(event);
+      if (line) log.info(line);
+      controller.onEvent(event);
+    };
+
+    // Created on first use and shared: the runtime's tools and the availability checks of
+    // Toggle Tools see the same host. ripgrep.path is read here, hence RESTART_SETTINGS.
+    let host: Host | undefined;
+    const getHost = (): Host =>
+      (host ??= createVscodeHost({
+        stateDir: join(workspaceRoot ?? '.', '.zuno', 'state'),
+        approvals,
+        questions,
+        languageFeatures: createLanguageFeatures(),
+        ...(config.current.ok && config.current.config.ripgrep.path ? { ripgrepPath: config.current.config.ripgrep.path } : {}),
+        mirror: (inner) => (runner = new MirroredProcessRunner(inner, () => terminal.sink())),
+      }));
+
+    const apiKeys = new ApiKeys(context.secrets);
+    this.backend = new EditorBackend({
+      workspaceRoot,
+      config,
+      host: getHost,
+      registrations,
+      apiKeys,
+      workspaceState: context.workspaceState,
+      log,
+      onEvent,
+      configureModel: () => void vscode.commands.executeCommand('zuno.selectModel'),
+      statusChanged: () => controller.refreshStatus(),
+    });
+    this.disposables.push(this.backend);
+
+    const controller = new ChatController(this.backend, approvals, questions, context.workspaceState.get<string>(SESSION_STATE_KEY));
+    this.controller = controller;
+    const updateStatus = (): void => {
+      const current = config.current;
+      statusBar.update(current.ok ? current.config.permission.mode : undefined, controller.runningCalls);
+      void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT_KEY, controller.running);
+    };
+    controller.onDidChange(updateStatus);
+    updateStatus();
+
+    this.disposables.push(
+      config.onDidChange(() => controller.refreshStatus()),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        const changed = RESTART_SETTINGS.filter((key) => event.affectsConfiguration(key));
+        if (changed.length === 0) return;
+        void vscode.window.showInformationMessage(`Zuno: ${changed.join(', ')} takes effect after a window reload.`, 'Reload Window').then((choice) => {
+          if (choice) void vscode.commands.executeCommand('workbench.action.reloadWindow');
+        });
+      }),
+      vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, new ChatViewProvider(context.extensionUri, controller)),
+      ...registerCommands({
+        controller,
+        config,
+        apiKeys,
+        secrets: context.secrets,
+        log,
+        registrations,
+        openStore: () => this.backend.open(),
+        sessions: () => this.backend.sessions(),
+        environment: (current) => (workspaceRoot === undefined ? undefined : { host: getHost(), config: current, workspaceRoot }),
+      }),
+    );
+  }
+
+  /** Stops the running turn and closes the store, releasing the state dir for the next window. */
+  async shutdown(): Promise<void> {
+    this.controller.cancel();
+    await this.backend.close();
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables.splice(0).reverse()) disposable.dispose();
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * The runtime inside the editor: the same `createRuntime` + `runAgent` path as `zuno exec`, with
+ * the editor's Host (approvals and questions in the chat view, commands mirrored to the Zuno
+ * terminal) and, for `vscode-lm`, the editor's own model provider. Nothing heavy happens until
+ * the first use: the store (sql.js) and ripgrep are opened when the chat view first asks for its
+ * snapshot or a command needs them.
+ */
+import * as vscode from 'vscode';
+import { join } from 'node:path';
+import { createProvider, createRuntime, type Runtime } from '../../agent/runtime';
+import { runAgent } from '../../agent/loop';
+import { ProviderError, type ModelProvider } from '../../agent/provider';
+import type { ZunoConfig } from '../../core/config';
+import { ConfigError } from '../../core/errors';
+import type { ZunoEvent } from '../../core/events';
+import type { Host } from '../../core/host';
+import type { ToolRegistration } from '../../core/registry';
+import { Scheduler } from '../../core/scheduler';
+import type { CallEnvironment } from '../../core/tool';
+import type { SessionSummary, ViewStatus } from '../../webview/protocol';
+import type { ChatBackend } from './chat-controller';
+import type { ConfigSource } from './config-source';
+import { LanguageModelProvider, resolveChatModel } from './lm-provider';
+import { keyEnvironmentVariables, secretKeyFor, setupHint, type ModelProviderName } from './model-setup';
+
+export const SESSION_STATE_KEY = 'zuno.session';
+
+/** API keys in VS Code's SecretStorage only, per provider and server (see `secretKeyFor`). */
+export class ApiKeys {
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  /**
+   * The stored key; on first use, a key from ZUNO_API_KEY (or `model.api_key_env`) is moved into
+   * SecretStorage, so `npm start` works without typing it, and it is never written elsewhere.
+   */
+  async get(config: ZunoConfig): Promise<string | undefined> {
+    const { provider, base_url: baseUrl } = config.model;
+    const key = secretKeyFor(provider, baseUrl);
+    const stored = await this.secrets.get(key);
+    if (stored) return stored;
+    for (const variable of keyEnvironmentVariables(config)) {
+      const value = this.env[variable];
+      if (value) {
+        await this.secrets.store(key, value);
+        return value;
+      }
+    }
+    return undefined;
+  }
+
+  async set(provider: ModelProviderName, baseUrl: string, value: string | undefined): Promise<void> {
+    const key = secretKeyFor(provider, baseUrl);
+    if (value) await this.secrets.store(key, value);
+    else await this.secrets.delete(key);
+  }
+}
+
+export interface BackendOptions {
+  readonly workspaceRoot: string | undefined;
+  readonly config: ConfigSource;
+  readonly host: () => Host;
+  readonly registrations: () => readonly ToolRegistration[];
+  readonly apiKeys: ApiKeys;
+  readonly workspaceState: vscode.Memento;
+  readonly log: vscode.LogOutputChannel;
+  /** Every runtime event, for the controller, the tool log and the status bar. */
+  readonly onEvent: (event: ZunoEvent) => void;
+  readonly configureModel: () => void;
+  /** The status may read differently now (the set of vscode.lm models changed). */
+  readonly statusChanged: () => void;
+}
+
+const NO_FOLDER = 'Open a folder first: Zuno works inside a workspace folder (File › Open Folder…).';
+
+export class EditorBackend implements ChatBackend, vscode.Disposable {
+  private runtime: Promise<Runtime> | undefined;
+  private opened: Runtime | undefined;
+  /** How many vscode.lm models exist, for the setup hint; refreshed in the background. */
+  private languageModels: number | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly options: BackendOptions) {
+    this.disposables.push(vscode.lm.onDidChangeChatModels(() => this.countLanguageModels()));
+  }
+
+  /** Opens the store and checks ripgrep, once (SPEC S4: a missing rg is a startup error, shown). */
+  async open(): Promise<void> {
+    await this.ensureRuntime();
+  }
+
+  private ensureRuntime(): Promise<Runtime> {
+    const root = this.options.workspaceRoot;
+    if (root === undefined) return Promise.reject(new Error(NO_FOLDER));
+    this.runtime ??= (async () => {
+      const config = this.validConfig();
+      const runtime = await createRuntime({
+        config,
+        workspaceRoot: root,
+        stateDir: join(root, '.zuno', 'state'),
+        host: this.options.host(),
+        registrations: this.options.registrations(),
+      });
+      runtime.events.on((event) => this.options.onEvent(event));
+      this.opened = runtime;
+      return runtime;
+    })();
+    // A failed start (no rg, the state dir locked by another process) may be fixed and retried.
+    this.runtime.catch(() => (this.runtime = undefined));
+    return this.runtime;
+  }
+
+  private validConfig(): ZunoConfig {
+    const resolved = this.options.config.current;
+    if (!resolved.ok) throw new ConfigError(resolved.message);
+    return resolved.config;
+  }
+
+  private store() {
+    if (!this.opened) throw new Error('The Zuno store is not open yet.');
+    return this.opened.store;
+  }
+
+  events(sessionId: string): readonly ZunoEvent[] {
+    return this.store().events(sessionId);
+  }
+
+  callOutput(sessionId: string, callId: string): string | undefined {
+    return this.store().getCall(sessionId, callId)?.output;
+  }
+
+  sessions(): readonly SessionSummary[] {
+    return this.store()
+      .listSessions()
+      .map((session) => ({ id: session.id, title: session.title ?? '(untitled chat)', updatedAt: session.updatedAt }));
+  }
+
+  hasSession(sessionId: string): boolean {
+    return this.store().getSession(sessionId) !== undefined;
+  }
+
+  interrupted(sessionId: string): boolean {
+    return this.store().getSession(sessionId)?.status === 'active';
+  }
+
+  async run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
+    const runtime = await this.ensureRuntime();
+    let config = this.validConfig();
+    const provider = await this.provider(config);
+    const source = this.options.config;
+    // The scheduler reads the config live, so a rule added by "Allow like this" (or a deny rule
+    // typed into settings) applies to the very next call of the same turn. Should the settings
+    // become invalid mid-turn, the last valid config stays in force.
+    const env: CallEnvironment = {
+      host: runtime.host,
+      workspaceRoot: runtime.env.workspaceRoot,
+      get config(): ZunoConfig {
+        const current = source.current;
+        if (current.ok) config = current.config;
+        return config;
+      },
+    };
+    const scheduler = new Scheduler({ registry: runtime.registry, ledger: runtime.store, events: runtime.events, env });
+    const result = await runAgent({
+      store: runtime.store,
+      provider,
+      scheduler,
+      registry: runtime.registry,
+      env,
+      events: runtime.events,
+      prompt,
+      signal,
+      ...(sessionId !== undefined ? { sessionId } : {}),
+    });
+    const status = result.error instanceof ProviderError ? result.error.status : undefined;
+    if (status === 401 || status === 403) {
+      runtime.events.emit(result.sessionId, { type: 'notice', level: 'info', text: 'In VS Code, API keys are set with “Zuno: Set API Key” (Command Palette); they are kept in VS Code\'s SecretStorage.' });
+    }
+  }
+
+  private async provider(config: ZunoConfig): Promise<ModelProvider> {
+    const { provider, name, base_url: baseUrl } = config.model;
+    if (provider === 'vscode-lm') return new LanguageModelProvider(await resolveChatModel(name));
+    const hint = setupHint(config, this.languageModels);
+    if (hint) throw new ConfigError(hint);
+    const key = await this.options.apiKeys.get(config);
+    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry });
+  }
+
+  status(running: boolean): ViewStatus {
+    if (this.options.workspaceRoot === undefined) return { permissionMode: 'strict', modelLabel: 'no model', setupHint: NO_FOLDER, running };
+    const resolved = this.options.config.current;
+    if (!resolved.ok) return { permissionMode: 'strict', modelLabel: 'configuration invalid', setupHint: `${resolved.message}\nFix it in Settings (search “zuno”) or in .zuno/config.json.`, running };
+    const { config } = resolved;
+    const { provider, name, base_url: baseUrl } = config.model;
+    if (provider === 'vscode-lm' && this.languageModels === undefined) this.countLanguageModels();
+    const modelLabel = provider === 'vscode-lm' ? `VS Code model ${name ?? '(first available)'}` : name ? `${name} at ${baseUrl}` : 'no model';
+    const hint = setupHint(config, this.languageModels);
+    return { permissionMode: config.permission.mode, modelLabel, ...(hint ? { setupHint: hint } : {}), running };
+  }
+
+  private countLanguageModels(): void {
+    vscode.lm.selectChatModels().then(
+      (models) => {
+        const changed = models.length !== this.languageModels;
+        this.languageModels = models.length;
+        if (changed) this.options.statusChanged();
+      },
+      () => undefined,
+    );
+  }
+
+  configureModel(): void {
+    this.options.configureModel();
+  }
+
+  rememberSession(sessionId: string | undefined): void {
+    void this.options.workspaceState.update(SESSION_STATE_KEY, sessionId);
+  }
+
+  log(message: string): void {
+    this.options.log.warn(message);
+  }
+
+  /** Closes the store (flushing it) and releases the state dir's lock. */
+  async close(): Promise<void> {
+    const runtime = await this.runtime?.catch(() => undefined);
+    this.runtime = undefined;
+    this.opened = undefined;
+    await runtime?.close();
+  }
+
+  dispose(): void {
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+  }
+}

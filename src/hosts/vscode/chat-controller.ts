@@ -1,0 +1,345 @@
+/**
+ * The chat view's brain, with no `vscode` import: it takes validated messages from the webview,
+ * drives the runtime through `ChatBackend`, and streams events back. The rules it keeps (issue 4,
+ * "Chat sidebar"):
+ *
+ * - Updates are incremental: a `snapshot` once per (re)load of the view, then one `event` at a
+ *   time. Nothing is posted to a view that has not said `ready`; its snapshot covers what it missed.
+ * - State lives in the store. The snapshot is the session's stored events, plus what the store
+ *   deliberately does not keep (streamed text and live output of the turn in flight), plus the
+ *   final output of each finished call, so a reloaded view rebuilds every card.
+ * - One turn at a time: the approvals and the terminal belong to it. Switching chats while it
+ *   runs is refused with a clear message rather than hiding its pending approvals.
+ */
+import type { ZunoEvent } from '../../core/events';
+import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
+import type { ApprovalBroker } from './approval-state';
+import type { QuestionBroker } from './question-state';
+
+export interface ChatBackend {
+  /** Opens whatever the synchronous methods need (the store: sql.js is loaded on first use only). */
+  open(): Promise<void>;
+  /** The stored events of a session, in order. */
+  events(sessionId: string): readonly ZunoEvent[];
+  /** The model-facing output of a finished call, from its stored row. */
+  callOutput(sessionId: string, callId: string): string | undefined;
+  sessions(): readonly SessionSummary[];
+  hasSession(sessionId: string): boolean;
+  /** True when the session's last run never finished (the window closed or reloaded mid-turn). */
+  interrupted(sessionId: string): boolean;
+  /**
+   * Runs one prompt in the session (a new one when undefined) until the model stops. Resolves
+   * when the run is over; rejects when it cannot start (no model, invalid config, no ripgrep).
+   */
+  run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void>;
+  status(running: boolean): ViewStatus;
+  /** "Set up a model" from the view: the Select Model command. */
+  configureModel(): void;
+  /** Remembers the chat shown, so a reloaded window reopens it. */
+  rememberSession(sessionId: string | undefined): void;
+  log(message: string): void;
+}
+
+export const INTERRUPTED_MESSAGE =
+  'Interrupted: the window was closed or reloaded while Zuno was working. Calls that were running are recorded as indeterminate and are never re-run; send a message to continue.';
+
+/** Longest live output kept per running call for a snapshot; the tail is what matters. */
+const LIVE_OUTPUT_LIMIT = 64 * 1024;
+
+interface Turn {
+  readonly controller: AbortController;
+  /** Undefined until a new chat's `session-started` names it. */
+  sessionId: string | undefined;
+}
+
+export class ChatController {
+  private viewPost: ((message: ToWebview) => void) | undefined;
+  private viewReady = false;
+  private currentSession: string | undefined;
+  private turn: Turn | undefined;
+  /** Streamed text since the last complete assistant message (not persisted by the runtime). */
+  private partialText = '';
+  /** Live output of calls that started and have not finished, by call id. */
+  private readonly liveOutput = new Map<string, string>();
+  /** Calls that streamed output, so their final output is not sent a second time. */
+  private readonly streamed = new Set<string>();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly backend: ChatBackend,
+    private readonly approvals: ApprovalBroker,
+    private readonly questions: QuestionBroker,
+    initialSession?: string,
+  ) {
+    this.currentSession = initialSession;
+  }
+
+  get sessionId(): string | undefined {
+    return this.currentSession;
+  }
+
+  get running(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /** How many calls are executing now (started, not finished), for the status bar. */
+  get runningCalls(): number {
+    return this.liveOutput.size;
+  }
+
+  /** Called when `running` or `runningCalls` changes. */
+  onDidChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A view (re)appeared; it gets nothing until it says `ready`. */
+  attachView(post: (message: ToWebview) => void): void {
+    this.viewPost = post;
+    this.viewReady = false;
+  }
+
+  detachView(): void {
+    this.viewPost = undefined;
+    this.viewReady = false;
+  }
+
+  /** Posts to the view when it is ready; the approval and question brokers post through here. */
+  post(message: ToWebview): void {
+    if (this.viewReady) this.viewPost?.(message);
+  }
+
+  /** Every message from the webview arrives here unvalidated. */
+  async receive(raw: unknown): Promise<void> {
+    const parsed = parseFromWebview(raw);
+    if (!parsed.ok) {
+      this.backend.log(`Ignored an invalid message from the chat view: ${parsed.error}`);
+      return;
+    }
+    try {
+      await this.handle(parsed.message);
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      this.backend.log(`Handling "${parsed.message.type}" from the chat view failed: ${text}`);
+      this.post({ type: 'error', text });
+    }
+  }
+
+  private async handle(message: FromWebview): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        return this.sendSnapshot();
+      case 'send':
+        return this.send(message.text);
+      case 'cancel':
+        this.cancel();
+        return;
+      case 'new-chat':
+        this.newChat();
+        return;
+      case 'list-sessions':
+        await this.backend.open();
+        this.post({ type: 'sessions', sessions: this.backend.sessions() });
+        return;
+      case 'open-session':
+        await this.openSession(message.sessionId);
+        return;
+      case 'approval-decision':
+        await this.approvals.decide(message.callId, {
+          approved: message.approved,
+          ...(message.reason !== undefined ? { reason: message.reason } : {}),
+          ...(message.allowLikeThis !== undefined ? { allowLikeThis: message.allowLikeThis } : {}),
+        });
+        return;
+      case 'show-diff':
+        await this.approvals.showDiff(message.callId);
+        return;
+      case 'question-answer':
+        this.questions.answer(message.callId, { answered: message.answered, selected: message.selected, ...(message.text !== undefined ? { text: message.text } : {}) });
+        return;
+      case 'configure-model':
+        this.backend.configureModel();
+        return;
+    }
+  }
+
+  /** Sends one prompt; a second one while a turn runs is refused. */
+  async send(text: string): Promise<void> {
+    if (this.turn) {
+      this.post({ type: 'error', text: 'Zuno is still working on the previous message: wait for it, or cancel it first.' });
+      return;
+    }
+    const turn: Turn = { controller: new AbortController(), sessionId: this.currentSession };
+    this.turn = turn;
+    this.partialText = '';
+    this.refreshStatus();
+    try {
+      await this.backend.run(text, this.currentSession, turn.controller.signal);
+    } catch (error) {
+      this.post({ type: 'error', text: error instanceof Error ? error.message : String(error) });
+    } finally {
+      this.turn = undefined;
+      this.partialText = '';
+      this.liveOutput.clear();
+      this.streamed.clear();
+      this.refreshStatus();
+    }
+  }
+
+  /** Cancel in the view, the palette or the title bar: stops the model, the tools and every prompt. */
+  cancel(): void {
+    this.turn?.controller.abort();
+    this.approvals.cancelAll();
+    this.questions.cancelAll();
+  }
+
+  /** Refused while a turn runs (it would hide that turn's approvals); the caller shows why. */
+  newChat(): boolean {
+    if (this.refuseWhileRunning('start a new chat')) return false;
+    this.switchTo(undefined);
+    return true;
+  }
+
+  async openSession(sessionId: string): Promise<boolean> {
+    if (sessionId !== this.currentSession && this.refuseWhileRunning('open another chat')) return false;
+    await this.backend.open();
+    if (!this.backend.hasSession(sessionId)) {
+      this.post({ type: 'error', text: `There is no chat ${sessionId} in this workspace's history.` });
+      return false;
+    }
+    this.switchTo(sessionId);
+    return true;
+  }
+
+  /** Tells the view (and the status bar) that model, mode or config changed. */
+  refreshStatus(): void {
+    this.post({ type: 'status', status: this.backend.status(this.running) });
+    this.changed();
+  }
+
+  /** Every runtime event passes through here, for every session. */
+  onEvent(event: ZunoEvent): void {
+    const turn = this.turn;
+    if (turn && turn.sessionId === undefined && event.type === 'session-started') {
+      // The new chat this turn started now has a name: show it.
+      turn.sessionId = event.session_id;
+      this.currentSession = event.session_id;
+      this.backend.rememberSession(event.session_id);
+      this.postSnapshotNow();
+      return;
+    }
+    if (!turn || event.session_id !== turn.sessionId) {
+      if (event.session_id === this.currentSession) this.post({ type: 'event', event });
+      return;
+    }
+    this.track(event);
+    if (event.session_id !== this.currentSession) return;
+    this.post({ type: 'event', event });
+    if (event.type === 'tool-call-finished' && event.outcome !== 'blocked' && !this.streamed.has(event.call_id)) {
+      // A call that streamed nothing still gets its output on its card, as after a reload.
+      this.postFinalOutput(event);
+    }
+  }
+
+  /** Keeps the turn's transient state, which the store does not persist, for snapshots. */
+  private track(event: ZunoEvent): void {
+    switch (event.type) {
+      case 'assistant-delta':
+        this.partialText += event.text;
+        return;
+      case 'assistant-message':
+        this.partialText = '';
+        return;
+      case 'tool-call-started':
+        this.liveOutput.set(event.call_id, '');
+        this.changed();
+        return;
+      case 'tool-call-output': {
+        this.streamed.add(event.call_id);
+        const kept = (this.liveOutput.get(event.call_id) ?? '') + event.chunk;
+        this.liveOutput.set(event.call_id, kept.length > LIVE_OUTPUT_LIMIT ? kept.slice(kept.length - LIVE_OUTPUT_LIMIT) : kept);
+        return;
+      }
+      case 'tool-call-finished':
+        if (this.liveOutput.delete(event.call_id)) this.changed();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private postFinalOutput(finished: Extract<ZunoEvent, { type: 'tool-call-finished' }>): void {
+    const output = this.backend.callOutput(finished.session_id, finished.call_id);
+    if (output) this.post({ type: 'event', event: { type: 'tool-call-output', call_id: finished.call_id, chunk: output, ts: finished.ts, session_id: finished.session_id } });
+  }
+
+  private async sendSnapshot(): Promise<void> {
+    try {
+      await this.backend.open();
+    } catch (error) {
+      // No store (no folder, no ripgrep, the state dir locked): the view still gets a page and
+      // the reason, rather than staying blank.
+      this.postSnapshotNow(false);
+      this.post({ type: 'error', text: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    if (this.currentSession !== undefined && !this.backend.hasSession(this.currentSession)) this.switchTo(undefined);
+    // Built and posted in one synchronous step after the store is open, so no event can fall
+    // between what the snapshot holds and what is streamed after it.
+    this.postSnapshotNow();
+  }
+
+  private postSnapshotNow(withHistory = true): void {
+    if (!this.viewPost) return;
+    const sessionId = this.currentSession;
+    const runningHere = this.turn !== undefined && this.turn.sessionId === sessionId;
+    this.viewPost({
+      type: 'snapshot',
+      sessionId,
+      events: sessionId === undefined || !withHistory ? [] : this.snapshotEvents(sessionId, runningHere),
+      approvals: runningHere || sessionId === undefined ? this.approvals.pending() : [],
+      questions: runningHere || sessionId === undefined ? this.questions.pending() : [],
+      status: this.backend.status(this.running),
+    });
+    this.viewReady = true;
+  }
+
+  private snapshotEvents(sessionId: string, runningHere: boolean): ZunoEvent[] {
+    const events: ZunoEvent[] = [];
+    for (const event of this.backend.events(sessionId)) {
+      if (event.type === 'tool-call-finished' && event.outcome !== 'blocked') {
+        const output = this.backend.callOutput(sessionId, event.call_id);
+        if (output) events.push({ type: 'tool-call-output', call_id: event.call_id, chunk: output, ts: event.ts, session_id: sessionId });
+      }
+      events.push(event);
+    }
+    if (!runningHere && this.backend.interrupted(sessionId)) {
+      // Not persisted: the next run of this session records what really happened (R3).
+      events.push({ type: 'session-finished', reason: 'cancelled', message: INTERRUPTED_MESSAGE, ts: events.at(-1)?.ts ?? 0, session_id: sessionId });
+    }
+    if (runningHere) {
+      const now = events.at(-1)?.ts ?? 0;
+      for (const [callId, chunk] of this.liveOutput) {
+        if (chunk) events.push({ type: 'tool-call-output', call_id: callId, chunk, ts: now, session_id: sessionId });
+      }
+      if (this.partialText) events.push({ type: 'assistant-delta', text: this.partialText, ts: now, session_id: sessionId });
+    }
+    return events;
+  }
+
+  private switchTo(sessionId: string | undefined): void {
+    this.currentSession = sessionId;
+    this.backend.rememberSession(sessionId);
+    this.postSnapshotNow();
+  }
+
+  private refuseWhileRunning(what: string): boolean {
+    if (!this.turn) return false;
+    this.post({ type: 'error', text: `Zuno is working in this chat. Cancel it first, then ${what}.` });
+    return true;
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

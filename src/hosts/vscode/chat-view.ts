@@ -1,0 +1,49 @@
+/**
+ * The Chat webview view. It holds no state of its own (not even `retainContextWhenHidden`):
+ * each time the page loads it says `ready` and gets a snapshot rebuilt from the store, so
+ * hiding, moving or reloading the view loses nothing.
+ */
+import * as vscode from 'vscode';
+import type { ChatController } from './chat-controller';
+import { createNonce, renderWebviewHtml } from './webview-html';
+
+/**
+ * Everything the page may load. `media/` holds the stylesheet and icons; the script is the esbuild
+ * bundle `dist/webview.js`. Nothing else under the extension is reachable from the page.
+ */
+export const WEBVIEW_SCRIPT = ['dist', 'webview.js'] as const;
+export const WEBVIEW_STYLE = ['media', 'chat.css'] as const;
+
+export class ChatViewProvider implements vscode.WebviewViewProvider {
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly controller: ChatController,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    const { webview } = view;
+    webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media'), vscode.Uri.joinPath(this.extensionUri, WEBVIEW_SCRIPT[0])],
+    };
+    const post = (message: unknown): void => void webview.postMessage(message);
+    this.controller.attachView(post);
+    const subscriptions = [
+      webview.onDidReceiveMessage((message: unknown) => this.controller.receive(message)),
+      // A hidden view's page is discarded; it says `ready` again when shown, and gets a snapshot.
+      view.onDidChangeVisibility(() => {
+        if (!view.visible) this.controller.attachView(post);
+      }),
+    ];
+    view.onDidDispose(() => {
+      for (const subscription of subscriptions) subscription.dispose();
+      this.controller.detachView();
+    });
+    webview.html = renderWebviewHtml({
+      cspSource: webview.cspSource,
+      nonce: createNonce(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...WEBVIEW_SCRIPT)).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...WEBVIEW_STYLE)).toString(),
+    });
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The extension's contributions as data: the one command table, the view, and the settings.
+ * `scripts/contribute-manifest.ts` writes them into package.json, the registration loop in
+ * `commands.ts` is typed by the same ids, and a unit test fails if package.json drifts, so a
+ * command can never be declared without a handler or registered without a palette entry.
+ * No `vscode` import.
+ */
+import { contributedConfiguration } from './settings';
+
+export const VIEW_CONTAINER_ID = 'zuno';
+export const CHAT_VIEW_ID = 'zuno.chat';
+/** A `when`-clause context key the extension sets while a turn is running. */
+export const RUNNING_CONTEXT_KEY = 'zuno.running';
+
+export interface CommandDefinition {
+  readonly title: string;
+  /** A codicon, for buttons in the view's title bar. */
+  readonly icon?: string;
+  /** Shown in the Chat view's title bar, at this position, when `when` holds. */
+  readonly viewTitle?: { readonly order: number; readonly when?: string };
+}
+
+/** Every command, in palette order. Category "Zuno" is added to each. */
+export const COMMANDS = {
+  'zuno.newChat': { title: 'New Chat', icon: '$(add)', viewTitle: { order: 2 } },
+  'zuno.cancel': { title: 'Cancel', icon: '$(debug-stop)', viewTitle: { order: 1, when: RUNNING_CONTEXT_KEY } },
+  'zuno.showHistory': { title: 'Show History', icon: '$(history)', viewTitle: { order: 3 } },
+  'zuno.toggleTools': { title: 'Toggle Tools…', icon: '$(tools)' },
+  'zuno.setPermissionMode': { title: 'Set Permission Mode', icon: '$(shield)' },
+  'zuno.selectModel': { title: 'Select Model' },
+  'zuno.setApiKey': { title: 'Set API Key' },
+  'zuno.openToolLog': { title: 'Open Tool Log', icon: '$(output)' },
+} as const satisfies Record<string, CommandDefinition>;
+
+export type CommandId = keyof typeof COMMANDS;
+
+export const COMMAND_IDS = Object.keys(COMMANDS) as CommandId[];
+
+/** The parts of package.json this module owns. */
+export interface ContributedManifest {
+  readonly categories: readonly string[];
+  /** The marketplace icon; vsce accepts only PNG there (the activity bar uses media/zuno.svg). */
+  readonly icon: string;
+  readonly capabilities: Record<string, unknown>;
+  readonly activationEvents: readonly string[];
+  readonly contributes: Record<string, unknown>;
+}
+
+export function contributedManifest(): ContributedManifest {
+  const commandEntries = COMMAND_IDS.map((command) => {
+    const definition: CommandDefinition = COMMANDS[command];
+    return { command, title: definition.title, category: 'Zuno', ...(definition.icon ? { icon: definition.icon } : {}) };
+  });
+  const viewTitle = COMMAND_IDS.flatMap((command) => {
+    const definition: CommandDefinition = COMMANDS[command];
+    if (!definition.viewTitle) return [];
+    const when = [`view == ${CHAT_VIEW_ID}`, ...(definition.viewTitle.when ? [definition.viewTitle.when] : [])].join(' && ');
+    return [{ command, when, group: `navigation@${definition.viewTitle.order}` }];
+  });
+  return {
+    categories: ['AI', 'Chat'],
+    icon: 'media/icon.png',
+    capabilities: {
+      // Zuno runs commands and hooks that a workspace's settings and .zuno/config.json name, so it
+      // must not run in a folder the user has not trusted.
+      untrustedWorkspaces: { supported: false, description: 'Zuno runs commands and edits files in the workspace, as configured by the workspace.' },
+    },
+    // Lazy: nothing runs until the Chat view opens or a command is invoked (issue 4, Activation).
+    activationEvents: [`onView:${CHAT_VIEW_ID}`, ...COMMAND_IDS.map((command) => `onCommand:${command}`)],
+    contributes: {
+      viewsContainers: {
+        activitybar: [{ id: VIEW_CONTAINER_ID, title: 'Zuno', icon: 'media/zuno.svg' }],
+      },
+      views: {
+        [VIEW_CONTAINER_ID]: [{ type: 'webview', id: CHAT_VIEW_ID, name: 'Chat' }],
+      },
+      commands: commandEntries,
+      menus: { 'view/title': viewTitle },
+      configuration: contributedConfiguration(),
+    },
+  };
+}

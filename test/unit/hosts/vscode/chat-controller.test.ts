@@ -1,0 +1,307 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventBus, type ZunoEvent, type ZunoEventBody } from '../../../../src/core/events';
+import type { ApprovalRequest } from '../../../../src/core/host';
+import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
+import { ChatController, INTERRUPTED_MESSAGE, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
+import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
+import type { SessionSummary, ToWebview, ViewStatus } from '../../../../src/webview/protocol';
+
+/** A store-like backend: events are persisted (deltas and live output are not, as in the runtime). */
+class FakeBackend implements ChatBackend {
+  readonly bus = new EventBus(() => 1000);
+  readonly stored = new Map<string, ZunoEvent[]>();
+  readonly outputs = new Map<string, string>();
+  readonly logs: string[] = [];
+  remembered: string | undefined = 'none';
+  opened = 0;
+  configureRequests = 0;
+  /** The body of the next run; receives the session id and the signal. */
+  script: (emit: (body: ZunoEventBody) => void, signal: AbortSignal) => Promise<void> = async () => undefined;
+  private sessionCounter = 0;
+
+  constructor() {
+    this.bus.on((event) => {
+      if (event.type !== 'assistant-delta' && event.type !== 'tool-call-output') {
+        const list = this.stored.get(event.session_id) ?? [];
+        list.push(event);
+        this.stored.set(event.session_id, list);
+      }
+    });
+  }
+  async open(): Promise<void> {
+    this.opened++;
+  }
+  events(sessionId: string): readonly ZunoEvent[] {
+    return this.stored.get(sessionId) ?? [];
+  }
+  callOutput(_sessionId: string, callId: string): string | undefined {
+    return this.outputs.get(callId);
+  }
+  sessions(): readonly SessionSummary[] {
+    return [...this.stored.keys()].map((id) => ({ id, title: `chat ${id}`, updatedAt: 1 }));
+  }
+  hasSession(sessionId: string): boolean {
+    return this.stored.has(sessionId);
+  }
+  interrupted(sessionId: string): boolean {
+    const events = this.stored.get(sessionId) ?? [];
+    return events.some((event) => event.type === 'session-started') && !events.some((event) => event.type === 'session-finished');
+  }
+  async run(_prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
+    const id = sessionId ?? `s${++this.sessionCounter}`;
+    this.bus.emit(id, { type: 'session-started' });
+    await this.script((body) => this.bus.emit(id, body), signal);
+  }
+  status(running: boolean): ViewStatus {
+    return { permissionMode: 'strict', modelLabel: 'test-model', running };
+  }
+  configureModel(): void {
+    this.configureRequests++;
+  }
+  rememberSession(sessionId: string | undefined): void {
+    this.remembered = sessionId;
+  }
+  log(message: string): void {
+    this.logs.push(message);
+  }
+}
+
+const noEditor: ApprovalEnvironment = {
+  post: () => undefined,
+  showDiff: async () => undefined,
+  proposedText: async () => undefined,
+  unsavedPaths: () => [],
+  currentText: async () => undefined,
+  addAllowRule: async () => undefined,
+  discardProposals: async () => undefined,
+};
+
+function setup(initialSession?: string) {
+  const backend = new FakeBackend();
+  const approvals = new ApprovalBroker({ ...noEditor, post: (message) => controller.post(message) }, '/w');
+  const questions = new QuestionBroker((message) => controller.post(message));
+  const controller = new ChatController(backend, approvals, questions, initialSession);
+  const view: ToWebview[] = [];
+  backend.bus.on((event) => controller.onEvent(event));
+  controller.attachView((message) => view.push(message));
+  return { backend, controller, approvals, questions, view };
+}
+
+const deferred = () => {
+  let release: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => (release = resolve));
+  return { promise, release };
+};
+
+const types = (messages: readonly ToWebview[]): string[] =>
+  messages.map((message) => (message.type === 'event' ? `event:${message.event.type}` : message.type));
+
+test('issue 4 Security: every message from the webview is validated; invalid ones are logged and ignored', async () => {
+  const { backend, controller, view } = setup();
+  await controller.receive({ type: 'send' });
+  await controller.receive({ type: 'send', text: 'x', extra: true });
+  await controller.receive({ type: 'approval-decision', callId: 'c1', approved: 'yes' });
+  await controller.receive('ready');
+  assert.equal(backend.logs.length, 4);
+  assert.match(backend.logs[0] ?? '', /Ignored an invalid message from the chat view/);
+  assert.deepEqual(view, []);
+});
+
+test('issue 4 Updates are incremental: nothing before ready, one snapshot, then one event at a time', async () => {
+  const { backend, controller, view } = setup();
+  const gate = deferred();
+  backend.script = async (emit) => {
+    emit({ type: 'user-message', text: 'hi' });
+    emit({ type: 'assistant-delta', text: 'Hel' });
+    emit({ type: 'assistant-delta', text: 'lo' });
+    await gate.promise;
+    emit({ type: 'assistant-message', text: 'Hello' });
+    emit({ type: 'session-finished', reason: 'done' });
+  };
+  await controller.receive({ type: 'ready' });
+  assert.deepEqual(types(view), ['snapshot']);
+  const sending = controller.receive({ type: 'send', text: 'hi' });
+  await Promise.resolve();
+  gate.release();
+  await sending;
+  assert.deepEqual(types(view), ['snapshot', 'status', 'snapshot', 'event:user-message', 'event:assistant-delta', 'event:assistant-delta', 'event:assistant-message', 'event:session-finished', 'status']);
+  const statuses = view.flatMap((message) => (message.type === 'status' ? [message.status.running] : []));
+  assert.deepEqual(statuses, [true, false], 'the view is told when the turn starts and ends');
+  const newChat = view[2];
+  assert.equal(newChat?.type === 'snapshot' ? newChat.sessionId : undefined, 's1', 'the new chat is named by its first event');
+  assert.equal(backend.remembered, 's1');
+  assert.equal(controller.running, false);
+});
+
+test('issue 4 State: a view reloaded mid-turn gets stored events plus the streamed text and live output the store does not keep', async () => {
+  const { backend, controller, view } = setup();
+  const gate = deferred();
+  backend.script = async (emit) => {
+    emit({ type: 'user-message', text: 'run it' });
+    emit({ type: 'assistant-delta', text: 'Running ' });
+    emit({ type: 'tool-call-started', call_id: 'c1', tool: 'shell', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 });
+    emit({ type: 'tool-call-output', call_id: 'c1', chunk: 'compiling…\n' });
+    await gate.promise;
+  };
+  await controller.receive({ type: 'ready' });
+  const sending = controller.receive({ type: 'send', text: 'run it' });
+  await Promise.resolve();
+  assert.equal(controller.runningCalls, 1);
+  // The view is reloaded: a new webview, which says ready again.
+  const reloaded: ToWebview[] = [];
+  controller.attachView((message) => reloaded.push(message));
+  backend.bus.emit('s1', { type: 'notice', level: 'info', text: 'dropped: the reloaded view is not ready yet' });
+  assert.equal(reloaded.length, 0);
+  await controller.receive({ type: 'ready' });
+  const snapshot = reloaded[0];
+  assert.equal(snapshot?.type, 'snapshot');
+  if (snapshot?.type !== 'snapshot') return;
+  assert.equal(snapshot.sessionId, 's1');
+  assert.deepEqual(
+    snapshot.events.map((event) => event.type),
+    ['session-started', 'user-message', 'tool-call-started', 'notice', 'tool-call-output', 'assistant-delta'],
+  );
+  const live = snapshot.events.at(-2);
+  assert.equal(live?.type === 'tool-call-output' ? live.chunk : '', 'compiling…\n');
+  const text = snapshot.events.at(-1);
+  assert.equal(text?.type === 'assistant-delta' ? text.text : '', 'Running ');
+  assert.equal(snapshot.status.running, true);
+  gate.release();
+  await sending;
+  assert.equal(view.length > 0, true);
+});
+
+test('issue 4 Tool cards: a finished call gets its stored output on its card, live and after a reload, but blocked calls do not', async () => {
+  const { backend, controller, view } = setup();
+  backend.outputs.set('c1', '1: hello');
+  backend.outputs.set('c2', 'BLOCKED (denied): …');
+  backend.script = async (emit) => {
+    emit({ type: 'tool-call-started', call_id: 'c1', tool: 'read', effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe', attempt: 1 });
+    emit({ type: 'tool-call-finished', call_id: 'c1', tool: 'read', outcome: 'ok', duration_ms: 3, truncated: false });
+    emit({ type: 'dispatch-blocked', call_id: 'c2', tool: 'write', category: 'denied', reason: 'The user declined this call.' });
+    emit({ type: 'tool-call-finished', call_id: 'c2', tool: 'write', outcome: 'blocked', category: 'denied', duration_ms: 0, truncated: false });
+    emit({ type: 'session-finished', reason: 'done' });
+  };
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'send', text: 'go' });
+  const live = view.filter((message) => message.type === 'event').map((message) => (message.type === 'event' ? message.event : undefined));
+  assert.deepEqual(
+    live.map((event) => event?.type),
+    ['tool-call-started', 'tool-call-finished', 'tool-call-output', 'dispatch-blocked', 'tool-call-finished', 'session-finished'],
+  );
+  view.length = 0;
+  await controller.receive({ type: 'ready' });
+  const snapshot = view[0];
+  assert.deepEqual(
+    snapshot?.type === 'snapshot' ? snapshot.events.map((event) => event.type) : [],
+    ['session-started', 'tool-call-started', 'tool-call-output', 'tool-call-finished', 'dispatch-blocked', 'tool-call-finished', 'session-finished'],
+  );
+});
+
+test('issue 4 Controls: a second send while a turn runs is refused; Cancel aborts the turn and closes approvals and questions', async () => {
+  const { backend, controller, view, approvals, questions } = setup();
+  let approval: Promise<unknown> = Promise.resolve();
+  let question: Promise<unknown> = Promise.resolve();
+  backend.script = async (_emit, signal) => {
+    const request: ApprovalRequest = {
+      callId: 'c1',
+      sessionId: 's1',
+      tool: 'shell',
+      arguments: { command: 'make' },
+      declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
+      reason: 'strict',
+      subject: 'make',
+    };
+    approval = approvals.request(request, new AbortController().signal);
+    question = questions.ask({ callId: 'q1', sessionId: 's1', question: 'Sure?' }, new AbortController().signal);
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+  };
+  await controller.receive({ type: 'ready' });
+  const sending = controller.receive({ type: 'send', text: 'build' });
+  await Promise.resolve();
+  assert.equal(controller.running, true);
+  await controller.receive({ type: 'send', text: 'again' });
+  assert.match(view.filter((message) => message.type === 'error').map((message) => (message.type === 'error' ? message.text : '')).join(), /still working on the previous message/);
+  assert.deepEqual(types(view).filter((type) => type === 'approval' || type === 'question'), ['approval', 'question']);
+  await controller.receive({ type: 'new-chat' });
+  assert.match(JSON.stringify(view.at(-1)), /Cancel it first, then start a new chat/);
+  await controller.receive({ type: 'cancel' });
+  await sending;
+  assert.deepEqual(await approval, { approved: false, reason: 'cancelled' });
+  assert.deepEqual(await question, { answered: false });
+  assert.equal(controller.running, false);
+});
+
+test('issue 4 Approvals in the view: a decision from the view reaches the pending request', async () => {
+  const { controller, approvals } = setup();
+  await controller.receive({ type: 'ready' });
+  const request: ApprovalRequest = {
+    callId: 'c9',
+    sessionId: 's1',
+    tool: 'shell',
+    arguments: { command: 'ls' },
+    declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
+    reason: 'strict',
+  };
+  const pending = approvals.request(request, new AbortController().signal);
+  await controller.receive({ type: 'approval-decision', callId: 'c9', approved: false, reason: 'no' });
+  assert.deepEqual(await pending, { approved: false, reason: 'no' });
+});
+
+test('issue 4 History: list, open and start chats; an unknown chat is refused; a vanished remembered chat falls back to a new one', async () => {
+  const { backend, controller, view } = setup('gone');
+  await controller.receive({ type: 'ready' });
+  const first = view[0];
+  assert.equal(first?.type === 'snapshot' ? first.sessionId : 'x', undefined);
+  backend.bus.emit('old', { type: 'user-message', text: 'earlier' });
+  await controller.receive({ type: 'list-sessions' });
+  assert.deepEqual(view.at(-1), { type: 'sessions', sessions: [{ id: 'old', title: 'chat old', updatedAt: 1 }] });
+  await controller.receive({ type: 'open-session', sessionId: 'old' });
+  const opened = view.at(-1);
+  assert.deepEqual(opened?.type === 'snapshot' ? [opened.sessionId, opened.events.map((event) => event.type)] : [], ['old', ['user-message']]);
+  assert.equal(backend.remembered, 'old');
+  await controller.receive({ type: 'open-session', sessionId: 'nope' });
+  assert.match(JSON.stringify(view.at(-1)), /There is no chat nope/);
+  await controller.receive({ type: 'new-chat' });
+  const fresh = view.at(-1);
+  assert.deepEqual(fresh?.type === 'snapshot' ? [fresh.sessionId, fresh.events.length] : [], [undefined, 0]);
+  await controller.receive({ type: 'configure-model' });
+  assert.equal(backend.configureRequests, 1);
+});
+
+test('issue 4 Controls: a run that cannot start reports why in the view and leaves no turn running', async () => {
+  const { backend, controller, view } = setup();
+  backend.run = async () => {
+    throw new Error('No model is set up yet. Run “Zuno: Select Model”.');
+  };
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'send', text: 'hi' });
+  assert.deepEqual(view.at(-2), { type: 'error', text: 'No model is set up yet. Run “Zuno: Select Model”.' });
+  assert.deepEqual(view.at(-1), { type: 'status', status: { permissionMode: 'strict', modelLabel: 'test-model', running: false } });
+  assert.equal(controller.running, false);
+});
+
+test('issue 4 State: a chat whose turn died with the window (reload mid-turn) reads as interrupted, not as still running', async () => {
+  const { backend, controller, view } = setup('s9');
+  backend.bus.emit('s9', { type: 'session-started' });
+  backend.bus.emit('s9', { type: 'user-message', text: 'long job' });
+  backend.bus.emit('s9', { type: 'approval-requested', call_id: 'c1', tool: 'shell', subject: 'make' });
+  await controller.receive({ type: 'ready' });
+  const snapshot = view[0];
+  const last = snapshot?.type === 'snapshot' ? snapshot.events.at(-1) : undefined;
+  assert.deepEqual(last, { type: 'session-finished', reason: 'cancelled', message: INTERRUPTED_MESSAGE, ts: 1000, session_id: 's9' });
+  assert.equal(backend.stored.get('s9')?.length, 3, 'the store is not written by a snapshot');
+});
+
+test('SPEC S4 + issue 4: when the store cannot open (no ripgrep, no folder), the view still gets a page and the reason', async () => {
+  const { backend, controller, view } = setup('s1');
+  backend.open = async () => {
+    throw new Error('ripgrep was not found. Tried: …');
+  };
+  await controller.receive({ type: 'ready' });
+  assert.deepEqual(types(view), ['snapshot', 'error']);
+  const snapshot = view[0];
+  assert.deepEqual(snapshot?.type === 'snapshot' ? snapshot.events : undefined, []);
+  assert.deepEqual(view[1], { type: 'error', text: 'ripgrep was not found. Tried: …' });
+});
