@@ -44,7 +44,8 @@ if (existsSync('media/main.ts')) {
   builds.push({
     ...common,
     entryPoints: ['media/main.ts'],
-    outfile: 'dist/webview.js',
+    // Under media/, so the webview's only resource root is media/.
+    outfile: 'media/dist/webview.js',
     platform: 'browser',
     format: 'iife',
     target: 'es2022',

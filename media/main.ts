@@ -1,5 +1,5 @@
 /**
- * The chat webview's entry (bundled by esbuild.mjs into dist/webview.js). Host messages update
+ * The chat webview's entry (bundled by esbuild.mjs into media/dist/webview.js). Host messages update
  * the view model at once; drawing happens at most once per animation frame, so a burst of
  * streamed tokens costs one re-render of one message. Every control is wired through two
  * delegated listeners (click and input) keyed by `data-action` / `data-input`, which is also why

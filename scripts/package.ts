@@ -15,7 +15,7 @@ import { withLock } from './cache-lock';
 import { cacheRoot, platformRipgrep, repoRoot, type Log } from './code-server';
 
 /** What ships besides package.json: the bundles loaded at run time and the sql.js wasm. */
-const distFiles = ['extension.js', 'cli.js', 'webview.js', 'sql-wasm.wasm'];
+const distFiles = ['extension.js', 'cli.js', 'sql-wasm.wasm'];
 const stageDir = join(cacheRoot, 'package', 'stage');
 
 export interface PackageResult {
@@ -60,8 +60,8 @@ export async function build(production: boolean): Promise<void> {
 
 /** Copies exactly what ships into the staging folder; returns its content hash. */
 function stage(): string {
-  const missing = distFiles.filter((name) => !existsSync(join(repoRoot, 'dist', name)));
-  if (missing.length > 0) throw new Error(`dist/ lacks ${missing.join(', ')}: is src/extension.ts or media/main.ts missing, or did the build fail?`);
+  const missing = [...distFiles.map((name) => join('dist', name)), join('media', 'dist', 'webview.js')].filter((path) => !existsSync(join(repoRoot, path)));
+  if (missing.length > 0) throw new Error(`The build lacks ${missing.join(', ')}: is src/extension.ts or media/main.ts missing, or did the build fail?`);
   rmSync(stageDir, { recursive: true, force: true });
   mkdirSync(join(stageDir, 'dist'), { recursive: true });
   for (const name of distFiles) copyFileSync(join(repoRoot, 'dist', name), join(stageDir, 'dist', name));

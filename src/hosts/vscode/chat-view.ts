@@ -8,10 +8,10 @@ import type { ChatController } from './chat-controller';
 import { createNonce, renderWebviewHtml } from './webview-html';
 
 /**
- * Everything the page may load. `media/` holds the stylesheet and icons; the script is the esbuild
- * bundle `dist/webview.js`. Nothing else under the extension is reachable from the page.
+ * Everything the page may load lives under `media/`: the stylesheet, the icons, and the esbuild
+ * bundle `media/dist/webview.js`. Nothing else under the extension is reachable from the page.
  */
-export const WEBVIEW_SCRIPT = ['dist', 'webview.js'] as const;
+export const WEBVIEW_SCRIPT = ['media', 'dist', 'webview.js'] as const;
 export const WEBVIEW_STYLE = ['media', 'chat.css'] as const;
 
 export class ChatViewProvider implements vscode.WebviewViewProvider {
@@ -24,7 +24,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
     const { webview } = view;
     webview.options = {
       enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media'), vscode.Uri.joinPath(this.extensionUri, WEBVIEW_SCRIPT[0])],
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')],
     };
     const post = (message: unknown): void => void webview.postMessage(message);
     this.controller.attachView(post);

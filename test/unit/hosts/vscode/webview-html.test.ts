@@ -36,12 +36,12 @@ test('issue 4 Security: the CSP is default-src none, scripts by nonce only, no u
 
 test('issue 4 Security: the page carries the policy, and its only script and stylesheet carry the nonce', () => {
   const nonce = createNonce();
-  const html = renderWebviewHtml({ cspSource, nonce, scriptUri: `${cspSource}/ext/dist/webview.js`, styleUri: `${cspSource}/ext/media/chat.css` });
+  const html = renderWebviewHtml({ cspSource, nonce, scriptUri: `${cspSource}/ext/media/dist/webview.js`, styleUri: `${cspSource}/ext/media/chat.css` });
   const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html);
   assert.ok(meta, 'a CSP meta tag');
   assert.equal(meta[1]?.replace(/&#39;|&quot;/g, "'"), contentSecurityPolicy(cspSource, nonce));
   const scripts = [...html.matchAll(/<script\b([^>]*)>/g)].map((match) => match[1] ?? '');
-  assert.deepEqual(scripts, [` nonce="${nonce}" src="${cspSource}/ext/dist/webview.js"`]);
+  assert.deepEqual(scripts, [` nonce="${nonce}" src="${cspSource}/ext/media/dist/webview.js"`]);
   assert.ok(html.includes(`<link rel="stylesheet" nonce="${nonce}" href="${cspSource}/ext/media/chat.css">`));
   assert.doesNotMatch(html, /\son[a-z]+=/i, 'no inline event handlers');
 });
