@@ -1,6 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { shellTool } from '../../../src/tools/shell';
 import { makeTempDir, makeToolContext, removeDir, type ToolContextOptions } from '../../support/tool-context';
 import { waitUntilGone } from '../../support/processes';
@@ -104,4 +105,30 @@ test('O1 a command printing 300 MB is bounded: head and tail kept, the rest spil
   const spill = String(result.metadata?.fullOutputPath);
   assert.match(result.output, new RegExp(`output truncated: .* The full output is saved at ${spill.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   assert.equal(statSync(spill).size, 'FIRST\n'.length + 300_000_000 + '\nLAST\n'.length);
+});
+
+test('R3: a command cancelled from outside the turn (Ctrl+C in the terminal) is indeterminate, not a crash', async () => {
+  const probe = makeToolContext({ workspaceRoot: workspace, stateDir });
+  const userCancel = new AbortController();
+  // The editor's terminal cancels through its own signal, joined to the turn's, as this wrapper does.
+  const host = {
+    ...probe.host,
+    processes: {
+      run: (spec: Parameters<typeof probe.host.processes.run>[0]) =>
+        probe.host.processes.run({
+          ...spec,
+          signal: spec.signal ? AbortSignal.any([spec.signal, userCancel.signal]) : userCancel.signal,
+          onOutput(chunk, stream) {
+            spec.onOutput?.(chunk, stream);
+            if (chunk.includes('started')) userCancel.abort();
+          },
+        }),
+    },
+  };
+  const { result } = await shell({ command: 'echo $$ > shell.pid; echo started; sleep 30' }, { host });
+  assert.equal(result.status, 'indeterminate');
+  assert.match(result.output, /^cancelled by the user: .*will not be re-run automatically/);
+  assert.match(result.output, /Output so far:\nstarted\n/);
+  const pid = Number(readFileSync(join(workspace, 'shell.pid'), 'utf8'));
+  assert.ok(await waitUntilGone(pid), 'the cancelled command is gone');
 });
