@@ -18,6 +18,7 @@ import { fixedApprovals, noTerminalApprovals, terminalApprovals, terminalAskLine
 import { runAgent, SessionNotFoundError, type AgentRunResult } from './loop';
 import type { ApiKeySource } from './provider';
 import { createProvider, createRuntime, type ProviderSettings, type Runtime } from './runtime';
+import { modelSource } from './delegation';
 import packageJson from '../../package.json';
 
 export const EXIT_OK = 0;
@@ -147,7 +148,8 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
   const workspace = resolveWorkspace(command.workspace, io.cwd);
   const loaded = loadConfig(command.config, workspace, io.cwd);
   const stateDir = command.stateDir !== undefined ? resolve(io.cwd, command.stateDir) : join(workspace, '.zuno', 'state');
-  const provider = createProvider(modelSettings(command, loaded, io.env));
+  const settings = modelSettings(command, loaded, io.env);
+  const provider = createProvider(settings);
   const prompt = command.prompt === '-' ? (await readStdin(io.stdin)).trim() : command.prompt;
   if (prompt === '') throw new UsageError('The prompt is empty.');
 
@@ -168,7 +170,14 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
     ...(loaded.config.ripgrep.path ? { ripgrepPath: loaded.config.ripgrep.path } : {}),
   });
 
-  const runtime: Runtime = await createRuntime({ config: loaded.config, workspaceRoot: workspace, stateDir, host });
+  const runtime: Runtime = await createRuntime({
+    config: loaded.config,
+    workspaceRoot: workspace,
+    stateDir,
+    host,
+    // Delegated agents and council members may name another model on the same server.
+    models: modelSource(provider, (model) => createProvider({ ...settings, model })),
+  });
   let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
   const stopListening = io.onSignal((signal) => {
     if (interrupted) {

@@ -160,6 +160,14 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     store.markNoticesDelivered(notices);
   };
 
+  /** Background commands and delegations that ended since the last step tell the session once. */
+  const deliverFinishedJobs = (): void => {
+    const finished = env.background?.takeFinishedNotices(sessionId);
+    if (!finished) return;
+    append({ role: 'user', content: finished });
+    events.emit(sessionId, { type: 'notice', level: 'info', text: finished });
+  };
+
   const finish = (reason: FinishReason, text: string, error?: Error): AgentRunResult => {
     store.setSessionStatus(sessionId, reason);
     const message =
@@ -181,6 +189,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   for (let step = 1; ; step++) {
     if (signal.aborted) return finish('cancelled', lastText);
     deliverRecoveryNotices();
+    deliverFinishedJobs();
     const tools: ToolDefinition[] = registry
       .surface(env, options.allowlist)
       .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));

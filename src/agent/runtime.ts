@@ -9,12 +9,17 @@ import { EventBus, type ZunoEvent } from '../core/events';
 import type { Host } from '../core/host';
 import { ToolRegistry, type ToolRegistration } from '../core/registry';
 import { Scheduler } from '../core/scheduler';
+import { BackgroundJobs } from '../core/background';
+import { AgentExclusivity } from '../core/delegation';
+import { FairSharedLock } from '../core/lock';
 import type { CallEnvironment } from '../core/tool';
 import { Store } from '../store/store';
 import { builtinToolRegistrations } from '../tools/index';
 import { AnthropicProvider } from './anthropic';
 import { OpenAIProvider } from './openai';
 import type { ApiKeySource, ModelProvider } from './provider';
+import { ChildAgents, type ModelSource } from './delegation';
+import { ModelCouncil } from './council';
 
 export interface RuntimeOptions {
   readonly config: ZunoConfig;
@@ -26,6 +31,8 @@ export interface RuntimeOptions {
   readonly registrations?: readonly ToolRegistration[];
   /** Where sql-wasm.wasm is, when not beside the bundle. */
   readonly wasmPath?: string;
+  /** Models for delegated agents and council members; without it `task` and `council_run` are unavailable. */
+  readonly models?: ModelSource;
 }
 
 export interface Runtime {
@@ -36,6 +43,8 @@ export interface Runtime {
   readonly scheduler: Scheduler;
   readonly events: EventBus;
   readonly env: CallEnvironment;
+  /** Background commands and delegations; killed when the runtime closes. */
+  readonly background: BackgroundJobs;
   /** Stops persisting events and closes the store (flushing it). */
   close(): Promise<void>;
 }
@@ -58,8 +67,35 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const stopPersisting = events.on((event) => {
     if (!TRANSIENT_EVENTS.has(event.type)) store.recordEvent(event);
   });
-  const env: CallEnvironment = { host, config, workspaceRoot };
-  const registry = new ToolRegistry(options.registrations ?? builtinToolRegistrations());
+  const background = new BackgroundJobs({ host });
+  // One runtime-wide mutex keeps the Exclusive calls of sibling agents apart (delegation).
+  const exclusivity = new AgentExclusivity();
+  const registry = new ToolRegistry(exclusivity.guardAll(options.registrations ?? builtinToolRegistrations()));
+  const base: CallEnvironment = {
+    host,
+    config,
+    workspaceRoot,
+    background,
+    workState: store,
+    ...(config.memory.enabled ? { memories: store } : {}),
+  };
+  const env: CallEnvironment = options.models
+    ? {
+        ...base,
+        delegation: new ChildAgents({
+          store,
+          registry,
+          events,
+          env: base,
+          models: options.models,
+          slots: new FairSharedLock(config.concurrency.delegations),
+          exclusivity,
+        }),
+        ...(config.council.members.length > 0
+          ? { council: new ModelCouncil({ members: config.council.members, models: options.models, concurrency: config.concurrency.delegations }) }
+          : {}),
+      }
+    : base;
   const scheduler = new Scheduler({ registry, ledger: store, events, env });
   return {
     config,
@@ -69,7 +105,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     scheduler,
     events,
     env,
+    background,
     async close() {
+      await background.dispose();
       stopPersisting();
       await store.close();
     },

@@ -229,8 +229,14 @@ export class BackgroundTask extends BackgroundJob {
     now: () => number,
   ) {
     super(id, sessionId, startedAt);
-    this.finished = Promise.resolve()
-      .then(() => run(this.controller.signal))
+    let running: Promise<TaskOutcome>;
+    try {
+      // Started at once, so a stop that comes right after finds its abort listener in place.
+      running = run(this.controller.signal);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    this.finished = running
       .then(
         (outcome) => {
           this.outcome = outcome;

@@ -112,6 +112,12 @@ export class AgentExclusivity {
   private readonly mutex = new FairSharedLock(1);
   private readonly guarded = new WeakSet<Tool>();
 
+  /** Whether an Exclusive call holds the mutex and how many wait for it: for tests and diagnostics. */
+  get holders(): { readonly held: boolean; readonly waiting: number } {
+    const { exclusive, waiting } = this.mutex.holders;
+    return { held: exclusive, waiting };
+  }
+
   /** Calls that hold the runtime-wide mutex while they run. */
   static holdsMutex(declarations: Declarations): boolean {
     return declarations.concurrency === 'Exclusive' && declarations.effect !== 'Delegating' && declarations.effect !== 'UserMediated';

@@ -76,6 +76,18 @@ export const shellTool = defineTool({
         metadata,
       };
     }
+    if (result.cancelled) {
+      // Cancelled from outside the turn (Ctrl+C in the Zuno terminal): the model must not read it as a crash.
+      return {
+        status: 'indeterminate',
+        output:
+          'cancelled by the user: the command was stopped before it finished, together with every process it started. ' +
+          'It may have had partial effects, and it will not be re-run automatically. Check the state it was changing ' +
+          `before doing anything else, and ask the user before running it again.\nOutput so far:\n${body}`,
+        truncated: output.truncated,
+        metadata,
+      };
+    }
     const header = result.exitCode !== null ? `exit code ${result.exitCode}` : `killed by signal ${result.signal ?? 'unknown'}`;
     return {
       status: result.exitCode === 0 ? 'ok' : 'error',

@@ -7,6 +7,9 @@ import { createNodeFileSystem } from './fs';
 import { createProcessRunner } from './processes';
 import { resolveRipgrep } from './ripgrep';
 import { createSpill } from './spill';
+import { createNodeWorkspaceTasks } from './tasks';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 export interface NodeHostOptions {
   /** Where spill files go (`<stateDir>/outputs/`). */
@@ -16,16 +19,21 @@ export interface NodeHostOptions {
   readonly questions?: QuestionGateway;
   /** Config `ripgrep.path`; `ZUNO_RG_PATH` still wins over it. */
   readonly ripgrepPath?: string;
+  /** The user-level Zuno folder (user skills); `~/.zuno` when absent. */
+  readonly userDirectory?: string;
   /** Replaces the global fetch (tests). */
   readonly fetch?: typeof fetch;
 }
 
 export function createNodeHost(options: NodeHostOptions): Host {
   let ripgrep: Promise<RipgrepBinary> | undefined;
+  const processes = createProcessRunner();
   return {
     kind: 'node',
     fs: createNodeFileSystem(),
-    processes: createProcessRunner(),
+    processes,
+    tasks: createNodeWorkspaceTasks(processes),
+    userDirectory: options.userDirectory ?? join(homedir(), '.zuno'),
     approvals: options.approvals,
     ...(options.questions ? { questions: options.questions } : {}),
     fetch: options.fetch ?? globalThis.fetch,

@@ -102,6 +102,13 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         stateDir: join(root, '.zuno', 'state'),
         host: this.options.host(),
         registrations: this.options.registrations(),
+        // Delegated agents and council members use the configured provider, by model name.
+        models: {
+          forModel: (model) => {
+            const current = this.validConfig();
+            return this.provider(model === undefined ? current : { ...current, model: { ...current.model, name: model } });
+          },
+        },
       });
       runtime.events.on((event) => this.options.onEvent(event));
       this.opened = runtime;
@@ -154,8 +161,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     // typed into settings) applies to the very next call of the same turn. Should the settings
     // become invalid mid-turn, the last valid config stays in force.
     const env: CallEnvironment = {
-      host: runtime.host,
-      workspaceRoot: runtime.env.workspaceRoot,
+      // Background jobs, work state, delegation and the council come with the runtime's environment.
+      ...runtime.env,
       get config(): ZunoConfig {
         const current = source.current;
         if (current.ok) config = current.config;

@@ -30,7 +30,8 @@ const waitTool = defineTool({
   name: 'wait',
   description: 'Waits until cancelled.',
   parameters: z.strictObject({}),
-  declarations: { effect: 'ReadOnly', replay: 'Never', concurrency: 'ParallelSafe' },
+  // Exclusive, so an earlier call of the turn has settled before the cancel lands (C1 barrier).
+  declarations: { effect: 'ReadOnly', replay: 'Never', concurrency: 'Exclusive' },
   run: (_args, context) =>
     new Promise((resolve) => {
       const stop = (): void => resolve({ output: 'stopped', status: 'error' });

@@ -375,6 +375,31 @@ test('R3: the start record is durable before the tool begins', async () => {
   assert.deepEqual(observed, [true, true]);
 });
 
+test('R3/C2: a cancel that lands while the start is being recorded ends the call cancelled, and it never runs', async () => {
+  let ran = false;
+  const probe = defineTool({
+    name: 'probe',
+    description: '',
+    parameters: z.object({}),
+    run: async () => {
+      ran = true;
+      return { output: 'ran' };
+    },
+  });
+  const holder: { cancel?: () => void } = {};
+  const { run, controller, ledger } = harness([probe], {
+    config: { permission: { mode: 'auto' } },
+    // The user cancels while the disk is still syncing the start record.
+    ledger: { beforeDurable: async () => holder.cancel?.() },
+  });
+  holder.cancel = () => controller.abort();
+  const [result] = await run([callOf('1', 'probe', {})]);
+  assert.equal(ran, false);
+  assert.equal(result?.outcome.kind, 'cancelled');
+  assert.match(result?.output ?? '', /cancelled before it began\. Nothing happened/);
+  assert.equal(ledger.events().filter((event) => event.type === 'tool-call-finished').length, 1);
+});
+
 test('R3: a call whose start cannot be recorded does not run, and still gets one outcome', async () => {
   let runs = 0;
   const tool = defineTool({ name: 'effect', description: '', parameters: z.object({}), run: async () => ({ output: String(++runs) }) });
