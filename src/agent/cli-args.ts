@@ -8,10 +8,13 @@ export const USAGE = `Usage:
   zuno exec [--workspace DIR] [--config FILE] [--state-dir DIR] [--base-url URL] [--model NAME]
             [--api-key-env VAR] [--approve allow|deny] [--session ID] [--json] PROMPT
   zuno show SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
+  zuno memory list|accept ID|delete ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno --help | --version
 
 exec   Runs the agent on PROMPT in the workspace ("-" reads the prompt from stdin).
-show   Prints a stored session: its calls in order, with outcomes and timestamps.
+show   Prints a stored session: its calls in order, with outcomes and timestamps, and its work state.
+memory Lists the memories the agent proposed (memory.enabled), accepts or deletes one.
+       Accepted memories are added to later sessions' context.
 
 Options:
   --workspace DIR      The workspace (default: the current directory).
@@ -55,7 +58,16 @@ export interface ShowCommand {
   readonly json: boolean;
 }
 
-export type Command = ExecCommand | ShowCommand | { readonly command: 'help' } | { readonly command: 'version' };
+export interface MemoryCommand {
+  readonly command: 'memory';
+  readonly action: 'list' | 'accept' | 'delete';
+  readonly memoryId?: string;
+  readonly workspace?: string;
+  readonly stateDir?: string;
+  readonly json: boolean;
+}
+
+export type Command = ExecCommand | ShowCommand | MemoryCommand | { readonly command: 'help' } | { readonly command: 'version' };
 
 const execOptions = {
   workspace: { type: 'string' },
@@ -142,6 +154,25 @@ export function parseCommandLine(argv: readonly string[]): Command {
       prompt: positionals.join(' '),
       json: values.json ?? false,
       ...withoutUndefined(optional),
+    };
+  }
+
+  if (first === 'memory') {
+    const { values, positionals } = parse(rest, showOptions);
+    if (values.help) return { command: 'help' };
+    const [action, memoryId, ...extra] = positionals;
+    if (action !== 'list' && action !== 'accept' && action !== 'delete') {
+      throw new UsageError(`zuno memory needs an action: list, accept ID or delete ID (got ${action === undefined ? 'none' : `"${action}"`}).`);
+    }
+    if (action !== 'list' && memoryId === undefined) throw new UsageError(`zuno memory ${action} needs a memory ID (see zuno memory list).`);
+    if ((action === 'list' ? [memoryId, ...extra] : extra).some((word) => word !== undefined)) {
+      throw new UsageError(`zuno memory ${action} takes ${action === 'list' ? 'no other words' : 'one ID'}.`);
+    }
+    return {
+      command: 'memory',
+      action,
+      json: values.json ?? false,
+      ...withoutUndefined({ memoryId, workspace: nonEmpty('workspace', values.workspace), stateDir: nonEmpty('state-dir', values['state-dir']) }),
     };
   }
 

@@ -13,7 +13,8 @@ import type { ApprovalGateway, QuestionGateway } from '../core/host';
 import { createNodeHost } from '../hosts/node/host';
 import { Store, type CallRow } from '../store/store';
 import { ANTHROPIC_BASE_URL } from './anthropic';
-import { isHttpUrl, parseCommandLine, UsageError, USAGE, type ExecCommand, type ShowCommand } from './cli-args';
+import { isHttpUrl, parseCommandLine, UsageError, USAGE, type ExecCommand, type MemoryCommand, type ShowCommand } from './cli-args';
+import { formatTodos } from '../tools/todo';
 import { fixedApprovals, noTerminalApprovals, terminalApprovals, terminalAskLine, terminalQuestions } from './cli-prompts';
 import { runAgent, SessionNotFoundError, type AgentRunResult } from './loop';
 import type { ApiKeySource } from './provider';
@@ -276,6 +277,7 @@ async function show(command: ShowCommand, io: CliProcess): Promise<number> {
           updated_at: session.updatedAt,
         },
         calls,
+        work_state: { plan: store.getPlan(session.id) ?? null, todos: store.getTodos(session.id), goal: store.getGoal(session.id) ?? null },
         messages: store.messages(session.id),
         events: store.events(session.id),
       };
@@ -286,6 +288,39 @@ async function show(command: ShowCommand, io: CliProcess): Promise<number> {
         const category = call.category ? ` (${call.category})` : '';
         io.stdout.write(`  ${call.callId}  ${call.tool}  ${call.status}${category}  attempt ${call.attempt}  ${new Date(call.startedAt).toISOString()}\n`);
       }
+      const goal = store.getGoal(session.id);
+      if (goal) io.stdout.write(`goal (${goal.status}): ${goal.text}\n`);
+      const plan = store.getPlan(session.id);
+      if (plan) io.stdout.write(`plan:\n${plan.replace(/^/gm, '  ')}\n`);
+      const todos = store.getTodos(session.id);
+      if (todos.length > 0) io.stdout.write(`todos:\n${formatTodos(todos).replace(/^/gm, '  ')}\n`);
+    }
+    return EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `zuno memory`: the user's side of memory_propose. It writes, so it takes the state dir's lock. */
+async function memory(command: MemoryCommand, io: CliProcess): Promise<number> {
+  const workspace = resolveWorkspace(command.workspace, io.cwd);
+  const stateDir = command.stateDir !== undefined ? resolve(io.cwd, command.stateDir) : join(workspace, '.zuno', 'state');
+  const store = await Store.open({ stateDir, readOnly: command.action === 'list', onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  try {
+    if (command.action === 'list') {
+      const memories = store.listMemories();
+      if (command.json) io.stdout.write(`${JSON.stringify(memories, null, 2)}\n`);
+      else if (memories.length === 0) io.stdout.write('No memories yet. With "memory": {"enabled": true}, the agent can propose some.\n');
+      else for (const entry of memories) io.stdout.write(`${entry.id}  ${entry.status}  ${entry.text}\n`);
+      return EXIT_OK;
+    }
+    const id = command.memoryId ?? '';
+    if (command.action === 'accept') {
+      const accepted = store.acceptMemory(id);
+      io.stdout.write(command.json ? `${JSON.stringify(accepted)}\n` : `accepted ${accepted.id}: ${accepted.text}\n`);
+    } else {
+      store.deleteMemory(id);
+      io.stdout.write(command.json ? `${JSON.stringify({ id, deleted: true })}\n` : `deleted ${id}\n`);
     }
     return EXIT_OK;
   } finally {
@@ -308,6 +343,8 @@ export async function runCli(io: CliProcess): Promise<number> {
         return await exec(command, io);
       case 'show':
         return await show(command, io);
+      case 'memory':
+        return await memory(command, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {

@@ -52,7 +52,7 @@ export class SessionNotFoundError extends Error {
 }
 
 /** Short on purpose: what Zuno is, where it works, and the etiquette its outcomes rely on. */
-export function systemPrompt(workspaceRoot: string, instructions?: string): string {
+export function systemPrompt(workspaceRoot: string, instructions?: string, memories: readonly string[] = []): string {
   return [
     `You are Zuno, a coding agent working in the user's workspace at ${workspaceRoot} through tools.`,
     'Paths are relative to the workspace root unless they are absolute.',
@@ -61,6 +61,7 @@ export function systemPrompt(workspaceRoot: string, instructions?: string): stri
     'A BLOCKED result means the call did not run and nothing changed: read the reason and adjust instead of repeating the same call.',
     'An INDETERMINATE result means the effect may or may not have happened: check the real state before changing anything again.',
     'When the work is done, reply with a short summary of what you did, without calling more tools.',
+    ...(memories.length > 0 ? ['', 'What the user asked you to remember from earlier sessions:', ...memories.map((memory) => `- ${memory}`)] : []),
     ...(instructions ? ['', instructions] : []),
   ].join('\n');
 }
@@ -184,7 +185,9 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   append({ role: 'user', content: options.prompt });
   events.emit(sessionId, { type: 'user-message', text: options.prompt });
 
-  const system = systemPrompt(env.workspaceRoot, options.instructions);
+  // Only memories the user accepted reach the model; proposals wait for the user (memory_propose).
+  const memories = env.config.memory.enabled ? store.listMemories('accepted').map((memory) => memory.text) : [];
+  const system = systemPrompt(env.workspaceRoot, options.instructions, memories);
   let lastText = '';
   for (let step = 1; ; step++) {
     if (signal.aborted) return finish('cancelled', lastText);
