@@ -73,7 +73,7 @@ function origin(operation: PatchOperation): string {
 
 async function planOperation(operation: PatchOperation, env: CallEnvironment): Promise<PlannedChange> {
   const { fs } = env.host;
-  const path = await resolveInsideWorkspace(env, operation.path, `${origin(operation)}: the path`);
+  const path = await resolveInsideWorkspace(env, operation.path, `${origin(operation)}: the path`, 'apply_patch');
   if (operation.kind === 'add') {
     if (await fs.lstat(path.real)) {
       throw new ToolError(`${origin(operation)}: ${path.display} already exists. Use Update File to change it, or write to replace it whole.`);
@@ -91,7 +91,7 @@ async function planOperation(operation: PatchOperation, env: CallEnvironment): P
   if (operation.kind === 'delete') return { kind: 'delete', path, before };
   const after = applyHunks(before.text, operation.hunks, path.display);
   if (operation.moveTo === undefined) return { kind: 'update', path, before, after };
-  const movedTo = await resolveInsideWorkspace(env, operation.moveTo, `${origin(operation)}: Move to`);
+  const movedTo = await resolveInsideWorkspace(env, operation.moveTo, `${origin(operation)}: Move to`, 'apply_patch');
   if (movedTo.real === path.real) return { kind: 'update', path, before, after };
   if (await fs.lstat(movedTo.real)) {
     throw new ToolError(`${origin(operation)}: cannot move to ${movedTo.display}, which already exists. Choose another destination, or delete it in a separate patch first.`);

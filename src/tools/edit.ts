@@ -135,7 +135,7 @@ function replaceIn(before: FileOnDisk, args: Arguments, display: string): { afte
 }
 
 async function planEdit(args: Arguments, env: CallEnvironment): Promise<{ change: PlannedChange; heading: string }> {
-  const path = await resolveInsideWorkspace(env, args.path, 'The path');
+  const path = await resolveInsideWorkspace(env, args.path, 'The path', 'edit');
   const before = await readExisting(env.host.fs, path);
   if (!before) {
     if (args.old_string !== '') {

@@ -47,21 +47,25 @@ export async function pathSubject(env: CallEnvironment, path: string): Promise<C
  */
 export async function resolveForRun(context: ToolContext, tool: string, declarations: Declarations, path: string): Promise<ResolvedPath> {
   const resolved = await resolveWorkspacePath(context, path);
-  if (!resolved.outsideWorkspace) return resolved;
-  const decision = evaluatePermission({
-    tool,
-    declarations,
-    subjects: [{ kind: 'path', value: resolved.real, outsideWorkspace: true }],
-    permission: context.config.permission,
-    workspaceRoot: await context.host.fs.realpath(context.workspaceRoot),
-  });
-  if (decision.action !== 'deny') return resolved;
+  if (!resolved.outsideWorkspace || (await ruleNamesOutsidePath(context, tool, declarations, resolved.real))) return resolved;
   const through = resolved.real === resolved.absolute ? '' : ` (through a symlink, ${path} leads to ${resolved.real})`;
   throw new ToolError(
     `${resolved.real} is outside the workspace ${context.workspaceRoot}${through}. ${tool} works only inside the workspace ` +
       `unless a permission rule names the path, for example {"tool": "${tool}", "match": "${resolved.real}", "action": "allow"}. ` +
       'Use a path inside the workspace, or ask the user to add such a rule.',
   );
+}
+
+/** True when a permission rule lets `tool` reach `realPath` although it lies outside the workspace. */
+export async function ruleNamesOutsidePath(env: CallEnvironment, tool: string, declarations: Declarations, realPath: string): Promise<boolean> {
+  const decision = evaluatePermission({
+    tool,
+    declarations,
+    subjects: [{ kind: 'path', value: realPath, outsideWorkspace: true }],
+    permission: env.config.permission,
+    workspaceRoot: await env.host.fs.realpath(env.workspaceRoot),
+  });
+  return decision.action !== 'deny';
 }
 
 /** A path in the form messages use: relative to the workspace when inside it. */

@@ -7,7 +7,8 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { ToolError } from '../../core/errors';
 import type { FileChange, HostFileSystem } from '../../core/host';
 import type { CallEnvironment } from '../../core/tool';
-import { resolveWorkspacePath, type ResolvedPath } from '../paths';
+import { resolveWorkspacePath, ruleNamesOutsidePath, type ResolvedPath } from '../paths';
+import type { Declarations } from '../../core/declarations';
 import { commitWrites, type FileWrite } from './commit';
 import { adoptText, decodeText, encodeText, normalizedText, renderText, type FileText } from './format';
 
@@ -34,16 +35,20 @@ export interface UserEdit {
   readonly diff: string;
 }
 
+/** What edits declare; the outside-workspace check evaluates rules as for the call itself. */
+const EDIT_DECLARATIONS: Declarations = { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' };
+
 /**
- * Resolves a model-given path and refuses one outside the workspace: these tools make local
- * source edits, and a symlink that leads out of the workspace counts as outside.
+ * Resolves a model-given path and refuses one outside the workspace unless a permission rule
+ * names it, as for write: a symlink that leads out of the workspace counts as outside.
  */
-export async function resolveInsideWorkspace(env: CallEnvironment, path: string, role: string): Promise<ResolvedPath> {
+export async function resolveInsideWorkspace(env: CallEnvironment, path: string, role: string, tool: string): Promise<ResolvedPath> {
   const resolved = await resolveWorkspacePath(env, path);
-  if (resolved.outsideWorkspace) {
+  if (resolved.outsideWorkspace && !(await ruleNamesOutsidePath(env, tool, EDIT_DECLARATIONS, resolved.real))) {
     throw new ToolError(
       `${role} ${JSON.stringify(path)} resolves to ${resolved.real}, which is outside the workspace (${env.workspaceRoot}); ` +
-        `only files inside the workspace can be edited. Use a path inside the workspace.`,
+        `only files inside the workspace can be edited unless a permission rule names the path, for example ` +
+        `{"tool": "${tool}", "match": "${resolved.real}", "action": "allow"}. Use a path inside the workspace.`,
     );
   }
   return resolved;

@@ -160,6 +160,21 @@ test('edit refuses paths outside the workspace, through ../ or a symlink (issue 
   });
 });
 
+test('§9: a permission rule that names an outside path lets edit reach it, as it does for write', async () => {
+  await withSandbox({}, async (sandbox) => {
+    mkdirSync(join(sandbox.root, 'shared'));
+    const target = join(sandbox.root, 'shared', 'notes.txt');
+    writeFileSync(target, 'old\n');
+    const context = makeToolContext({
+      workspaceRoot: sandbox.workspace,
+      config: { permission: { rules: [{ tool: 'edit', match: join(sandbox.root, 'shared', '**'), action: 'allow' }] } },
+    });
+    const invocation = await invoke(editTool, { path: target, old_string: 'old', new_string: 'new' }, context);
+    assert.equal(invocation.outcome, 'ok');
+    assert.equal(readFileSync(target, 'utf8'), 'new\n');
+  });
+});
+
 test('edit preview proposes the new text in the file format and writes nothing; a later change is re-verified at apply (issue 3 edit)', async () => {
   await withSandbox({ 'p.txt': 'one\r\ntwo\r\n' }, async (sandbox) => {
     const context = makeToolContext({ workspaceRoot: sandbox.workspace });
