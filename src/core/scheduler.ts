@@ -29,6 +29,9 @@ import { evaluatePermission } from './policy';
 import type { ToolRegistry } from './registry';
 import type { CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
 
+
+/** Characters of live output sent as events per call (about 1 MiB of text). */
+export const LIVE_OUTPUT_LIMIT = 1024 * 1024;
 export interface ToolCallRequest {
   readonly id: string;
   readonly name: string;
@@ -533,9 +536,22 @@ export class Scheduler {
       sessionId: turn.sessionId,
       attempt,
       signal,
-      progress: (chunk) => this.emit(turn, { type: 'tool-call-output', call_id: callId, chunk }),
+      progress: this.liveOutput(turn, callId),
       captureOutput: () => new OutputCapture(this.limits, () => this.env.host.createSpill(`${callId}.txt`)),
       ...(call.approvedEdits ? { approvedEdits: call.approvedEdits } : {}),
+    };
+  }
+
+  /**
+   * Live output for watchers, bounded per call: a command printing gigabytes must not flood the
+   * event stream. Past the bound one marker is sent; the result and the spill file keep it all.
+   */
+  private liveOutput(turn: Turn, callId: string): (chunk: string) => void {
+    let budget = LIVE_OUTPUT_LIMIT;
+    return (chunk) => {
+      if (budget <= 0) return;
+      budget -= chunk.length;
+      this.emit(turn, { type: 'tool-call-output', call_id: callId, chunk: budget > 0 ? chunk : `${chunk}\n[live output stops here; the result keeps the head and tail, and the full output]\n` });
     };
   }
 

@@ -10,7 +10,7 @@ import { EventBus, type ZunoEvent } from '../../../src/core/events';
 import type { ApprovalDecision, ApprovalRequest } from '../../../src/core/host';
 import { blockedMessage } from '../../../src/core/outcome';
 import { ToolRegistry } from '../../../src/core/registry';
-import { Scheduler, type ToolCallRequest, type TurnOptions } from '../../../src/core/scheduler';
+import { LIVE_OUTPUT_LIMIT, Scheduler, type ToolCallRequest, type TurnOptions } from '../../../src/core/scheduler';
 import { defineTool, type Tool, type ToolContext } from '../../../src/core/tool';
 import { MemoryLedger, type MemoryLedgerOptions } from '../../support/memory-ledger';
 import { ScriptedApprovals, testEnvironment } from './fixtures';
@@ -783,4 +783,25 @@ test('B3: a tool failure after it ran is an error with different text from a blo
   assert.deepEqual(eventsOf('dispatch-blocked'), []);
   const finished = eventsOf('tool-call-finished')[0];
   assert.deepEqual([finished?.outcome, finished?.category, finished?.truncated], ['error', undefined, false]);
+});
+
+test('O1: live output events are bounded per call, ending with one marker; the result is unaffected', async () => {
+  const chunk = 'x'.repeat(LIVE_OUTPUT_LIMIT / 4);
+  const chatty = defineTool({
+    name: 'chatty',
+    description: '',
+    parameters: z.object({}),
+    declarations: { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' },
+    run: async (_, context) => {
+      for (let index = 0; index < 10; index++) context.progress(chunk);
+      return { output: 'done' };
+    },
+  });
+  const { run, eventsOf } = harness([chatty]);
+  const [result] = await run([callOf('1', 'chatty', {})]);
+  assert.equal(result?.output, 'done');
+  const live = eventsOf('tool-call-output');
+  assert.equal(live.length, 4);
+  assert.match(live.at(-1)?.chunk ?? '', /\[live output stops here/);
+  assert.equal(live.filter((event) => event.chunk.includes('live output stops')).length, 1);
 });
