@@ -18,6 +18,9 @@ const common = {
   minify: production,
   logLevel: 'warning',
   target: 'node20',
+  // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow (the bundle then
+  // fails at activation with "Cannot find module './impl/format'"); its ESM build bundles cleanly.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 const builds = [
