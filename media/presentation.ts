@@ -17,6 +17,8 @@ export interface CardStatus {
 
 /** SPEC R3, in the user's words. Shared with the tests so the promise is checked verbatim. */
 export const INDETERMINATE_EXPLANATION = 'The effect may have happened; it will not be retried automatically.';
+/** An error result of a call that never started (B3: still an error, not a refusal). */
+export const NOT_STARTED_ERROR_EXPLANATION = 'It did not run: it failed before it could start.';
 /** SPEC B2/B3: blocked means nothing happened. */
 export const BLOCKED_EXPLANATION = 'Nothing ran and no state was changed.';
 
@@ -36,7 +38,7 @@ export function cardStatus(card: ToolItem): CardStatus {
     case 'ok':
       return { tone: 'ok', label: 'Done' };
     case 'error':
-      return { tone: 'error', label: 'Failed', explanation: 'It ran and reported an error.' };
+      return { tone: 'error', label: 'Failed', explanation: card.started ? 'It ran and reported an error.' : NOT_STARTED_ERROR_EXPLANATION };
     case 'cancelled':
       return { tone: 'cancelled', label: 'Cancelled', explanation: 'It was stopped before it finished.' };
     case 'indeterminate':

@@ -98,8 +98,8 @@ export class ItemRenderer {
         element('span', { className: `badge badge-${badge.kind}`, text: badge.text, attributes: { 'data-testid': `badge-${badge.kind}` } }),
       )),
       element('span', { className: 'tool-status', text: status.label, attributes: { 'data-testid': 'tool-status' } }),
-      // A blocked call never ran, so it has no run time worth showing.
-      card.durationMs === undefined || card.outcome === 'blocked'
+      // A call that never ran (blocked, or settled before its start) has no run time worth showing.
+      card.durationMs === undefined || card.outcome === 'blocked' || !card.started
         ? undefined
         : element('span', { className: 'tool-duration', text: formatDuration(card.durationMs) }),
     );

@@ -49,6 +49,12 @@ export interface ToolItem extends ItemBase {
   replay?: Replay;
   concurrency?: Concurrency;
   attempt: number;
+  /**
+   * A `tool-call-started` arrived. A call that settles without one never ran: it was blocked,
+   * cancelled before its start, or failed while being prepared (e.g. a patch whose preview could
+   * not be built), and its card must not say that it ran.
+   */
+  started: boolean;
   /** Set for a delegated child call: the `task` call it runs under. */
   parentCallId?: string;
   /** The agent that made a delegated call, when the approval said so. */
@@ -108,6 +114,7 @@ export class Transcript {
   apply(event: ZunoEvent): void {
     switch (event.type) {
       case 'session-started':
+        this.closeUnfinishedCards();
         // A fresh session needs no marker; a resumed one says so, because earlier calls may have
         // been cut off and now carry recovered outcomes.
         if (event.resumed) this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: 'info', text: 'Session resumed.' });
@@ -134,6 +141,7 @@ export class Transcript {
         card.replay = event.replay;
         card.concurrency = event.concurrency;
         card.attempt = event.attempt;
+        card.started = true;
         if (event.parent_call_id !== undefined) card.parentCallId = event.parent_call_id;
         // A question asked before the start event arrived keeps its form's state.
         if (card.state !== 'finished' && card.state !== 'awaiting-answer') card.state = 'running';
@@ -198,6 +206,7 @@ export class Transcript {
         return;
       case 'session-finished':
         this.closeAssistant();
+        this.closeUnfinishedCards();
         this.push<SessionEndItem>({
           kind: 'session-end',
           key: this.nextKey(),
@@ -272,6 +281,22 @@ export class Transcript {
     this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: false });
   }
 
+  /**
+   * A run is over, or a new run began: no call of the old run can still be approved, answered or
+   * finish. The scheduler answers every call of a run that ends (cancelled or not), so only a run
+   * cut off by a reload or a crash leaves such cards, which would otherwise say "Waiting for
+   * approval" forever. As in the store (R3): a call that was running is indeterminate; one that
+   * never started was cancelled before it ran.
+   */
+  private closeUnfinishedCards(): void {
+    for (const card of this.cards.values()) {
+      if (card.state === 'finished') continue;
+      card.outcome = card.state === 'running' || card.state === 'awaiting-answer' ? 'indeterminate' : 'cancelled';
+      card.state = 'finished';
+      this.touch(card);
+    }
+  }
+
   private closeAssistant(): void {
     const open = this.openAssistant;
     if (open === undefined) return;
@@ -294,6 +319,7 @@ export class Transcript {
       tool: tool ?? '',
       argumentsText: '',
       attempt: 1,
+      started: false,
       state: 'requested',
       output: '',
       droppedOutputChars: 0,

@@ -80,7 +80,9 @@ test('S3 execute is a registered slot: not on the default surface, offered to an
   const env = { host, config: parseConfig({}), workspaceRoot: root };
   assert.ok(!registry.surface(env).some((tool) => tool.name === 'execute'));
   assert.equal(registry.availability('execute', env, ['execute', 'read']).available, true);
-  const bare = { ...env, host: createNodeHost({ stateDir: join(root, 'state'), approvals: approveEverything }) };
+  // A host without workspace tasks (an editor host that offers none, say).
+  const { tasks: _none, ...withoutTasks } = createNodeHost({ stateDir: join(root, 'state'), approvals: approveEverything });
+  const bare = { ...env, host: withoutTasks };
   const availability = registry.availability('execute', bare, ['execute']);
   assert.equal(availability.available, false);
   if (!availability.available) assert.match(availability.reason, /no workspace tasks to run\. Use shell/);
@@ -130,9 +132,10 @@ test('S3 execute runs tasks.json shell and process tasks with their arguments, c
 
 test('S3 execute: a timeout is indeterminate, keeps the output so far, and kills the task\'s whole group (R3)', async () => {
   const { root, host } = workspaceWith({ 'package.json': PACKAGE_JSON });
-  const result = await execute({ action: 'run', name: 'npm: hang', timeout_ms: 1000 }, contextFor(root, host));
+  // Long enough for npm itself to start on a loaded machine, so the script has printed its pids.
+  const result = await execute({ action: 'run', name: 'npm: hang', timeout_ms: 5000 }, contextFor(root, host));
   assert.equal(result.status, 'indeterminate');
-  assert.match(result.output, /^timed out: the task "npm: hang" was stopped after 1000 ms/);
+  assert.match(result.output, /^timed out: the task "npm: hang" was stopped after 5000 ms/);
   assert.match(result.output, /will not be re-run automatically/);
   const child = Number(/child=(\d+)/.exec(result.output)?.[1]);
   const pid = Number(/pid=(\d+)/.exec(result.output)?.[1]);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import {
   BLOCKED_EXPLANATION,
   INDETERMINATE_EXPLANATION,
+  NOT_STARTED_ERROR_EXPLANATION,
   badges,
   cardStatus,
   describeOrigin,
@@ -50,6 +51,21 @@ test('B3: error, cancelled, ok and blocked each have their own tone, so none pas
   assert.deepEqual(tones, ['ok', 'error', 'cancelled', 'indeterminate', 'blocked']);
   assert.equal(cardStatus(finished('error')).label, 'Failed');
   assert.equal(cardStatus(finished('cancelled')).label, 'Cancelled');
+});
+
+test('B3: an error card says it ran only when the call started; one that failed while being prepared says it did not run', () => {
+  const notStarted = finished('error');
+  assert.equal(notStarted.started, false);
+  assert.deepEqual(cardStatus(notStarted), { tone: 'error', label: 'Failed', explanation: NOT_STARTED_ERROR_EXPLANATION });
+
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'tool-call-requested', call_id: 'c1', tool: 'apply_patch', arguments: '{}' }));
+  transcript.apply(event({ type: 'tool-call-started', call_id: 'c1', tool: 'apply_patch', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 }));
+  transcript.apply(event({ type: 'tool-call-finished', call_id: 'c1', tool: 'apply_patch', outcome: 'error', duration_ms: 3, truncated: false }));
+  const ran = transcript.card('c1');
+  assert.ok(ran);
+  assert.equal(ran.started, true);
+  assert.deepEqual(cardStatus(ran), { tone: 'error', label: 'Failed', explanation: 'It ran and reported an error.' });
 });
 
 test('issue 4 tool cards: live states read as Queued, Waiting for approval, Running', () => {

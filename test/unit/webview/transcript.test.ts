@@ -143,3 +143,28 @@ test('issue 4: session-finished closes a stream and records why; a resumed sessi
   const end = transcript.items[2];
   assert.ok(end?.kind === 'session-end' && end.reason === 'cancelled');
 });
+
+test('issue 4/5 reload mid-turn (R3): a run cut off by a reload leaves no card waiting forever; running is indeterminate, never started is cancelled', () => {
+  const interrupted = [
+    event({ type: 'session-started' }),
+    ...approvedWrite('done'),
+    event({ type: 'tool-call-requested', call_id: 'ran', tool: 'shell', arguments: '{"command":"make"}' }),
+    event({ type: 'tool-call-started', call_id: 'ran', tool: 'shell', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 }),
+    event({ type: 'tool-call-requested', call_id: 'asked', tool: 'write', arguments: '{"path":"b.txt","content":"x"}' }),
+    event({ type: 'approval-requested', call_id: 'asked', tool: 'write', subject: 'b.txt' }),
+  ];
+  const states = (transcript: Transcript): string[] => ['done', 'ran', 'asked'].map((id) => `${id}:${card(transcript, id).state}:${card(transcript, id).outcome ?? ''}`);
+
+  // The snapshot after a reload: the stored events, then the controller's "Interrupted" end.
+  const reloaded = new Transcript();
+  for (const stored of interrupted) reloaded.apply(stored);
+  assert.deepEqual(states(reloaded), ['done:finished:ok', 'ran:running:', 'asked:awaiting-approval:']);
+  reloaded.apply(event({ type: 'session-finished', reason: 'cancelled', message: 'Interrupted' }));
+  assert.deepEqual(states(reloaded), ['done:finished:ok', 'ran:finished:indeterminate', 'asked:finished:cancelled']);
+
+  // Later, the stored events only: the next run of the session starts with no end in between.
+  const later = new Transcript();
+  for (const stored of interrupted) later.apply(stored);
+  later.apply(event({ type: 'session-started', resumed: true }));
+  assert.deepEqual(states(later), ['done:finished:ok', 'ran:finished:indeterminate', 'asked:finished:cancelled']);
+});
