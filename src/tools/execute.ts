@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { WorkspaceTask, WorkspaceTasks } from '../core/host';
+import { runCaptured } from './command-run';
 import { defineTool, type ToolContext, type ToolResult } from '../core/tool';
 
 const LISTING: Declarations = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' };
@@ -43,42 +44,13 @@ function requireTasks(context: ToolContext): WorkspaceTasks {
 const describeTask = (task: WorkspaceTask): string =>
   `- ${task.name}: \`${task.command}\` (${task.source})${task.unsupported !== undefined ? ` — cannot run here: ${task.unsupported}` : ''}`;
 
-async function runTask(tasks: WorkspaceTasks, task: WorkspaceTask, timeoutMs: number, context: ToolContext): Promise<ToolResult> {
-  const capture = context.captureOutput();
-  const result = await tasks.run(task, context.workspaceRoot, {
+function runTask(tasks: WorkspaceTasks, task: WorkspaceTask, timeoutMs: number, context: ToolContext): Promise<ToolResult> {
+  return runCaptured(context, {
+    subject: `the task "${task.name}"`,
     timeoutMs,
-    signal: context.signal,
-    onOutput(chunk) {
-      capture.append(chunk);
-      context.progress(chunk);
-    },
+    metadata: { task: task.name },
+    start: (onOutput) => tasks.run(task, context.workspaceRoot, { timeoutMs, signal: context.signal, onOutput }),
   });
-  const output = await capture.finish();
-  // A cancel is the scheduler's to record; the spill file is closed above either way.
-  context.signal.throwIfAborted();
-  const body = output.text.length > 0 ? output.text : '(no output)';
-  const metadata = {
-    task: task.name,
-    exitCode: result.exitCode,
-    signal: result.signal,
-    timedOut: result.timedOut,
-    durationMs: result.durationMs,
-    outputBytes: output.totalBytes,
-    ...(output.spillPath ? { outputFile: output.spillPath } : {}),
-  };
-  if (result.timedOut) {
-    return {
-      status: 'indeterminate',
-      output:
-        `timed out: the task "${task.name}" was stopped after ${timeoutMs} ms, together with every process it started. ` +
-        'It may have had partial effects, and it will not be re-run automatically. Check the state it was changing before doing ' +
-        `anything else; if it simply needs more time, run it again with a larger timeout_ms.\nOutput so far:\n${body}`,
-      truncated: output.truncated,
-      metadata,
-    };
-  }
-  const header = result.exitCode !== null ? `exit code ${result.exitCode}` : `killed by signal ${result.signal ?? 'unknown'}`;
-  return { status: result.exitCode === 0 ? 'ok' : 'error', output: `${header}\n${body}`, truncated: output.truncated, metadata };
 }
 
 export const executeTool = defineTool({

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Declarations } from '../core/declarations';
 import { defineTool } from '../core/tool';
 import { startBackgroundCommand } from './bg';
+import { runCaptured } from './command-run';
 
 const DECLARATIONS: Declarations = { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' };
 /** A background start returns at once and the command runs off the foreground path (C1); it is still a side effect. */
@@ -38,62 +39,20 @@ export const shellTool = defineTool({
   async run(args, context) {
     if (args.background) return startBackgroundCommand(args, context);
     const timeoutMs = args.timeout_ms ?? context.config.shell.default_timeout_ms;
-    const capture = context.captureOutput();
-    const result = await context.host.processes.run({
-      command: args.command,
-      shell: true,
-      mergeStderr: true,
-      cwd: context.workspaceRoot,
-      env: { PAGER: 'cat', GIT_PAGER: 'cat' },
+    return runCaptured(context, {
+      subject: 'the command',
       timeoutMs,
-      signal: context.signal,
-      onOutput(chunk) {
-        capture.append(chunk);
-        context.progress(chunk);
-      },
+      start: (onOutput) =>
+        context.host.processes.run({
+          command: args.command,
+          shell: true,
+          mergeStderr: true,
+          cwd: context.workspaceRoot,
+          env: { PAGER: 'cat', GIT_PAGER: 'cat' },
+          timeoutMs,
+          signal: context.signal,
+          onOutput,
+        }),
     });
-    const output = await capture.finish();
-    // A cancel is the scheduler's to record; the spill file is closed above either way.
-    context.signal.throwIfAborted();
-    const body = output.text.length > 0 ? output.text : '(no output)';
-    const metadata = {
-      exitCode: result.exitCode,
-      signal: result.signal,
-      timedOut: result.timedOut,
-      durationMs: result.durationMs,
-      outputBytes: output.totalBytes,
-      ...(output.spillPath ? { fullOutputPath: output.spillPath } : {}),
-    };
-    if (result.timedOut) {
-      return {
-        status: 'indeterminate',
-        output:
-          `timed out: the command was stopped after ${timeoutMs} ms, together with every process it started. ` +
-          'It may have had partial effects, and it will not be re-run automatically. Check the state it was changing ' +
-          '(files, git status, running services) before doing anything else; if it simply needs more time, run it again ' +
-          `with a larger timeout_ms, or start it in the background.\nOutput so far:\n${body}`,
-        truncated: output.truncated,
-        metadata,
-      };
-    }
-    if (result.cancelled) {
-      // Cancelled from outside the turn (Ctrl+C in the Zuno terminal): the model must not read it as a crash.
-      return {
-        status: 'indeterminate',
-        output:
-          'cancelled by the user: the command was stopped before it finished, together with every process it started. ' +
-          'It may have had partial effects, and it will not be re-run automatically. Check the state it was changing ' +
-          `before doing anything else, and ask the user before running it again.\nOutput so far:\n${body}`,
-        truncated: output.truncated,
-        metadata,
-      };
-    }
-    const header = result.exitCode !== null ? `exit code ${result.exitCode}` : `killed by signal ${result.signal ?? 'unknown'}`;
-    return {
-      status: result.exitCode === 0 ? 'ok' : 'error',
-      output: `${header}\n${body}`,
-      truncated: output.truncated,
-      metadata,
-    };
   },
 });
