@@ -11,7 +11,7 @@ import {
   isAbortError,
   jsonSchemaForModel,
   ProviderError,
-  statusError,
+  postForStream,
   withRetries,
   type HttpProviderOptions,
   type ModelProvider,
@@ -146,22 +146,12 @@ export class AnthropicProvider implements ModelProvider {
       ...(system ? { system } : {}),
       ...(request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
     };
-    let response: Response;
-    try {
-      response = await this.fetch(endpoint(baseUrl, 'messages'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...this.headers() },
-        body: JSON.stringify(body),
-        signal: request.signal,
-      });
-    } catch (error) {
-      if (isAbortError(error)) throw error;
-      throw connectionError(error, baseUrl);
-    }
-    if (!response.ok) {
-      throw await statusError(response, { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) });
-    }
-    if (!response.body) throw new ProviderError(`The model server at ${baseUrl} sent an empty response.`, { transient: true });
+    const response = await postForStream(
+      this.fetch,
+      endpoint(baseUrl, 'messages'),
+      { headers: this.headers(), body, signal: request.signal },
+      { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) },
+    );
 
     let text = '';
     let stopReason: string | undefined;

@@ -12,7 +12,7 @@ import {
   jsonSchemaForModel,
   isAbortError,
   ProviderError,
-  statusError,
+  postForStream,
   withRetries,
   type HttpProviderOptions,
   type ModelProvider,
@@ -207,23 +207,13 @@ export class OpenAIProvider implements ModelProvider {
       stream: true,
       ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
     };
-    let response: Response;
-    try {
-      response = await this.fetch(endpoint(baseUrl, 'chat/completions'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...this.headers() },
-        body: JSON.stringify(body),
-        signal: request.signal,
-      });
-    } catch (error) {
-      if (isAbortError(error)) throw error;
-      throw connectionError(error, baseUrl);
-    }
-    if (!response.ok) {
-      throw await statusError(response, { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) });
-    }
+    const response = await postForStream(
+      this.fetch,
+      endpoint(baseUrl, 'chat/completions'),
+      { headers: this.headers(), body, signal: request.signal },
+      { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) },
+    );
     const answer = new AnswerBuilder(onDelta);
-    if (!response.body) throw new ProviderError(`The model server at ${baseUrl} sent an empty response.`, { transient: true });
     if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
       answer.add(await response.text(), baseUrl);
       return answer.finish();

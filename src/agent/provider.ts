@@ -90,6 +90,34 @@ export function endpoint(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${path}`;
 }
 
+/**
+ * POSTs a streaming request and returns a response that is OK and has a body. Failures come back
+ * as ProviderErrors that name the server: connection problems, HTTP errors (with the server's
+ * words and, for an unknown model, the models it offers), and an empty body.
+ */
+export async function postForStream(
+  fetchFunction: typeof fetch,
+  url: string,
+  request: { readonly headers: Readonly<Record<string, string>>; readonly body: unknown; readonly signal: AbortSignal },
+  context: StatusContext,
+): Promise<Response & { readonly body: ReadableStream<Uint8Array> }> {
+  let response: Response;
+  try {
+    response = await fetchFunction(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...request.headers },
+      body: JSON.stringify(request.body),
+      signal: request.signal,
+    });
+  } catch (error) {
+    if (isAbortError(error)) throw error;
+    throw connectionError(error, context.baseUrl);
+  }
+  if (!response.ok) throw await statusError(response, context);
+  if (!response.body) throw new ProviderError(`The model server at ${context.baseUrl} sent an empty response.`, { transient: true });
+  return response as Response & { readonly body: ReadableStream<Uint8Array> };
+}
+
 /** An id for a tool call whose server sent none. */
 export function freshCallId(): string {
   return `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
