@@ -9,7 +9,7 @@ const editorOnly = {
 const nodeBuiltins = ['fs', 'fs/promises', 'child_process', 'node:fs', 'node:fs/promises', 'node:child_process', 'execa'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'media/dist/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'media/dist/**', 'test-results/**', 'test/fixtures/**', 'samples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
