@@ -11,6 +11,7 @@ import {
   isAbortError,
   jsonSchemaForModel,
   ProviderError,
+  listServerModels,
   postForStream,
   withRetries,
   type HttpProviderOptions,
@@ -106,7 +107,6 @@ const streamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) }),
 ]);
 
-const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
 
 /** Errors the API reports inside a stream that are worth a retry. */
 const TRANSIENT_STREAM_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_error']);
@@ -208,13 +208,7 @@ export class AnthropicProvider implements ModelProvider {
     };
   }
 
-  private async listModels(signal: AbortSignal): Promise<readonly string[] | undefined> {
-    const response = await this.fetch(endpoint(this.options.baseUrl, 'models'), {
-      headers: this.headers(),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
-    });
-    if (!response.ok) return undefined;
-    const parsed = modelListSchema.safeParse(await response.json());
-    return parsed.success ? parsed.data.data.map((entry) => entry.id) : undefined;
+  private listModels(signal: AbortSignal): Promise<readonly string[] | undefined> {
+    return listServerModels(this.fetch, this.options.baseUrl, this.headers(), signal);
   }
 }

@@ -12,6 +12,7 @@ import {
   jsonSchemaForModel,
   isAbortError,
   ProviderError,
+  listServerModels,
   postForStream,
   withRetries,
   type HttpProviderOptions,
@@ -100,7 +101,6 @@ const chunkSchema = z.object({
   error: z.unknown().optional(),
 });
 
-const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
 
 interface PartialCall {
   id: string | undefined;
@@ -238,13 +238,7 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   /** GET /models, for a helpful message when the model is unknown. Cheap, bounded, best effort. */
-  private async listModels(signal: AbortSignal): Promise<readonly string[] | undefined> {
-    const response = await this.fetch(endpoint(this.options.baseUrl, 'models'), {
-      headers: this.headers(),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
-    });
-    if (!response.ok) return undefined;
-    const parsed = modelListSchema.safeParse(await response.json());
-    return parsed.success ? parsed.data.data.map((entry) => entry.id) : undefined;
+  private listModels(signal: AbortSignal): Promise<readonly string[] | undefined> {
+    return listServerModels(this.fetch, this.options.baseUrl, this.headers(), signal);
   }
 }

@@ -8,6 +8,7 @@
  * answer has been shown yet.
  */
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { JsonSchema } from '../core/tool';
 import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 
@@ -116,6 +117,21 @@ export async function postForStream(
   if (!response.ok) throw await statusError(response, context);
   if (!response.body) throw new ProviderError(`The model server at ${context.baseUrl} sent an empty response.`, { transient: true });
   return response as Response & { readonly body: ReadableStream<Uint8Array> };
+}
+
+const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
+
+/** GET /models (OpenAI and Anthropic share its shape), for a helpful "unknown model" message. Bounded, best effort. */
+export async function listServerModels(
+  fetchFunction: typeof fetch,
+  baseUrl: string,
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+): Promise<readonly string[] | undefined> {
+  const response = await fetchFunction(endpoint(baseUrl, 'models'), { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]) });
+  if (!response.ok) return undefined;
+  const parsed = modelListSchema.safeParse(await response.json().catch(() => undefined));
+  return parsed.success ? parsed.data.data.map((entry) => entry.id) : undefined;
 }
 
 /** An id for a tool call whose server sent none. */
