@@ -14,8 +14,8 @@
  * tool_result with its id, in call order, at the start of the very next user turn; the
  * x-api-key and anthropic-version headers must be present; `system` must be top-level.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listenOnLoopback } from './loopback-server';
 import type { ScriptedReply } from './scripted-openai';
 
 interface Block {
@@ -165,23 +165,11 @@ export async function startScriptedAnthropic(options: {
     }
     streamReply(response, reply, body.model);
   };
-  const server = createServer((incoming, response) => {
-    handle(incoming, response).catch((error: unknown) => {
-      violations.push(`server failure: ${error instanceof Error ? error.message : String(error)}`);
-      if (!response.headersSent) response.writeHead(500);
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await listenOnLoopback(handle, violations);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: server.baseUrl,
     requests,
     violations,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

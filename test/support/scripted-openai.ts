@@ -30,8 +30,8 @@
  *   A request arriving after the script ran out is a violation too.
  * - GET /v1/models lists `models` (default: the one model `scripted-model`).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listenOnLoopback } from './loopback-server';
 
 export interface ScriptedToolCall {
   readonly id?: string;
@@ -237,24 +237,12 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
     await streamReply(response, reply, body.model);
   };
 
-  const server: Server = createServer((incoming, response) => {
-    handle(incoming, response).catch((error: unknown) => {
-      violations.push(`server failure: ${error instanceof Error ? error.message : String(error)}`);
-      if (!response.headersSent) response.writeHead(500);
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await listenOnLoopback(handle, violations);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: server.baseUrl,
     requests,
     chatRequests: () => requests.filter((request) => request.method === 'POST'),
     violations,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }
