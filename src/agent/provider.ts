@@ -119,7 +119,9 @@ export async function postForStream(
   return response as Response & { readonly body: ReadableStream<Uint8Array> };
 }
 
-const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
+// Lenient per entry: one odd entry must not hide the models the server does offer.
+const modelListSchema = z.object({ data: z.array(z.unknown()) });
+const modelEntrySchema = z.object({ id: z.string() });
 
 /** GET /models (OpenAI and Anthropic share its shape), for a helpful "unknown model" message. Bounded, best effort. */
 export async function listServerModels(
@@ -131,7 +133,11 @@ export async function listServerModels(
   const response = await fetchFunction(endpoint(baseUrl, 'models'), { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]) });
   if (!response.ok) return undefined;
   const parsed = modelListSchema.safeParse(await response.json().catch(() => undefined));
-  return parsed.success ? parsed.data.data.map((entry) => entry.id) : undefined;
+  if (!parsed.success) return undefined;
+  return parsed.data.data.flatMap((entry) => {
+    const model = modelEntrySchema.safeParse(entry);
+    return model.success ? [model.data.id] : [];
+  });
 }
 
 /** An id for a tool call whose server sent none. */

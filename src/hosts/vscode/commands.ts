@@ -11,7 +11,8 @@ import type { ChatController } from './chat-controller';
 import type { ConfigSource } from './config-source';
 import { availableChatModels } from './lm-provider';
 import { CHAT_VIEW_ID, COMMAND_IDS, type CommandId } from './manifest';
-import { DEFAULT_BASE_URLS, modelListRequest, parseModelList, secretKeyFor, type ModelProviderName } from './model-setup';
+import { listServerModels } from '../../agent/provider';
+import { DEFAULT_BASE_URLS, modelListRequest, secretKeyFor, type ModelProviderName } from './model-setup';
 import { SETTINGS_PREFIX } from './settings';
 
 export interface CommandContext {
@@ -92,10 +93,10 @@ async function setPermissionMode(context: CommandContext): Promise<void> {
 }
 
 async function fetchModelIds(provider: Exclude<ModelProviderName, 'vscode-lm'>, baseUrl: string, apiKey: string | undefined): Promise<string[]> {
-  const request = modelListRequest(provider, baseUrl, apiKey);
+  const { headers } = modelListRequest(provider, baseUrl, apiKey);
   try {
-    const response = await fetch(request.url, { headers: request.headers, signal: AbortSignal.timeout(5000) });
-    return response.ok ? parseModelList(await response.json()) : [];
+    const ids = await listServerModels(fetch, baseUrl, headers, AbortSignal.timeout(5000));
+    return [...(ids ?? [])].sort((left, right) => left.localeCompare(right));
   } catch {
     // Unreachable or not listing: the user types the name instead.
     return [];

@@ -68,9 +68,3 @@ export function modelListRequest(provider: Exclude<ModelProviderName, 'vscode-lm
   return { url: endpoint(baseUrl, 'models'), headers };
 }
 
-/** Model ids from a `/models` answer, sorted; empty when the answer is not that shape. */
-export function parseModelList(body: unknown): string[] {
-  if (typeof body !== 'object' || body === null || !('data' in body) || !Array.isArray(body.data)) return [];
-  const ids = body.data.flatMap((entry: unknown) => (typeof entry === 'object' && entry !== null && 'id' in entry && typeof entry.id === 'string' ? [entry.id] : []));
-  return ids.sort((left, right) => left.localeCompare(right));
-}

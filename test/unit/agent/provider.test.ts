@@ -1,7 +1,7 @@
 // Provider error wording and retry timing helpers (SPEC §9 "Models"; issue 2 §10: clear errors).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiKeyHint, endpoint, retryAfterMs, serverMessage } from '../../../src/agent/provider';
+import { apiKeyHint, endpoint, listServerModels, retryAfterMs, serverMessage } from '../../../src/agent/provider';
 
 test('§9 models: the key hint fits where the key came from', () => {
   assert.match(apiKeyHint({ key: undefined, envVar: 'OPENROUTER_API_KEY' }), /OPENROUTER_API_KEY is empty or not set: export OPENROUTER_API_KEY=<your key>/);
@@ -31,4 +31,33 @@ test('§9 models: Retry-After is read as seconds or as a date, and bounded', () 
 test('§9 models: endpoints join the base URL with or without a trailing slash', () => {
   assert.equal(endpoint('http://127.0.0.1:11434/v1', 'chat/completions'), 'http://127.0.0.1:11434/v1/chat/completions');
   assert.equal(endpoint('https://openrouter.ai/api/v1/', 'models'), 'https://openrouter.ai/api/v1/models');
+});
+
+test('issue 4 Select Model / §10: GET /models answers are parsed defensively, from a real loopback server', async () => {
+  const { createServer } = await import('node:http');
+  const bodies: Record<string, string> = {
+    '/good/models': JSON.stringify({ data: [{ id: 'b' }, { id: 'a' }, { name: 'no id' }, 7] }),
+    '/other/models': JSON.stringify({ models: [] }),
+    '/null/models': 'null',
+  };
+  const seen: (string | undefined)[] = [];
+  const server = createServer((request, response) => {
+    seen.push(request.headers.authorization);
+    const body = bodies[request.url ?? ''];
+    if (body === undefined) response.writeHead(404).end();
+    else response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  try {
+    const signal = new AbortController().signal;
+    assert.deepEqual(await listServerModels(fetch, `${base}/good`, { authorization: 'Bearer k' }, signal), ['b', 'a']);
+    assert.equal(await listServerModels(fetch, `${base}/other`, {}, signal), undefined);
+    assert.equal(await listServerModels(fetch, `${base}/null`, {}, signal), undefined);
+    assert.equal(await listServerModels(fetch, `${base}/missing`, {}, signal), undefined);
+    assert.equal(seen[0], 'Bearer k');
+  } finally {
+    server.close();
+  }
 });
