@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineTool } from '../core/tool';
 import { GOAL_STATUSES } from '../core/work-state';
-import { applyChange, INSPECTION, requireWorkState, STATE_CHANGE, workStateUnavailable } from './work-state';
+import { INSPECTION, requireWorkState, STATE_CHANGE, workStateUnavailable } from './work-state';
 
 export const goalGetTool = defineTool({
   name: 'goal_get',
@@ -29,9 +29,7 @@ export const goalUpdateTool = defineTool({
   subjects: async () => [{ kind: 'name', value: 'goal' }],
   unavailableReason: workStateUnavailable,
   async run(args, context) {
-    const goal = applyChange(() =>
-      requireWorkState(context).setGoal(context.sessionId, { text: args.text, ...(args.status ? { status: args.status } : {}) }),
-    );
+    const goal = requireWorkState(context).setGoal(context.sessionId, { text: args.text, ...(args.status ? { status: args.status } : {}) });
     return { output: `Goal saved (${goal.status}): ${goal.text}` };
   },
 });

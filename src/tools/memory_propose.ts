@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors';
 import { defineTool } from '../core/tool';
-import { applyChange, STATE_CHANGE } from './work-state';
+import { STATE_CHANGE } from './work-state';
 
 export const memoryProposeTool = defineTool({
   name: 'memory_propose',
@@ -23,7 +23,7 @@ export const memoryProposeTool = defineTool({
   async run(args, context) {
     const memories = context.memories;
     if (!memories) throw new ToolError('Memory is off.');
-    const memory = applyChange(() => memories.proposeMemory(args.text, context.sessionId));
+    const memory = memories.proposeMemory(args.text, context.sessionId);
     return {
       output: `Proposed memory ${memory.id} (${memory.status}). The user decides whether to keep it.`,
       metadata: { id: memory.id, status: memory.status },

@@ -1,7 +1,7 @@
 /** plan_get / plan_update: the session's plan, persisted in SQL (SPEC S2). */
 import { z } from 'zod';
 import { defineTool } from '../core/tool';
-import { applyChange, INSPECTION, requireWorkState, STATE_CHANGE, workStateUnavailable } from './work-state';
+import { INSPECTION, requireWorkState, STATE_CHANGE, workStateUnavailable } from './work-state';
 
 export const planGetTool = defineTool({
   name: 'plan_get',
@@ -25,7 +25,7 @@ export const planUpdateTool = defineTool({
   subjects: async () => [{ kind: 'name', value: 'plan' }],
   unavailableReason: workStateUnavailable,
   async run(args, context) {
-    applyChange(() => requireWorkState(context).setPlan(context.sessionId, args.plan));
+    requireWorkState(context).setPlan(context.sessionId, args.plan);
     return { output: `Plan saved (${args.plan.split('\n').length} lines).` };
   },
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineTool } from '../core/tool';
 import { TODO_STATUSES, type TodoItem } from '../core/work-state';
-import { applyChange, INSPECTION, requireWorkState, STATE_CHANGE, workStateUnavailable } from './work-state';
+import { INSPECTION, requireWorkState, STATE_CHANGE, workStateUnavailable } from './work-state';
 
 const MARKS: Record<TodoItem['status'], string> = { pending: '[ ]', in_progress: '[~]', completed: '[x]', cancelled: '[-]' };
 
@@ -52,9 +52,7 @@ export const todoUpdateTool = defineTool({
   unavailableReason: workStateUnavailable,
   async run(args, context) {
     const store = requireWorkState(context);
-    const todos = applyChange(() =>
-      args.todos ? store.setTodos(context.sessionId, args.todos) : store.updateTodos(context.sessionId, args.changes ?? []),
-    );
+    const todos = args.todos ? store.setTodos(context.sessionId, args.todos) : store.updateTodos(context.sessionId, args.changes ?? []);
     return { output: `Todo list saved:\n${formatTodos(todos)}`, metadata: { count: todos.length } };
   },
 });

@@ -1,6 +1,7 @@
 /**
  * What the plan, todo and goal tools share: the store they need, and the rule that `get` is an
- * inspection (ReadOnly, Safe) while `update` changes persistent state (SideEffecting, E3).
+ * inspection (ReadOnly, Safe) while `update` changes persistent state (SideEffecting, E3). The
+ * store's validation errors are ToolErrors, so the model reads them as they are.
  */
 import { ToolError } from '../core/errors';
 import type { Declarations } from '../core/declarations';
@@ -18,17 +19,4 @@ export const workStateUnavailable = (env: CallEnvironment): string | undefined =
 export function requireWorkState(env: CallEnvironment): WorkStateStore {
   if (!env.workState) throw new ToolError(NO_WORK_STATE);
   return env.workState;
-}
-
-/**
- * Runs a store change and turns its validation errors into errors the model reads. The store
- * names every problem and says nothing was changed.
- */
-export function applyChange<T>(change: () => T): T {
-  try {
-    return change();
-  } catch (error) {
-    if (error instanceof Error && error.name === 'WorkStateError') throw new ToolError(error.message);
-    throw error;
-  }
 }
