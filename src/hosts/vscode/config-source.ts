@@ -127,6 +127,9 @@ export class ConfigSource implements vscode.Disposable {
     else if (inspected?.globalValue !== undefined) target = vscode.ConfigurationTarget.Global;
     else target = fallback === 'workspace' && this.workspaceFolder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     await configuration.update(key, value, target);
+    // The change event may arrive after `update` resolves (a remote extension host): read now,
+    // so whoever wrote the setting sees it at once.
+    this.reload();
   }
 
   /** "Allow like this": appends a rule to the workspace's visible rule list (user settings without a folder). */
@@ -138,6 +141,7 @@ export class ConfigSource implements vscode.Disposable {
     const existing = (target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue) ?? [];
     const already = existing.some((entry) => JSON.stringify(entry) === JSON.stringify(rule));
     if (!already) await configuration.update(key, [...existing, rule], target);
+    this.reload();
   }
 
   dispose(): void {
