@@ -2,6 +2,7 @@
  * The Host for the CLI and the tests: the real file system, real processes, global fetch, and
  * spill files under the state dir.
  */
+import { DEFAULT_ENVIRONMENT_POLICY, filterEnvironment, type EnvironmentPolicy } from '../../core/environment';
 import type { ApprovalGateway, Host, QuestionGateway, RipgrepBinary } from '../../core/host';
 import { createNodeFileSystem } from './fs';
 import { createProcessRunner } from './processes';
@@ -23,16 +24,23 @@ export interface NodeHostOptions {
   readonly userDirectory?: string;
   /** Replaces the global fetch (tests). */
   readonly fetch?: typeof fetch;
+  /**
+   * Which variables commands, tasks and hooks inherit; read at each spawn, so a config change
+   * counts at once. The default policy (secrets dropped) when absent.
+   */
+  readonly environmentPolicy?: () => EnvironmentPolicy;
 }
 
 export function createNodeHost(options: NodeHostOptions): Host {
   let ripgrep: Promise<RipgrepBinary> | undefined;
-  const processes = createProcessRunner();
+  const policy = options.environmentPolicy ?? (() => DEFAULT_ENVIRONMENT_POLICY);
+  const environment = (): Record<string, string> => filterEnvironment(process.env, policy());
+  const processes = createProcessRunner({ environment });
   return {
     kind: 'node',
     fs: createNodeFileSystem(),
     processes,
-    tasks: createNodeWorkspaceTasks(processes),
+    tasks: createNodeWorkspaceTasks(processes, environment),
     userDirectory: options.userDirectory ?? join(homedir(), '.zuno'),
     approvals: options.approvals,
     ...(options.questions ? { questions: options.questions } : {}),

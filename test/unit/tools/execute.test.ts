@@ -10,6 +10,7 @@ import type { Host } from '../../../src/core/host';
 import { ToolRegistry } from '../../../src/core/registry';
 import type { ToolContext, ToolResult } from '../../../src/core/tool';
 import { createNodeHost } from '../../../src/hosts/node/host';
+import { defaultChildEnvironment } from '../../../src/hosts/node/processes';
 import { createNodeWorkspaceTasks } from '../../../src/hosts/node/tasks';
 import { executeTool } from '../../../src/tools/execute';
 import { builtinToolRegistrations } from '../../../src/tools/index';
@@ -27,7 +28,7 @@ function workspaceWith(files: Record<string, string>): { readonly root: string; 
     writeFileSync(join(root, path), text);
   }
   const base = createNodeHost({ stateDir: join(root, '.zuno', 'state'), approvals: approveEverything });
-  return { root, host: { ...base, tasks: createNodeWorkspaceTasks(base.processes) } };
+  return { root, host: { ...base, tasks: createNodeWorkspaceTasks(base.processes, defaultChildEnvironment) } };
 }
 
 const PACKAGE_JSON = JSON.stringify({
