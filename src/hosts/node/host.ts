@@ -9,6 +9,7 @@ import { createProcessRunner } from './processes';
 import { resolveRipgrep } from './ripgrep';
 import { createSpill } from './spill';
 import { createNodeWorkspaceTasks } from './tasks';
+import { lookup } from 'node:dns/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -45,6 +46,7 @@ export function createNodeHost(options: NodeHostOptions): Host {
     approvals: options.approvals,
     ...(options.questions ? { questions: options.questions } : {}),
     fetch: options.fetch ?? globalThis.fetch,
+    resolveAddresses: async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address),
     createSpill: (name) => createSpill(options.stateDir, name),
     // Resolved once per host: every grep would otherwise pay for `rg --version`.
     ripgrep: () =>
