@@ -50,6 +50,10 @@ export interface ProcessSpec {
   readonly args?: readonly string[];
   readonly shell?: boolean;
   readonly cwd: string;
+  /**
+   * Laid over the environment the host gives every child: the user's, with secrets dropped
+   * (core/environment.ts). It cannot bring a dropped variable back from the user's environment.
+   */
   readonly env?: Readonly<Record<string, string>>;
   /** Written to stdin, which is then closed. Without it stdin is closed from the start. */
   readonly stdin?: string;
