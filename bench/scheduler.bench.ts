@@ -68,6 +68,7 @@ async function overhead(stateDir: string): Promise<BenchResult[]> {
   const context: ToolContext = {
     ...env,
     callId: 'direct',
+    authorize: () => Promise.reject(new Error('nothing in this bench discovers subjects while running')),
     sessionId: 'bench',
     attempt: 1,
     signal,

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseConfig, type ZunoConfig } from '../core/config';
+import { environmentPolicy } from '../core/environment';
 import { ConfigError, StartupError } from '../core/errors';
 import type { ZunoEvent } from '../core/events';
 import type { ApprovalGateway, QuestionGateway } from '../core/host';
@@ -169,6 +170,8 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
     approvals,
     ...(questions ? { questions } : {}),
     ...(loaded.config.ripgrep.path ? { ripgrepPath: loaded.config.ripgrep.path } : {}),
+    // The variable the key came from (--api-key-env) is dropped from commands like the known ones.
+    environmentPolicy: () => environmentPolicy(loaded.config, settings.apiKey.envVar !== undefined ? [settings.apiKey.envVar] : []),
   });
 
   const runtime: Runtime = await createRuntime({

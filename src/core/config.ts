@@ -87,6 +87,16 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** Generous by default: test suites take minutes, not seconds. */
       default_timeout_ms: boundedInt(1000, 24 * 3600_000, 600_000),
+      /**
+       * What commands and hooks inherit (core/environment.ts): secrets are dropped by default;
+       * `include` passes named variables through on purpose, `exclude` drops more. Name globs.
+       */
+      env: z
+        .strictObject({
+          include: z.array(z.string().min(1)).default([]),
+          exclude: z.array(z.string().min(1)).default([]),
+        })
+        .prefault({}),
     })
     .prefault({}),
   webfetch: z

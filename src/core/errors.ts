@@ -24,3 +24,14 @@ export class StartupError extends Error {
 export class TransientError extends Error {
   override readonly name = 'TransientError';
 }
+
+/**
+ * A running tool met something permission refuses (a webfetch redirect to a denied URL): the
+ * call ends `blocked` with this category, and the message names what was refused. Tools never
+ * decide this themselves; they throw it after `ToolContext.authorize` said deny or ask. The
+ * refused step never ran, though earlier steps of the call did.
+ */
+export class BlockedError extends Error {
+  override readonly name = 'BlockedError';
+  readonly category = 'denied';
+}

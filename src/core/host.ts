@@ -50,6 +50,10 @@ export interface ProcessSpec {
   readonly args?: readonly string[];
   readonly shell?: boolean;
   readonly cwd: string;
+  /**
+   * Laid over the environment the host gives every child: the user's, with secrets dropped
+   * (core/environment.ts). It cannot bring a dropped variable back from the user's environment.
+   */
   readonly env?: Readonly<Record<string, string>>;
   /** Written to stdin, which is then closed. Without it stdin is closed from the start. */
   readonly stdin?: string;
@@ -245,6 +249,11 @@ export interface Host {
   readonly questions?: QuestionGateway;
   /** HTTP for webfetch and web_search; the global fetch in both hosts, replaceable in tests. */
   readonly fetch: typeof fetch;
+  /**
+   * The addresses a host name resolves to (every A and AAAA record the system resolver gives),
+   * so webfetch can refuse a name that points at a metadata address. Rejects when it does not resolve.
+   */
+  resolveAddresses(hostname: string): Promise<readonly string[]>;
   /** Opens a file under the state dir to hold a large output in full. */
   createSpill(name: string): Promise<SpillFile>;
   /** The workspace's named tasks for `execute`; absent where the host has none. */

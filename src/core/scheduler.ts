@@ -17,7 +17,7 @@
  * TransientError (R2).
  */
 import { STRICTEST_DECLARATIONS, type Declarations } from './declarations';
-import { ToolError, TransientError } from './errors';
+import { BlockedError, ToolError, TransientError } from './errors';
 import type { EventBus, ZunoEventBody } from './events';
 import { HookRunner, type HookCall } from './hooks';
 import type { ApprovalDecision, ApprovalRequest, FileChange } from './host';
@@ -27,7 +27,7 @@ import { blockedMessage, type BlockedCategory, type Outcome } from './outcome';
 import { capOutput, OutputCapture, type OutputLimits } from './output';
 import { evaluatePermission } from './policy';
 import type { ToolRegistry } from './registry';
-import type { CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
+import type { Authorization, CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
 
 
 /** Characters of live output sent as events per call (about 1 MiB of text). */
@@ -499,6 +499,9 @@ export class Scheduler {
         }
         continue;
       }
+      if (failure instanceof BlockedError) {
+        this.emit(turn, { type: 'dispatch-blocked', call_id: request.id, tool: tool.name, category: failure.category, reason: failure.message });
+      }
       return this.finishRun(turn, call, signal, start, began, ...this.describeFailure(call, failure, attempt));
     }
   }
@@ -523,6 +526,13 @@ export class Scheduler {
       }
       return [{ kind: 'error' }, { output: `"${name}" failed with a transient error: ${failure.message}` }];
     }
+    if (failure instanceof BlockedError) {
+      // The call started, so this is not B1's "nothing happened": only the refused step never ran.
+      return [
+        { kind: 'blocked', category: failure.category },
+        { output: `BLOCKED (${failure.category}): the call to "${name}" was stopped by permission before the refused step, which did NOT run.\nReason: ${failure.message}` },
+      ];
+    }
     if (failure instanceof ToolError) return [{ kind: 'error' }, { output: failure.message }];
     return [{ kind: 'error' }, { output: `Tool ${name} failed unexpectedly: ${describeError(failure)}` }];
   }
@@ -539,7 +549,20 @@ export class Scheduler {
       progress: this.liveOutput(turn, callId),
       captureOutput: () => new OutputCapture(this.limits, () => this.env.host.createSpill(`${callId}.txt`)),
       ...(call.approvedEdits ? { approvedEdits: call.approvedEdits } : {}),
+      authorize: (subject) => this.authorize(call, subject),
     };
+  }
+
+  /** The policy for a subject a running call discovered, with the call's own tool and declarations. */
+  private async authorize(call: ReadyCall, subject: CallSubject): Promise<Authorization> {
+    const decision = evaluatePermission({
+      tool: call.tool.name,
+      declarations: call.declarations,
+      subjects: [subject],
+      permission: this.env.config.permission,
+      workspaceRoot: await this.workspaceRoot(),
+    });
+    return { action: decision.action, reason: decision.reason, byNamingRule: decision.rule?.match !== undefined };
   }
 
   /**

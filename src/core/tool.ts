@@ -39,6 +39,15 @@ export interface CallEnvironment {
   readonly council?: Council;
 }
 
+/** The scheduler's answer for a subject a tool discovered while running (a redirect's target). */
+export interface Authorization {
+  readonly action: 'allow' | 'ask' | 'deny';
+  /** Why, in the words of the policy: the rule, or the effect class and mode. */
+  readonly reason: string;
+  /** True when a rule whose `match` glob names this subject decided, not a bare rule or the mode. */
+  readonly byNamingRule: boolean;
+}
+
 /** What a running tool may use. Everything is passed in; there is no ambient context. */
 export interface ToolContext extends CallEnvironment {
   readonly callId: string;
@@ -52,6 +61,12 @@ export interface ToolContext extends CallEnvironment {
   readonly captureOutput: () => OutputCapture;
   /** Text the user edited in the diff preview before approving, by absolute path. */
   readonly approvedEdits?: Readonly<Record<string, string>>;
+  /**
+   * Evaluates the permission rules for a subject met while running, with this call's tool and
+   * declarations, so a tool never calls the policy itself. It cannot ask the user mid-call: on
+   * `deny` or `ask` the tool throws a BlockedError naming the subject.
+   */
+  readonly authorize: (subject: CallSubject) => Promise<Authorization>;
 }
 
 export interface ToolResult {

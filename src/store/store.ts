@@ -559,7 +559,10 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook {
 
   /** Records the outcome of the running attempt (I5); durable before resolving. */
   async recordFinish(finish: CallFinish): Promise<void> {
-    if (finish.outcome === 'blocked') throw new StoreUsageError(`Call ${finish.callId} cannot finish as blocked: a blocked call never started; use recordBlocked.`);
+    // A started call ends blocked only when permission stopped it midway (a BlockedError); that needs its category.
+    if (finish.outcome === 'blocked' && finish.category === undefined) {
+      throw new StoreUsageError(`Call ${finish.callId} cannot finish as blocked without a category; a call blocked before it started is recorded with recordBlocked.`);
+    }
     const existing = this.callRow(finish.sessionId, finish.callId);
     if (!existing) throw new StoreUsageError(`Call ${finish.callId} of session ${finish.sessionId} was never started, so it cannot finish.`);
     if (existing.status !== 'running' || existing.attempt !== finish.attempt) {

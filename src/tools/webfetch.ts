@@ -3,21 +3,32 @@
  * body is read as a stream and reading stops at the cap. Failures that may pass on their own
  * (5xx, timeouts, dropped connections) are TransientErrors, which the scheduler retries for this
  * Safe tool (SPEC R1, R2).
+ *
+ * Redirects are followed here, not by fetch, so the permission rules see every hop (issue 8 item
+ * 6): a deny rule cannot be stepped around by a URL that redirects to the denied one. Link-local
+ * and cloud-metadata addresses are refused unless a rule names the URL (core/addresses.ts).
  */
 import { convert } from 'html-to-text';
 import { z } from 'zod';
+import { isIpLiteral, isMetadataAddress, isMetadataHost } from '../core/addresses';
 import type { Declarations } from '../core/declarations';
-import { ToolError, TransientError } from '../core/errors';
+import { BlockedError, ToolError, TransientError } from '../core/errors';
 import { defineTool, type ToolContext } from '../core/tool';
 import { capText } from './capped';
 
 const DECLARATIONS: Declarations = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' };
 
+/** Redirects followed before giving up; a real page needs far fewer, a loop never ends. */
+const MAX_REDIRECTS = 10;
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
 const DESCRIPTION = `Fetch a web page or other http(s) resource and return its content as text. Use it to read documentation, an API response or a file online whose URL you know; to find pages, use web_search.
 
 - url: an absolute http:// or https:// URL. Other schemes (file:, ftp:, data:) are refused.
 
-HTML is converted to readable text: headings, lists and tables kept, scripts and styles dropped, links shown as "text [url]". JSON and other text come back as they are. Other content types (images, PDFs, archives) are not shown: you get the type and size. The response is cut at the configured size limit (webfetch.max_bytes), and the note says so; the request gives up after webfetch.timeout_ms. The result starts with the final URL (after redirects), the HTTP status and the content type.`;
+HTML is converted to readable text: headings, lists and tables kept, scripts and styles dropped, links shown as "text [url]". JSON and other text come back as they are. Other content types (images, PDFs, archives) are not shown: you get the type and size. The response is cut at the configured size limit (webfetch.max_bytes), and the note says so; the request gives up after webfetch.timeout_ms. The result starts with the final URL (after redirects), the HTTP status and the content type.
+
+Redirects are followed (at most ${MAX_REDIRECTS}), and the permission rules are checked for every URL on the way: a redirect to a URL the rules refuse or want approved ends the call as blocked, naming that URL. Link-local and cloud-metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200, metadata.google.internal) are refused unless a rule allows that URL by name.`;
 
 const parameters = z.strictObject({
   url: z.string().min(1).describe('The http or https URL to fetch'),
@@ -56,7 +67,7 @@ function failureMessage(error: unknown): string {
 /** Turns a failed request into the error the scheduler and the model should see. */
 function classify(error: unknown, url: URL, timeoutMs: number, context: ToolContext): Error {
   context.signal.throwIfAborted();
-  if (error instanceof ToolError || error instanceof TransientError) return error;
+  if (error instanceof ToolError || error instanceof TransientError || error instanceof BlockedError) return error;
   if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return new TransientError(`Fetching ${url.href} took longer than ${timeoutMs} ms and was stopped.`);
   }
@@ -144,6 +155,90 @@ function resolveLink(href: string, base: URL): string {
   }
 }
 
+/**
+ * Ends the call when the URL's host is, or resolves to, a link-local or metadata address, unless
+ * a rule naming this URL allows it. Checked before each request, so a redirect cannot reach one.
+ */
+async function refuseMetadata(url: URL, what: string, context: ToolContext): Promise<void> {
+  const { hostname } = url;
+  let why: string | undefined;
+  if (isMetadataHost(hostname)) why = `${hostname} is a link-local or cloud-metadata address`;
+  else if (!isIpLiteral(hostname)) {
+    // A name that does not resolve is left to fetch, which reports it with the usual advice.
+    const addresses = await context.host.resolveAddresses(hostname).catch((): readonly string[] => []);
+    const metadata = addresses.find(isMetadataAddress);
+    if (metadata !== undefined) why = `${hostname} resolves to ${metadata}, a link-local or cloud-metadata address`;
+  }
+  if (why === undefined) return;
+  const authorization = await context.authorize({ kind: 'url', value: url.href });
+  if (authorization.action === 'allow' && authorization.byNamingRule) return;
+  throw new BlockedError(
+    `${what} ${url.href} was not fetched: ${why}, where a cloud machine serves its credentials. webfetch refuses such addresses ` +
+      'unless a permission rule for webfetch whose match names this URL allows it; ask the user to add one if the fetch is really needed.',
+  );
+}
+
+/** The target of a redirect, resolved against the URL that sent it; only http(s) is followed. */
+function redirectTarget(location: string, from: URL): URL {
+  let target: URL;
+  try {
+    target = new URL(location, from);
+  } catch {
+    throw new ToolError(`${from.href} redirected to ${JSON.stringify(location)}, which is not a valid URL; the redirect was not followed.`);
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new ToolError(`${from.href} redirected to ${target.href}; webfetch follows redirects only to http and https URLs, so it stopped there.`);
+  }
+  return target;
+}
+
+/** A redirect's target is a new subject: the rules decide it before anything is requested from it. */
+async function authorizeHop(target: URL, hop: number, from: URL, context: ToolContext): Promise<void> {
+  const authorization = await context.authorize({ kind: 'url', value: target.href });
+  const where = `redirect ${hop} (from ${from.href}) to ${target.href}`;
+  if (authorization.action === 'deny') {
+    throw new BlockedError(`${where} is refused: ${authorization.reason}. Nothing was fetched from ${target.href}.`);
+  }
+  if (authorization.action === 'ask') {
+    throw new BlockedError(
+      `${where} needs the user's approval (${authorization.reason}), which cannot be asked in the middle of a call, so nothing was fetched from it. ` +
+        `To have the user asked, call webfetch with ${target.href} directly.`,
+    );
+  }
+}
+
+interface Fetched {
+  readonly response: Response;
+  /** The URL that answered, after redirects. */
+  readonly url: URL;
+  /** Every URL redirected to, in order. */
+  readonly redirects: readonly string[];
+}
+
+/** Fetches `url`, following redirects one hop at a time, each hop checked before it is requested. */
+async function fetchFollowing(start: URL, signal: AbortSignal, context: ToolContext, current: { url: URL }): Promise<Fetched> {
+  const redirects: string[] = [];
+  for (;;) {
+    const url = current.url;
+    const response = await context.host.fetch(url.href, {
+      signal,
+      redirect: 'manual',
+      headers: { 'user-agent': 'Zuno-webfetch/0.1', accept: 'text/html, application/xhtml+xml, application/json, text/plain;q=0.9, */*;q=0.5' },
+    });
+    const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
+    if (location === null) return { response, url, redirects };
+    await response.body?.cancel().catch(() => undefined);
+    if (redirects.length >= MAX_REDIRECTS) {
+      throw new ToolError(`${start.href} redirected more than ${MAX_REDIRECTS} times (last to ${url.href}); webfetch stopped. The redirects may loop; fetch the final page's URL directly if you know it.`);
+    }
+    const target = redirectTarget(location, url);
+    await authorizeHop(target, redirects.length + 1, url, context);
+    await refuseMetadata(target, `Redirect ${redirects.length + 1} to`, context);
+    redirects.push(target.href);
+    current.url = target;
+  }
+}
+
 const isHtml = (type: string): boolean => /^(text\/html|application\/xhtml\+xml)\b/i.test(type);
 const isText = (type: string): boolean =>
   type === '' || /^text\//i.test(type) || /^application\/([\w.-]+\+)?(json|xml|javascript|ecmascript|x-yaml|yaml|toml|x-sh|sql|graphql)\b/i.test(type);
@@ -163,25 +258,26 @@ export const webfetchTool = defineTool({
   },
   async run(args, context) {
     const url = parseUrl(args.url);
+    await refuseMetadata(url, 'The URL', context);
     const { timeout_ms: timeoutMs, max_bytes: maxBytes } = context.config.webfetch;
     const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
-    let response: Response;
+    // The URL being fetched, for error messages: after a redirect it is no longer the one asked for.
+    const current = { url };
+    let fetched: Fetched;
     let body: Body;
     try {
-      response = await context.host.fetch(url.href, {
-        signal,
-        redirect: 'follow',
-        headers: { 'user-agent': 'Zuno-webfetch/0.1', accept: 'text/html, application/xhtml+xml, application/json, text/plain;q=0.9, */*;q=0.5' },
-      });
+      fetched = await fetchFollowing(url, signal, context, current);
+      const { response } = fetched;
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
-        throw statusError(response.status, response.statusText, url);
+        throw statusError(response.status, response.statusText, current.url);
       }
       body = await readCapped(response, maxBytes);
     } catch (error) {
-      throw classify(error, url, timeoutMs, context);
+      throw classify(error, current.url, timeoutMs, context);
     }
-    const finalUrl = new URL(response.url || url.href);
+    const { response, redirects } = fetched;
+    const finalUrl = fetched.url;
     const contentType = response.headers.get('content-type') ?? '';
     const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
     const declaredLength = Number(response.headers.get('content-length') ?? NaN);
@@ -190,7 +286,7 @@ export const webfetchTool = defineTool({
       const size = Number.isFinite(declaredLength) ? `${declaredLength} bytes` : body.cut ? `more than ${maxBytes} bytes` : `${body.bytes.length} bytes`;
       return {
         output: `${heading}\nThe response is ${mediaType} (${size}), which webfetch does not turn into text.`,
-        metadata: { status: response.status, contentType, bytes: body.bytes.length },
+        metadata: { status: response.status, contentType, bytes: body.bytes.length, redirects },
       };
     }
     const decoded = new TextDecoder(charsetOf(contentType)).decode(body.bytes);
@@ -200,7 +296,7 @@ export const webfetchTool = defineTool({
     return {
       output: capped.output,
       truncated: capped.truncated || body.cut,
-      metadata: { status: response.status, contentType, bytes: body.bytes.length, cut: body.cut },
+      metadata: { status: response.status, contentType, bytes: body.bytes.length, cut: body.cut, redirects },
     };
   },
 });

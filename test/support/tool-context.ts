@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { parseConfig, type ZunoConfig, type ZunoConfigInput } from '../../src/core/config';
 import type { ApprovalGateway, Host } from '../../src/core/host';
 import { OutputCapture } from '../../src/core/output';
+import { evaluatePermission } from '../../src/core/policy';
+import { completeDeclarations } from '../../src/core/declarations';
 import type { ToolContext } from '../../src/core/tool';
 import { createNodeHost } from '../../src/hosts/node/host';
 
@@ -24,6 +26,8 @@ export interface ToolContextOptions {
   readonly callId?: string;
   /** Replaces the recording of progress chunks (a test printing gigabytes should not keep them). */
   readonly progress?: (chunk: string) => void;
+  /** The tool whose permission rules `authorize` applies, as the scheduler would; `test` when absent. */
+  readonly tool?: string;
 }
 
 export interface TestToolContext extends ToolContext {
@@ -50,6 +54,17 @@ export function makeToolContext(options: ToolContextOptions): TestToolContext {
     progress: options.progress ?? ((chunk) => progressChunks.push(chunk)),
     captureOutput: () => new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () => host.createSpill(`${callId}.txt`)),
     ...(options.approvedEdits ? { approvedEdits: options.approvedEdits } : {}),
+    // What the scheduler gives a running call, minus its declarations: tools tested here are read-only.
+    authorize: async (subject) => {
+      const decision = evaluatePermission({
+        tool: options.tool ?? 'test',
+        declarations: completeDeclarations({ effect: 'ReadOnly' }),
+        subjects: [subject],
+        permission: config.permission,
+        workspaceRoot: options.workspaceRoot,
+      });
+      return { action: decision.action, reason: decision.reason, byNamingRule: decision.rule?.match !== undefined };
+    },
     progressChunks,
   };
 }

@@ -2,12 +2,14 @@
  * The Host for the CLI and the tests: the real file system, real processes, global fetch, and
  * spill files under the state dir.
  */
+import { DEFAULT_ENVIRONMENT_POLICY, filterEnvironment, type EnvironmentPolicy } from '../../core/environment';
 import type { ApprovalGateway, Host, QuestionGateway, RipgrepBinary } from '../../core/host';
 import { createNodeFileSystem } from './fs';
 import { createProcessRunner } from './processes';
 import { resolveRipgrep } from './ripgrep';
 import { createSpill } from './spill';
 import { createNodeWorkspaceTasks } from './tasks';
+import { lookup } from 'node:dns/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,20 +25,28 @@ export interface NodeHostOptions {
   readonly userDirectory?: string;
   /** Replaces the global fetch (tests). */
   readonly fetch?: typeof fetch;
+  /**
+   * Which variables commands, tasks and hooks inherit; read at each spawn, so a config change
+   * counts at once. The default policy (secrets dropped) when absent.
+   */
+  readonly environmentPolicy?: () => EnvironmentPolicy;
 }
 
 export function createNodeHost(options: NodeHostOptions): Host {
   let ripgrep: Promise<RipgrepBinary> | undefined;
-  const processes = createProcessRunner();
+  const policy = options.environmentPolicy ?? (() => DEFAULT_ENVIRONMENT_POLICY);
+  const environment = (): Record<string, string> => filterEnvironment(process.env, policy());
+  const processes = createProcessRunner({ environment });
   return {
     kind: 'node',
     fs: createNodeFileSystem(),
     processes,
-    tasks: createNodeWorkspaceTasks(processes),
+    tasks: createNodeWorkspaceTasks(processes, environment),
     userDirectory: options.userDirectory ?? join(homedir(), '.zuno'),
     approvals: options.approvals,
     ...(options.questions ? { questions: options.questions } : {}),
     fetch: options.fetch ?? globalThis.fetch,
+    resolveAddresses: async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address),
     createSpill: (name) => createSpill(options.stateDir, name),
     // Resolved once per host: every grep would otherwise pay for `rg --version`.
     ripgrep: () =>

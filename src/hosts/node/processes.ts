@@ -3,6 +3,7 @@
  * kills everything it started, not just the shell. Completion means the process exited: pipes
  * held open by a background child are drained briefly and then abandoned, never waited on.
  */
+import { DEFAULT_ENVIRONMENT_POLICY, filterEnvironment } from '../../core/environment';
 import type { ProcessResult, ProcessRunner, ProcessSpec, OutputStream } from '../../core/host';
 import type { Readable } from 'node:stream';
 
@@ -71,7 +72,20 @@ function decode(stream: Readable | null, name: OutputStream, onOutput: ProcessSp
   });
 }
 
-export function createProcessRunner(): ProcessRunner {
+export interface ProcessRunnerOptions {
+  /**
+   * The environment every child inherits before `spec.env` is laid over it. Every spawn goes
+   * through here, so no path (shell, background, task, hook) can forget the secret filter; the
+   * default is this process's environment without secrets (core/environment.ts).
+   */
+  readonly environment?: () => Readonly<Record<string, string>>;
+}
+
+/** This process's environment, secrets dropped by the default policy. */
+export const defaultChildEnvironment = (): Record<string, string> => filterEnvironment(process.env, DEFAULT_ENVIRONMENT_POLICY);
+
+export function createProcessRunner(options: ProcessRunnerOptions = {}): ProcessRunner {
+  const environment = options.environment ?? defaultChildEnvironment;
   return {
     async run(spec: ProcessSpec): Promise<ProcessResult> {
       const started = performance.now();
@@ -84,7 +98,9 @@ export function createProcessRunner(): ProcessRunner {
       const subprocess = execa(launch.command, launch.args, {
         cwd: spec.cwd,
         shell: launch.shell,
-        ...(spec.env ? { env: spec.env } : {}),
+        // Not extended from process.env: the child sees exactly the filtered environment.
+        env: { ...environment(), ...spec.env },
+        extendEnv: false,
         // A new group on POSIX; on Windows `detached` would open a console window instead.
         detached: !isWindows,
         ...(spec.stdin !== undefined ? { input: spec.stdin } : { stdin: 'ignore' as const }),

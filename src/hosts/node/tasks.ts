@@ -57,46 +57,55 @@ const PLATFORM_SECTION = process.platform === 'win32' ? 'windows' : process.plat
 
 class UnsupportedTask extends Error {}
 
+/** What `${…}` in tasks.json can refer to. */
+interface TaskVariables {
+  readonly workspaceRoot: string;
+  /** The environment commands inherit (secrets filtered out), for `${env:NAME}`. */
+  readonly environment: Readonly<Record<string, string>>;
+}
+
 /** Fills in the variables a CLI knows; any other `${…}` makes the task unsupported. */
-function substitute(text: string, workspaceRoot: string): string {
+function substitute(text: string, { workspaceRoot, environment }: TaskVariables): string {
   return text.replace(/\$\{([^}]*)\}/g, (_whole, name: string) => {
     if (name === 'workspaceFolder' || name === 'workspaceRoot') return workspaceRoot;
     if (name === 'workspaceFolderBasename') return basename(workspaceRoot);
     if (name === 'pathSeparator' || name === '/') return sep;
-    if (name.startsWith('env:')) return process.env[name.slice(4)] ?? '';
+    // The filtered environment, so `${env:ZUNO_API_KEY}` cannot copy a dropped secret into a command.
+    if (name.startsWith('env:')) return environment[name.slice(4)] ?? '';
     throw new UnsupportedTask(`it uses \${${name}}, which only the editor can fill in`);
   });
 }
 
-function stringOf(value: unknown, what: string, workspaceRoot: string): string {
+function stringOf(value: unknown, what: string, variables: TaskVariables): string {
   if (typeof value !== 'string') throw new UnsupportedTask(`its ${what} is not a plain string (quoting objects need the editor)`);
-  return substitute(value, workspaceRoot);
+  return substitute(value, variables);
 }
 
 /** One tasks.json entry as a task and how to launch it; throws UnsupportedTask for what a CLI cannot honour. */
-function tasksJsonLaunch(entry: Json, workspaceRoot: string): { readonly command: string; readonly launch: Launch } {
+function tasksJsonLaunch(entry: Json, variables: TaskVariables): { readonly command: string; readonly launch: Launch } {
+  const { workspaceRoot } = variables;
   const platform = entry[PLATFORM_SECTION];
   const merged: Json = isObject(platform) ? { ...entry, ...platform, options: { ...(isObject(entry.options) ? entry.options : {}), ...(isObject(platform.options) ? platform.options : {}) } } : entry;
   if (merged.dependsOn !== undefined) throw new UnsupportedTask('it depends on other tasks (dependsOn), which only the editor runs in order');
   if (merged.isBackground === true) throw new UnsupportedTask('it is a background (watch) task that never ends; start its command with shell and "background": true instead');
   const options = isObject(merged.options) ? merged.options : {};
-  const cwdText = options.cwd === undefined ? undefined : stringOf(options.cwd, 'options.cwd', workspaceRoot);
+  const cwdText = options.cwd === undefined ? undefined : stringOf(options.cwd, 'options.cwd', variables);
   const cwd = cwdText === undefined ? workspaceRoot : isAbsolute(cwdText) ? cwdText : resolve(workspaceRoot, cwdText);
   const env: Record<string, string> = { ...TASK_ENVIRONMENT };
   if (isObject(options.env)) {
-    for (const [key, value] of Object.entries(options.env)) env[key] = stringOf(value, `options.env.${key}`, workspaceRoot);
+    for (const [key, value] of Object.entries(options.env)) env[key] = stringOf(value, `options.env.${key}`, variables);
   }
   const rawArgs = merged.args === undefined ? [] : merged.args;
   if (!Array.isArray(rawArgs)) throw new UnsupportedTask('its args is not a list');
-  const args = rawArgs.map((argument, index) => stringOf(argument, `args[${index}]`, workspaceRoot));
+  const args = rawArgs.map((argument, index) => stringOf(argument, `args[${index}]`, variables));
   const type = merged.type ?? 'process';
   if (type === 'npm') {
-    const script = stringOf(merged.script, 'script', workspaceRoot);
-    const folder = merged.path === undefined ? workspaceRoot : resolve(workspaceRoot, stringOf(merged.path, 'path', workspaceRoot));
+    const script = stringOf(merged.script, 'script', variables);
+    const folder = merged.path === undefined ? workspaceRoot : resolve(workspaceRoot, stringOf(merged.path, 'path', variables));
     return { command: `npm run ${script}`, launch: { command: 'npm', args: ['run', script], shell: false, cwd: folder, env } };
   }
   if (type !== 'shell' && type !== 'process') throw new UnsupportedTask(`its type "${String(type)}" is provided by an editor extension`);
-  const command = stringOf(merged.command, 'command', workspaceRoot);
+  const command = stringOf(merged.command, 'command', variables);
   if (type === 'shell') {
     const line = [command, ...args.map(shellQuote)].join(' ');
     return { command: line, launch: { command: line, args: [], shell: true, cwd, env } };
@@ -110,7 +119,8 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-export function createNodeWorkspaceTasks(processes: ProcessRunner): WorkspaceTasks {
+/** `environment` is what the process runner gives children, so `${env:NAME}` sees no more than they do. */
+export function createNodeWorkspaceTasks(processes: ProcessRunner, environment: () => Readonly<Record<string, string>>): WorkspaceTasks {
   // How to launch each listed task. Keyed by the task object, so only what `list` produced runs.
   const launches = new WeakMap<WorkspaceTask, Launch>();
 
@@ -169,7 +179,7 @@ export function createNodeWorkspaceTasks(processes: ProcessRunner): WorkspaceTas
             return;
           }
           try {
-            const { command, launch } = tasksJsonLaunch(entry, workspaceRoot);
+            const { command, launch } = tasksJsonLaunch(entry, { workspaceRoot, environment: environment() });
             add({ name: label, source: TASKS_FILE, command }, launch);
           } catch (error) {
             if (!(error instanceof UnsupportedTask)) throw error;

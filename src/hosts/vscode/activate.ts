@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ZunoEvent } from '../../core/events';
+import { DEFAULT_ENVIRONMENT_POLICY, environmentPolicy } from '../../core/environment';
 import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
 import { builtinToolRegistrations } from '../../tools/index';
@@ -87,6 +88,8 @@ export class ZunoExtension implements vscode.Disposable {
         languageFeatures: createLanguageFeatures(),
         ...(config.current.ok && config.current.config.ripgrep.path ? { ripgrepPath: config.current.config.ripgrep.path } : {}),
         mirror: (inner) => (runner = new MirroredProcessRunner(inner, () => terminal.sink())),
+        // An invalid config passes nothing through on purpose: the default drop applies.
+        environmentPolicy: () => (config.current.ok ? environmentPolicy(config.current.config) : DEFAULT_ENVIRONMENT_POLICY),
       }));
 
     const apiKeys = new ApiKeys(context.secrets);

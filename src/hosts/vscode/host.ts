@@ -4,6 +4,7 @@
  * approvals and questions in the chat view, every command mirrored to the Zuno terminal, and
  * the language servers' answers for the lsp tool.
  */
+import type { EnvironmentPolicy } from '../../core/environment';
 import type { ApprovalGateway, Host, LanguageFeatures, QuestionGateway } from '../../core/host';
 import { createNodeHost } from '../node/host';
 import type { MirroredProcessRunner } from './terminal-mirror';
@@ -18,6 +19,8 @@ export interface VscodeHostOptions {
   readonly languageFeatures: LanguageFeatures;
   /** Wraps the node process runner so each command shows in the Zuno terminal. */
   readonly mirror: (runner: Host['processes']) => MirroredProcessRunner;
+  /** What commands and hooks inherit, read from the live config at each spawn. */
+  readonly environmentPolicy: () => EnvironmentPolicy;
 }
 
 export function createVscodeHost(options: VscodeHostOptions): Host {
@@ -25,6 +28,7 @@ export function createVscodeHost(options: VscodeHostOptions): Host {
     stateDir: options.stateDir,
     approvals: options.approvals,
     questions: options.questions,
+    environmentPolicy: options.environmentPolicy,
     ...(options.ripgrepPath ? { ripgrepPath: options.ripgrepPath } : {}),
   });
   return { ...node, kind: 'vscode', processes: options.mirror(node.processes), languageFeatures: options.languageFeatures };

@@ -78,6 +78,15 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
       'The ripgrep (14 or newer) executable for glob and grep. Empty: the one shipped with Zuno, then PATH. The environment variable ZUNO_RG_PATH wins over this. Machine scope: a workspace cannot choose which binary runs.',
     scope: 'machine',
   },
+  'shell.env.include': {
+    description:
+      'Environment variables that commands, tasks and hooks inherit although their names look secret, as name globs, e.g. `["NPM_TOKEN"]`. By default every `*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*` and `*CREDENTIAL*` variable (any case) and the model provider\'s key variable are dropped, so `env` in a command cannot print them.',
+    merge: 'concatenate',
+  },
+  'shell.env.exclude': {
+    description: 'More environment variables to keep from commands, tasks and hooks, as name globs, e.g. `["AWS_*"]`. Beats `zuno.shell.env.include`.',
+    merge: 'concatenate',
+  },
   'shell.default_timeout_ms': { description: 'How long a shell command may run when the model gives no timeout, in milliseconds. A timed-out command is killed and never re-run.', minimum: 1000, maximum: 24 * 3600_000 },
   'webfetch.max_bytes': { description: 'Largest response webfetch downloads, in bytes.', minimum: 1024, maximum: 50 * 1024 * 1024 },
   'webfetch.timeout_ms': { description: 'How long webfetch waits for a response, in milliseconds.', minimum: 1000, maximum: 600_000 },

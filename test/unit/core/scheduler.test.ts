@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { parseConfig, type ZunoConfigInput } from '../../../src/core/config';
 import type { Declarations } from '../../../src/core/declarations';
-import { ToolError, TransientError } from '../../../src/core/errors';
+import { BlockedError, ToolError, TransientError } from '../../../src/core/errors';
 import { EventBus, type ZunoEvent } from '../../../src/core/events';
 import type { ApprovalDecision, ApprovalRequest } from '../../../src/core/host';
 import { blockedMessage } from '../../../src/core/outcome';
@@ -804,4 +804,40 @@ test('O1: live output events are bounded per call, ending with one marker; the r
   assert.equal(live.length, 4);
   assert.match(live.at(-1)?.chunk ?? '', /\[live output stops here/);
   assert.equal(live.filter((event) => event.chunk.includes('live output stops')).length, 1);
+});
+
+test('issue 8 §9 B1: a subject found while running is authorized by the scheduler with the call\'s tool; a BlockedError ends the call blocked/denied after its dispatch-blocked event', async () => {
+  const seen: Awaited<ReturnType<ToolContext['authorize']>>[] = [];
+  const probe = defineTool({
+    name: 'probe',
+    description: 'authorizes the URLs it is given, stopping at the first that is not allowed',
+    parameters: z.object({ urls: z.array(z.string()) }),
+    declarations: { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' },
+    run: async ({ urls }, context) => {
+      for (const url of urls) {
+        const authorization = await context.authorize({ kind: 'url', value: url });
+        seen.push(authorization);
+        if (authorization.action !== 'allow') throw new BlockedError(`${url} is refused: ${authorization.reason}`);
+      }
+      return { output: 'all allowed' };
+    },
+  });
+  const { run, ledger, eventsOf } = harness([probe], {
+    config: { permission: { rules: [{ tool: 'probe', match: 'http://ok/*', action: 'allow' }, { tool: 'probe', match: 'http://bad/*', action: 'deny' }, { tool: 'other', match: 'http://free/*', action: 'deny' }] } },
+  });
+  const [fine] = await run([callOf('fine', 'probe', { urls: ['http://ok/1', 'http://free/2'] })]);
+  assert.equal(fine?.outcome.kind, 'ok');
+  assert.deepEqual(seen.map((entry) => [entry.action, entry.byNamingRule]), [['allow', true], ['allow', false]], 'another tool\'s rule does not apply; the read-only fallback is no naming rule');
+
+  const [stopped] = await run([callOf('stopped', 'probe', { urls: ['http://ok/1', 'http://bad/2', 'http://ok/3'] })]);
+  assert.deepEqual(stopped?.outcome, { kind: 'blocked', category: 'denied' });
+  assert.match(stopped?.output ?? '', /^BLOCKED \(denied\): the call to "probe" was stopped by permission before the refused step, which did NOT run\.\nReason: http:\/\/bad\/2 is refused: refused by the permission rule/);
+  assert.equal(seen.length, 4, 'nothing after the refused subject ran');
+  const blocked = eventsOf('dispatch-blocked').filter((event) => event.call_id === 'stopped');
+  assert.deepEqual(blocked.map((event) => [event.category, event.tool]), [['denied', 'probe']]);
+  const order = ledger.events().filter((event) => event.type !== 'notice' && 'call_id' in event && event.call_id === 'stopped').map((event) => event.type);
+  assert.deepEqual(order, ['tool-call-started', 'dispatch-blocked', 'tool-call-finished']);
+  const final = ledger.finals().find((finish) => finish.callId === 'stopped');
+  assert.deepEqual([final?.outcome, final?.category], ['blocked', 'denied']);
+  assert.equal(eventsOf('tool-call-finished').find((event) => event.call_id === 'stopped')?.category, 'denied');
 });

@@ -249,3 +249,14 @@ test('read-only opening of a dir with no store is a clear error; a closed store 
   await store.close();
   assert.throws(() => store.listSessions(), /is closed/);
 });
+
+test('issue 8 B2: a started call that permission stopped midway finishes blocked with its category; without one it is refused', async (context) => {
+  const store = await openStore(context);
+  store.createSession({ id: 's1', workspace: '/w' });
+  await store.recordStart(callStart('s1', 'hop', { tool: 'webfetch' }));
+  await assert.rejects(store.recordFinish(callFinish('s1', 'hop', { outcome: 'blocked' })), /cannot finish as blocked without a category/);
+  await store.recordFinish(callFinish('s1', 'hop', { outcome: 'blocked', category: 'denied', output: 'BLOCKED (denied): redirect 1' }));
+  const call = store.getCall('s1', 'hop');
+  assert.deepEqual([call?.status, call?.category, call?.output], ['blocked', 'denied', 'BLOCKED (denied): redirect 1']);
+  assert.deepEqual(store.callAttempts('s1', 'hop').map((attempt) => attempt.status), ['blocked'], 'the attempt that ran is kept, ending blocked');
+});

@@ -281,3 +281,16 @@ test('E1 through the scheduler in strict mode: bg list runs without approval, bg
   assert.deepEqual(asked.map((request) => `${request.callId}:${request.tool}`), ['c1:shell', 'c3:bg']);
   assert.equal(jobs.command('session-1', id).status, 'killed');
 });
+
+test('issue 8 §9 env filter: a background command inherits no secret, like a foreground one', async () => {
+  process.env.ZUNO_BG_TEST_TOKEN = 'bg-token-value';
+  try {
+    const jobs = newJobs();
+    const ctx = context(jobs);
+    const id = idOf(await shell({ command: 'echo "token=${ZUNO_BG_TEST_TOKEN:-unset} home=${HOME:+set}"', background: true }, ctx));
+    const waited = await bg({ action: 'wait', id, timeout_ms: 600_000 }, ctx);
+    assert.match(waited.output, /token=unset home=set/);
+  } finally {
+    delete process.env.ZUNO_BG_TEST_TOKEN;
+  }
+});

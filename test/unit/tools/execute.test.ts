@@ -10,6 +10,7 @@ import type { Host } from '../../../src/core/host';
 import { ToolRegistry } from '../../../src/core/registry';
 import type { ToolContext, ToolResult } from '../../../src/core/tool';
 import { createNodeHost } from '../../../src/hosts/node/host';
+import { defaultChildEnvironment } from '../../../src/hosts/node/processes';
 import { createNodeWorkspaceTasks } from '../../../src/hosts/node/tasks';
 import { executeTool } from '../../../src/tools/execute';
 import { builtinToolRegistrations } from '../../../src/tools/index';
@@ -27,7 +28,7 @@ function workspaceWith(files: Record<string, string>): { readonly root: string; 
     writeFileSync(join(root, path), text);
   }
   const base = createNodeHost({ stateDir: join(root, '.zuno', 'state'), approvals: approveEverything });
-  return { root, host: { ...base, tasks: createNodeWorkspaceTasks(base.processes) } };
+  return { root, host: { ...base, tasks: createNodeWorkspaceTasks(base.processes, defaultChildEnvironment) } };
 }
 
 const PACKAGE_JSON = JSON.stringify({
@@ -167,4 +168,22 @@ test('S3 execute in a workspace without tasks says to use shell', async () => {
   const result = await execute({ action: 'list' }, contextFor(root, host));
   assert.match(result.output, /The workspace defines no tasks .* Use shell instead\./);
   await assert.rejects(execute({ action: 'run', name: 'npm: test' }, contextFor(root, host)), (error: unknown) => error instanceof ToolError && /defines none: use shell instead/.test(error.message));
+});
+
+test('issue 8 §9 env filter: a task neither inherits a secret nor copies one in with ${env:NAME}', async () => {
+  process.env.ZUNO_TASK_TEST_TOKEN = 'task-token-value';
+  process.env.ZUNO_TASK_TEST_PLAIN = 'task-plain-value';
+  try {
+    const tasks = JSON.stringify({
+      version: '2.0.0',
+      tasks: [{ label: 'leak', type: 'shell', command: 'echo "arg=${env:ZUNO_TASK_TEST_TOKEN} inherited=$ZUNO_TASK_TEST_TOKEN plain=${env:ZUNO_TASK_TEST_PLAIN}"' }],
+    });
+    const { root, host } = workspaceWith({ '.vscode/tasks.json': tasks });
+    const result = await execute({ action: 'run', name: 'leak' }, contextFor(root, host));
+    assert.match(result.output, /arg= inherited= plain=task-plain-value/);
+    assert.doesNotMatch(result.output, /task-token-value/);
+  } finally {
+    delete process.env.ZUNO_TASK_TEST_TOKEN;
+    delete process.env.ZUNO_TASK_TEST_PLAIN;
+  }
 });

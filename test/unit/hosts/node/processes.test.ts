@@ -97,3 +97,22 @@ test('issue 2 §9 a process killed by a signal reports it', async () => {
   assert.equal(result.exitCode, null);
   assert.equal(result.signal, 'SIGTERM');
 });
+
+test('issue 8 §9 env filter: every child sees the filtered environment plus its own variables, never a dropped secret', async () => {
+  process.env.ZUNO_TEST_SECRET_TOKEN = 'leaked-value';
+  process.env.ZUNO_TEST_PLAIN = 'plain-value';
+  try {
+    const byDefault = await run({ command: 'env', shell: true, env: { PAGER: 'cat' } });
+    assert.match(byDefault.text, /^ZUNO_TEST_PLAIN=plain-value$/m);
+    assert.match(byDefault.text, /^PAGER=cat$/m);
+    assert.doesNotMatch(byDefault.text, /leaked-value/);
+    const chosen = createProcessRunner({ environment: () => ({ ONLY: 'this' }) });
+    let text = '';
+    await chosen.run({ command: 'env', shell: true, cwd: process.cwd(), onOutput: (chunk) => (text += chunk) });
+    assert.match(text, /^ONLY=this$/m);
+    assert.doesNotMatch(text, /ZUNO_TEST_PLAIN/, 'nothing is inherited beyond what the environment function gives');
+  } finally {
+    delete process.env.ZUNO_TEST_SECRET_TOKEN;
+    delete process.env.ZUNO_TEST_PLAIN;
+  }
+});
