@@ -8,6 +8,7 @@ import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { ToolContext } from '../core/tool';
 import { isWithin, resolveForRun } from './paths';
+import { hiddenPathExclusions } from './ripgrep-run';
 import { suggestNearNames, suggestionText } from './suggest';
 
 export interface SearchRoot {
@@ -18,6 +19,8 @@ export interface SearchRoot {
   /** `cwd` as shown to the model: relative to the workspace when inside it. */
   readonly displayBase: string;
   readonly isFile: boolean;
+  /** rg flags leaving out what permission rules hide below `cwd` (issue 8 §5). */
+  readonly exclusions: readonly string[];
 }
 
 export async function resolveSearchRoot(context: ToolContext, tool: string, declarations: Declarations, path: string | undefined): Promise<SearchRoot> {
@@ -27,9 +30,12 @@ export async function resolveSearchRoot(context: ToolContext, tool: string, decl
     const suggestions = await suggestNearNames(context, resolved);
     throw new ToolError(`No such file or directory: ${path ?? '.'} (resolved to ${resolved.real}).${suggestionText(suggestions)} Use glob to find the right path.`);
   }
+  // The scheduler refused a hidden root; a symlink changed since then must not lead into one either.
+  const hidden = context.visibility.hiddenReason(resolved.real);
+  if (hidden !== undefined) throw new ToolError(`${path ?? '.'} now leads to a hidden path: ${hidden}. Search elsewhere.`);
   const isFile = stat.type !== 'directory';
   const cwd = isFile ? dirname(resolved.real) : resolved.real;
   const root = await context.host.fs.realpath(context.workspaceRoot);
   const displayBase = isWithin(root, cwd) ? relative(root, cwd) || '.' : cwd;
-  return { cwd, displayBase, isFile, ...(isFile ? { target: basename(resolved.real) } : {}) };
+  return { cwd, displayBase, isFile, exclusions: hiddenPathExclusions(context, cwd), ...(isFile ? { target: basename(resolved.real) } : {}) };
 }

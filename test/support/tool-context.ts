@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseConfig, type ZunoConfig, type ZunoConfigInput } from '../../src/core/config';
 import type { ApprovalGateway, Host } from '../../src/core/host';
 import { OutputCapture } from '../../src/core/output';
+import { pathVisibility } from '../../src/core/policy';
 import type { ToolContext } from '../../src/core/tool';
 import { createNodeHost } from '../../src/hosts/node/host';
 
@@ -22,6 +23,8 @@ export interface ToolContextOptions {
   readonly signal?: AbortSignal;
   readonly approvedEdits?: Readonly<Record<string, string>>;
   readonly callId?: string;
+  /** The tool the context is for, when deny rules name one (what `visibility` is derived for); default read. */
+  readonly tool?: string;
   /** Replaces the recording of progress chunks (a test printing gigabytes should not keep them). */
   readonly progress?: (chunk: string) => void;
 }
@@ -49,6 +52,8 @@ export function makeToolContext(options: ToolContextOptions): TestToolContext {
     signal: options.signal ?? new AbortController().signal,
     progress: options.progress ?? ((chunk) => progressChunks.push(chunk)),
     captureOutput: () => new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () => host.createSpill(`${callId}.txt`)),
+    // As the scheduler derives it; `tool` only matters for rules naming a tool other than read.
+    visibility: pathVisibility({ tool: options.tool ?? 'read', rules: config.permission.rules, workspaceRoot: realpathSync(options.workspaceRoot) }),
     ...(options.approvedEdits ? { approvedEdits: options.approvedEdits } : {}),
     progressChunks,
   };
