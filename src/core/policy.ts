@@ -205,8 +205,12 @@ export function evaluatePermission(query: PermissionQuery): PermissionDecision {
  * a listing, or a suggestion. The scheduler derives this once per call and hands it to the tool.
  */
 export interface PathVisibility {
-  /** True when the call must show neither `realPath` (absolute, symlinks resolved) nor anything read from it. */
-  isHidden(realPath: string): boolean;
+  /**
+   * True when the call must show neither `realPath` (absolute, symlinks resolved) nor anything read
+   * from it. Pass `'file'` when the path is known to be a file (rg's results): a file has nothing
+   * below it, so only its own name and its folders need trying, which halves the work per result.
+   */
+  isHidden(realPath: string, type?: 'file'): boolean;
   /** Why `realPath` is hidden, naming the rule, or undefined when it is visible. */
   hiddenReason(realPath: string): string | undefined;
   /**
@@ -315,17 +319,17 @@ export function pathVisibility(query: VisibilityQuery): PathVisibility {
     return folders.get(folder);
   };
 
-  const hiddenBy = (realPath: string): PermissionRule | undefined => {
+  const hiddenBy = (realPath: string, type?: 'file'): PermissionRule | undefined => {
     if (rules.length === 0) return undefined;
     const path = slashes(realPath).replace(/(.)\/+$/, '$1');
     // A folder is hidden with everything in it, so the folders above count as well.
-    let found = hidingFolder(path);
+    let found = type === 'file' ? matching(path) : hidingFolder(path);
     for (let folder = parentOf(path); !found && folder !== undefined; folder = parentOf(folder)) found = hidingAncestor(folder);
     return found;
   };
 
   return {
-    isHidden: (realPath) => hiddenBy(realPath) !== undefined,
+    isHidden: (realPath, type) => hiddenBy(realPath, type) !== undefined,
     hiddenReason(realPath) {
       const rule = hiddenBy(realPath);
       return rule && `the ${describeRule(rule)} keeps it from read, and so from every tool that could reveal it, searches and listings included`;

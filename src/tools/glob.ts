@@ -46,7 +46,7 @@ export const globTool = defineTool({
       separator: '\0',
       onRecord: (record) => {
         if (record.text.length === 0 || !matches(record.text)) return;
-        if (context.visibility.isHidden(join(root.cwd, record.text))) hidden++;
+        if (context.visibility.isHidden(join(root.cwd, record.text), 'file')) hidden++;
         else paths.add(record.text);
       },
     });

@@ -69,7 +69,7 @@ function searchArgs(args: GrepArgs, root: SearchRoot, modeFlags: readonly string
 function hiddenFilter(context: ToolContext, root: SearchRoot): (path: string) => boolean {
   let last: { path: string; hidden: boolean } | undefined;
   return (path) => {
-    if (last?.path !== path) last = { path, hidden: context.visibility.isHidden(join(root.cwd, path)) };
+    if (last?.path !== path) last = { path, hidden: context.visibility.isHidden(join(root.cwd, path), 'file') };
     return last.hidden;
   };
 }

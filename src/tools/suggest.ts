@@ -51,7 +51,7 @@ export async function suggestNearNames(context: ToolContext, resolved: ResolvedP
   const root = await context.host.fs.realpath(context.workspaceRoot);
   const show = (path: string): string => (isWithin(root, path) ? relative(root, path) || '.' : path);
   // A suggestion must not name what permission rules hide (issue 8 §5).
-  const visible = (path: string): boolean => !context.visibility.isHidden(path);
+  const visible = (path: string, type?: 'file'): boolean => !context.visibility.isHidden(path, type);
   const suggestions = new Set<string>();
 
   const nearest = await nearestExistingDirectory(context, resolved.real);
@@ -74,7 +74,7 @@ export async function suggestNearNames(context: ToolContext, resolved: ResolvedP
         cwd: root,
         separator: '\n',
         onRecord: (record) => {
-          if (record.text.length > 0 && visible(join(root, record.text))) found.push(record.text);
+          if (record.text.length > 0 && visible(join(root, record.text), 'file')) found.push(record.text);
           return found.length < MAX_SUGGESTIONS;
         },
       });

@@ -92,3 +92,13 @@ test('issue 8 §5: a glob whose group spans a slash gets no rg exclusion, and is
   assert.deepEqual(seen.excludeGlobs(ROOT), []);
   assert.equal(seen.isHidden(at('secrets/a.txt')), true);
 });
+
+test('issue 8 §5: a path known to be a file is judged by its name and its folders alone', () => {
+  const folderRule = visibility([deny('secrets')]);
+  assert.equal(folderRule.isHidden(at('secrets/key.txt'), 'file'), true);
+  assert.equal(folderRule.isHidden(at('src/key.txt'), 'file'), false);
+  const contents = visibility([deny('secrets/**'), deny('**/*.pem')]);
+  assert.equal(contents.isHidden(at('secrets/sub/.env'), 'file'), true);
+  assert.equal(contents.isHidden(at('src/server.pem'), 'file'), true);
+  assert.equal(contents.isHidden(at('src/server.ts'), 'file'), false);
+});
