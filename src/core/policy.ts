@@ -266,6 +266,29 @@ function globSegments(glob: string): string[] | undefined {
 }
 
 /**
+ * Whether rg can parse `glob`: it refuses an unclosed `[` or `{`, an unopened `}` and a dangling
+ * `\`, and one bad --glob makes the whole search fail. Such a rule is left to the isHidden filter.
+ */
+function rgAccepts(glob: string): boolean {
+  let depth = 0;
+  for (let index = 0; index < glob.length; index++) {
+    const char = glob[index];
+    if (char === '\\') {
+      if (++index >= glob.length) return false;
+    } else if (char === '[') {
+      let end = index + 1;
+      if (glob[end] === '!' || glob[end] === '^') end++;
+      if (glob[end] === ']') end++;
+      while (end < glob.length && glob[end] !== ']') end++;
+      if (end >= glob.length) return false;
+      index = end;
+    } else if (char === '{') depth++;
+    else if (char === '}' && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+/**
  * The forms of `glob` (as segments) relative to a folder given by `base` segments: what the glob
  * matches below that folder. `**` may stand for none, one or more of the base's segments. A glob
  * used up inside the base names a folder at or above the search root, so everything is excluded.
@@ -341,7 +364,7 @@ export function pathVisibility(query: VisibilityQuery): PathVisibility {
       else if (base.startsWith(`${root}/`)) bases.push(base.slice(root.length + 1).split('/'));
       const out = new Set<string>();
       for (const rule of rules) {
-        const segments = globSegments(rule.match);
+        const segments = rgAccepts(rule.match) ? globSegments(rule.match) : undefined;
         if (!segments) continue;
         // An absolute glob can only be rebased on the absolute form of the root.
         for (const segmentsOfBase of segments[0] === '' ? bases.slice(0, 1) : bases) rebase(segments, segmentsOfBase, out);

@@ -102,3 +102,10 @@ test('issue 8 §5: a path known to be a file is judged by its name and its folde
   assert.equal(contents.isHidden(at('src/server.pem'), 'file'), true);
   assert.equal(contents.isHidden(at('src/server.ts'), 'file'), false);
 });
+
+test('issue 8 §5: a rule rg cannot parse as a glob gets no rg exclusion, so it cannot make every search fail', () => {
+  for (const match of ['secrets/[abc', 'secrets/{a,b', 'secrets/}', 'secrets\\']) {
+    assert.deepEqual(visibility([deny(match)]).excludeGlobs(ROOT), [], match);
+  }
+  assert.deepEqual(visibility([deny('secrets/{a,{b,c}}/[!x]*')]).excludeGlobs(ROOT), ['/secrets/{a,{b,c}}/[!x]*']);
+});

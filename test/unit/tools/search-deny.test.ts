@@ -175,3 +175,17 @@ test('issue 8 §5: where rg cannot take the rule as an exclusion, the filter sti
   assert.match(files.output, /\[2 matching files hidden by permission rules are not shown\.\]$/);
   assert.doesNotMatch(files.output, /key\.txt|\.env/);
 });
+
+test('issue 8 §5: deny rules of every shape become exclusions rg accepts, or none, never a failed search', async () => {
+  const workspace = makeTempDir('zuno-search-deny-shapes-');
+  after(() => removeDir(workspace));
+  plant(workspace);
+  const rules = ['secrets/{a,{b,c}}/[!x]*', '**/*.pem', '*/config/*.json', 'src/[abc', 'src/{a,b', 'src/}', 'a**b', `${workspace}/private/**`].map((match) => ({ tool: '*', match, action: 'deny' as const }));
+  const context = makeToolContext({ workspaceRoot: workspace, tool: 'grep', config: { permission: { rules } } });
+  assert.ok(context.visibility.excludeGlobs(workspace).length >= 4, 'most rules do reach rg');
+  const parsed = grepTool.parse({ pattern: 'needle', output_mode: 'files' });
+  assert.ok(parsed.success);
+  const found = await grepTool.run(parsed.args, context);
+  assert.equal(found.status ?? 'ok', 'ok');
+  assert.match(found.output, /^5 files match/);
+});
