@@ -219,8 +219,9 @@ export const readTool = defineTool({
   async run(args, context) {
     const resolved = await resolveForRun(context, 'read', DECLARATIONS, args.path);
     // The scheduler refused a hidden path; a symlink changed since then must not lead into one either.
+    // Checked before the path's existence, which would itself say something about a hidden folder.
     const hidden = context.visibility.hiddenReason(resolved.real);
-    if (hidden !== undefined) throw new ToolError(`${args.path} now leads to a hidden path: ${hidden}.`);
+    if (hidden !== undefined) throw new ToolError(`${args.path} leads to a hidden path: ${hidden}.`);
     const stat = await context.host.fs.stat(resolved.real);
     if (!stat) {
       const suggestions = await suggestNearNames(context, resolved);

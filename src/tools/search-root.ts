@@ -25,14 +25,15 @@ export interface SearchRoot {
 
 export async function resolveSearchRoot(context: ToolContext, tool: string, declarations: Declarations, path: string | undefined): Promise<SearchRoot> {
   const resolved = await resolveForRun(context, tool, declarations, path ?? '.');
+  // The scheduler refused a hidden root; a symlink changed since then must not lead into one either.
+  // Checked before the path's existence, which would itself say something about a hidden folder.
+  const hidden = context.visibility.hiddenReason(resolved.real);
+  if (hidden !== undefined) throw new ToolError(`${path ?? '.'} leads to a hidden path: ${hidden}. Search elsewhere.`);
   const stat = await context.host.fs.stat(resolved.real);
   if (!stat) {
     const suggestions = await suggestNearNames(context, resolved);
     throw new ToolError(`No such file or directory: ${path ?? '.'} (resolved to ${resolved.real}).${suggestionText(suggestions)} Use glob to find the right path.`);
   }
-  // The scheduler refused a hidden root; a symlink changed since then must not lead into one either.
-  const hidden = context.visibility.hiddenReason(resolved.real);
-  if (hidden !== undefined) throw new ToolError(`${path ?? '.'} now leads to a hidden path: ${hidden}. Search elsewhere.`);
   const isFile = stat.type !== 'directory';
   const cwd = isFile ? dirname(resolved.real) : resolved.real;
   const root = await context.host.fs.realpath(context.workspaceRoot);

@@ -12,8 +12,9 @@ import { Scheduler, type ToolCallResult } from '../../../src/core/scheduler';
 import { globTool } from '../../../src/tools/glob';
 import { grepTool } from '../../../src/tools/grep';
 import { readTool } from '../../../src/tools/read';
+import { createNodeHost } from '../../../src/hosts/node/host';
 import { MemoryLedger } from '../../support/memory-ledger';
-import { makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
+import { approveEverything, makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
 import { ScriptedApprovals, testEnvironment } from '../core/fixtures';
 
 const SECRET_WORDS = /secret|hunter2|TOKEN|deep\.txt|\.env/i;
@@ -188,4 +189,29 @@ test('issue 8 §5: deny rules of every shape become exclusions rg accepts, or no
   const found = await grepTool.run(parsed.args, context);
   assert.equal(found.status ?? 'ok', 'ok');
   assert.match(found.output, /^5 files match/);
+});
+
+test('issue 8 §5: rg complaining about a hidden path does not name it to the model', async () => {
+  // rg names a file it cannot read on stderr; the real rg runs, and its stderr gets the lines it
+  // would print for an unreadable file inside and outside the hidden folder (tests run as root here).
+  const workspace = makeTempDir('zuno-search-deny-stderr-');
+  after(() => removeDir(workspace));
+  plant(workspace);
+  const real = createNodeHost({ stateDir: join(workspace, '.state'), approvals: approveEverything });
+  const host = {
+    ...real,
+    processes: {
+      run: async (spec: Parameters<typeof real.processes.run>[0]) => {
+        const result = await real.processes.run(spec);
+        spec.onOutput?.('rg: secrets/key.txt: Permission denied (os error 13)\nrg: ./src/locked.txt: Permission denied (os error 13)\n', 'stderr');
+        return { ...result, exitCode: 2 };
+      },
+    },
+  };
+  const context = makeToolContext({ workspaceRoot: workspace, host, tool: 'grep', config: SECRETS_DENIED });
+  const parsed = grepTool.parse({ pattern: 'needle' });
+  assert.ok(parsed.success);
+  const found = await grepTool.run(parsed.args, context);
+  assert.match(found.output, /\[rg could not search everything: rg: \.\/src\/locked\.txt: Permission denied \(os error 13\)\]$/);
+  assert.doesNotMatch(found.output, /key\.txt/);
 });
