@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../src/core/config';
 import { OutputCapture } from '../src/core/output';
+import { pathVisibility } from '../src/core/policy';
 import type { ToolContext } from '../src/core/tool';
 import { createNodeHost } from '../src/hosts/node/host';
 import { grepTool } from '../src/tools/grep';
@@ -104,6 +105,7 @@ export default async function grepBench(): Promise<BenchResult[]> {
     signal: new AbortController().signal,
     progress: () => undefined,
     captureOutput: () => new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () => host.createSpill('bench.txt')),
+    visibility: pathVisibility({ tool: 'grep', rules: config.permission.rules, workspaceRoot: TREE }),
   };
   const { path: rg } = await host.ripgrep();
   const results: BenchResult[] = [];

@@ -15,6 +15,7 @@ import { ToolRegistry } from '../src/core/registry';
 import { Scheduler, type ToolCallRequest } from '../src/core/scheduler';
 import { defineTool, type CallEnvironment, type Tool, type ToolContext } from '../src/core/tool';
 import { OutputCapture } from '../src/core/output';
+import { pathVisibility } from '../src/core/policy';
 import { createNodeHost } from '../src/hosts/node/host';
 import { MemoryLedger } from '../test/support/memory-ledger';
 import type { BenchResult } from './run';
@@ -74,6 +75,7 @@ async function overhead(stateDir: string): Promise<BenchResult[]> {
     signal,
     progress: () => undefined,
     captureOutput: () => new OutputCapture({ maxBytes: 51_200, maxLines: 2000 }, () => env.host.createSpill('direct.txt')),
+    visibility: pathVisibility({ tool: 'echo', rules: env.config.permission.rules, workspaceRoot: env.workspaceRoot }),
   };
   const total = turnSize * turns;
 

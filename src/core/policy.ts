@@ -198,3 +198,178 @@ export function evaluatePermission(query: PermissionQuery): PermissionDecision {
   }
   return fallback(query);
 }
+
+/**
+ * What a call may see of the file tree (issue 8 §5). A path that a deny rule keeps from `read`
+ * must not reach the model through any other tool either: not as a search match, a file name in
+ * a listing, or a suggestion. The scheduler derives this once per call and hands it to the tool.
+ */
+export interface PathVisibility {
+  /**
+   * True when the call must show neither `realPath` (absolute, symlinks resolved) nor anything read
+   * from it. Pass `'file'` when the path is known to be a file (rg's results): a file has nothing
+   * below it, so only its own name and its folders need trying, which halves the work per result.
+   */
+  isHidden(realPath: string, type?: 'file'): boolean;
+  /** Why `realPath` is hidden, naming the rule, or undefined when it is visible. */
+  hiddenReason(realPath: string): string | undefined;
+  /**
+   * Globs for rg's `--glob=!…`, relative to `searchRoot` (the folder rg runs in) and anchored with a
+   * leading `/` where the rule is, in rg's .gitignore dialect. They spare rg from reading hidden files;
+   * they are not the guarantee (rg's dialect differs from ours in corners): `isHidden` filters its
+   * output as well.
+   */
+  excludeGlobs(searchRoot: string): readonly string[];
+}
+
+export interface VisibilityQuery {
+  readonly tool: string;
+  readonly rules: readonly PermissionRule[];
+  /** Real path of the workspace root, as path subjects are. */
+  readonly workspaceRoot: string;
+}
+
+/**
+ * A name no real file can have (NUL): a glob that matches `folder/<probe>/<probe>` matches whatever
+ * lies below the folder, so the folder counts as hidden. Unlike testing `folder/`, this does not
+ * depend on whether the glob library lets `x/**` match `x` or `x/`.
+ */
+const PROBE = '\u0000';
+
+const parentOf = (path: string): string | undefined => {
+  const cut = path.lastIndexOf('/');
+  if (cut <= 0) return path.length > 1 && cut === 0 ? '/' : undefined;
+  return path.slice(0, cut);
+};
+
+/**
+ * Splits a glob on the slashes outside `{…}` and `[…]`; undefined when a group spans a slash,
+ * which segment-wise rebasing cannot follow.
+ */
+function globSegments(glob: string): string[] | undefined {
+  const segments: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let index = 0; index < glob.length; index++) {
+    const char = glob[index];
+    if (char === '\\') index++;
+    else if (char === '{' || char === '[') depth++;
+    else if ((char === '}' || char === ']') && depth > 0) depth--;
+    else if (char === '/') {
+      if (depth > 0) return undefined;
+      segments.push(glob.slice(from, index));
+      from = index + 1;
+    }
+  }
+  segments.push(glob.slice(from));
+  return segments;
+}
+
+/**
+ * Whether rg can parse `glob`: it refuses an unclosed `[` or `{`, an unopened `}` and a dangling
+ * `\`, and one bad --glob makes the whole search fail. Such a rule is left to the isHidden filter.
+ */
+function rgAccepts(glob: string): boolean {
+  let depth = 0;
+  for (let index = 0; index < glob.length; index++) {
+    const char = glob[index];
+    if (char === '\\') {
+      if (++index >= glob.length) return false;
+    } else if (char === '[') {
+      let end = index + 1;
+      if (glob[end] === '!' || glob[end] === '^') end++;
+      if (glob[end] === ']') end++;
+      while (end < glob.length && glob[end] !== ']') end++;
+      if (end >= glob.length) return false;
+      index = end;
+    } else if (char === '{') depth++;
+    else if (char === '}' && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+/**
+ * The forms of `glob` (as segments) relative to a folder given by `base` segments: what the glob
+ * matches below that folder. `**` may stand for none, one or more of the base's segments. A glob
+ * used up inside the base names a folder at or above the search root, so everything is excluded.
+ */
+function rebase(glob: readonly string[], base: readonly string[], out: Set<string>): void {
+  if (base.length === 0) {
+    const rest = glob.join('/');
+    // Anchored to the search root with a leading `/`, unless the glob may start at any depth anyway.
+    // Nothing left: the glob names the search root itself, which hides everything below it.
+    out.add(rest.length === 0 ? '**' : rest.startsWith('**') ? rest : `/${rest}`);
+    return;
+  }
+  const [head, ...tail] = glob;
+  if (head === undefined) {
+    out.add('**');
+    return;
+  }
+  if (head === '**') {
+    out.add(glob.join('/'));
+    rebase(tail, base, out);
+    rebase(glob, base.slice(1), out);
+    return;
+  }
+  // `a**b` crosses folders in our dialect but not in rg's: leave that rule to the isHidden filter.
+  if (head.includes('**')) return;
+  const segment = base[0] ?? '';
+  if (head === segment || (head.length > 0 && segment.length > 0 && matchGlob(head, segment, 'path'))) rebase(tail, base.slice(1), out);
+}
+
+/** Derives what the calling tool may see from the deny rules of `*`, `read` and the tool itself. */
+export function pathVisibility(query: VisibilityQuery): PathVisibility {
+  const root = slashes(query.workspaceRoot).replace(/\/+$/, '');
+  const rules = query.rules.filter(
+    (rule): rule is PermissionRule & { match: string } =>
+      rule.action === 'deny' && rule.match !== undefined && (rule.tool === '*' || rule.tool === 'read' || rule.tool === query.tool),
+  );
+  /** `relative: false` tries only the absolute form. */
+  const matching = (path: string, relative = true): PermissionRule | undefined => {
+    const forms = relative ? pathForms(path, root) : [path];
+    return rules.find((rule) => forms.some((form) => matchGlob(rule.match, form, 'path')));
+  };
+  /** The rule hiding the folder `path` as a whole: it is named, or everything below it is. */
+  const hidingFolder = (path: string, relative = true): PermissionRule | undefined =>
+    matching(path, relative) ?? matching(`${path === '/' ? '' : path}/${PROBE}/${PROBE}`, relative);
+  // Folders repeat across a search's results; each is judged once per call.
+  const folders = new Map<string, PermissionRule | undefined>();
+  const hidingAncestor = (folder: string): PermissionRule | undefined => {
+    // Above a path, the workspace root is tried only as an absolute path: its relative form "."
+    // would let a rule like `*`, meant for top-level names, hide the whole workspace.
+    if (!folders.has(folder)) folders.set(folder, hidingFolder(folder, folder !== root));
+    return folders.get(folder);
+  };
+
+  const hiddenBy = (realPath: string, type?: 'file'): PermissionRule | undefined => {
+    if (rules.length === 0) return undefined;
+    const path = slashes(realPath).replace(/(.)\/+$/, '$1');
+    // A folder is hidden with everything in it, so the folders above count as well.
+    let found = type === 'file' ? matching(path) : hidingFolder(path);
+    for (let folder = parentOf(path); !found && folder !== undefined; folder = parentOf(folder)) found = hidingAncestor(folder);
+    return found;
+  };
+
+  return {
+    isHidden: (realPath, type) => hiddenBy(realPath, type) !== undefined,
+    hiddenReason(realPath) {
+      const rule = hiddenBy(realPath);
+      return rule && `the ${describeRule(rule)} keeps it from read, and so from every tool that could reveal it, searches and listings included`;
+    },
+    excludeGlobs(searchRoot) {
+      const base = slashes(searchRoot).replace(/(.)\/+$/, '$1');
+      const bases = [base.split('/')];
+      if (base === root) bases.push([]);
+      else if (base.startsWith(`${root}/`)) bases.push(base.slice(root.length + 1).split('/'));
+      const out = new Set<string>();
+      for (const rule of rules) {
+        const segments = rgAccepts(rule.match) ? globSegments(rule.match) : undefined;
+        if (!segments) continue;
+        // An absolute glob can only be rebased on the absolute form of the root.
+        for (const segmentsOfBase of segments[0] === '' ? bases.slice(0, 1) : bases) rebase(segments, segmentsOfBase, out);
+      }
+      return [...out];
+    },
+  };
+}

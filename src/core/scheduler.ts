@@ -25,7 +25,7 @@ import type { CallFinish, CallLedger, CallStart } from './ledger';
 import { FairSharedLock } from './lock';
 import { blockedMessage, type BlockedCategory, type Outcome } from './outcome';
 import { capOutput, OutputCapture, type OutputLimits } from './output';
-import { evaluatePermission } from './policy';
+import { evaluatePermission, pathVisibility, type PathVisibility } from './policy';
 import type { ToolRegistry } from './registry';
 import type { Authorization, CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
 
@@ -112,6 +112,8 @@ interface ReadyCall {
   readonly tool: Tool;
   readonly args: unknown;
   readonly declarations: Declarations;
+  /** Derived once, with the decision: what the call may reveal of the file tree. */
+  readonly visibility: PathVisibility;
   readonly approvedEdits?: Readonly<Record<string, string>>;
 }
 
@@ -337,15 +339,17 @@ export class Scheduler {
     if (verdict.kind === 'cancelled') return this.notStarted(turn, position, request, declarations, 'cancelled');
     if (verdict.kind === 'blocked') return this.block(turn, position, request, declarations, 'denied', verdict.reason);
 
-    const decision = evaluatePermission({
-      tool: tool.name,
-      declarations,
-      subjects,
-      permission: this.env.config.permission,
-      workspaceRoot: await this.workspaceRoot(),
-    });
+    const workspaceRoot = await this.workspaceRoot();
+    const permission = this.env.config.permission;
+    const decision = evaluatePermission({ tool: tool.name, declarations, subjects, permission, workspaceRoot });
     if (decision.action === 'deny') return this.block(turn, position, request, declarations, 'denied', `Refused: ${decision.reason}.`);
-    const ready: ReadyCall = { position, request, tool, args, declarations };
+    // A path hidden from read is refused to every tool: searching or listing it would reveal it too (issue 8 §5).
+    const visibility = pathVisibility({ tool: tool.name, rules: permission.rules, workspaceRoot });
+    for (const subject of subjects) {
+      const hidden = subject.kind === 'path' ? visibility.hiddenReason(subject.value) : undefined;
+      if (hidden !== undefined) return this.block(turn, position, request, declarations, 'denied', `Refused: ${subject.value} is hidden: ${hidden}.`);
+    }
+    const ready: ReadyCall = { position, request, tool, args, declarations, visibility };
     if (decision.action === 'allow') return ready;
     return this.askApproval(turn, ready, subjects, decision.reason);
   }
@@ -548,6 +552,7 @@ export class Scheduler {
       signal,
       progress: this.liveOutput(turn, callId),
       captureOutput: () => new OutputCapture(this.limits, () => this.env.host.createSpill(`${callId}.txt`)),
+      visibility: call.visibility,
       ...(call.approvedEdits ? { approvedEdits: call.approvedEdits } : {}),
       authorize: (subject) => this.authorize(call, subject),
     };

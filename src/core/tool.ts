@@ -11,6 +11,7 @@ import type { FileChange, Host } from './host';
 import type { OutputCapture } from './output';
 import type { MemoryBook, WorkStateStore } from './work-state';
 import type { BackgroundJobs } from './background';
+import type { PathVisibility } from './policy';
 import type { Council, Delegator } from './delegation';
 
 /** What a permission rule's `match` glob is tested against (SPEC §9). */
@@ -59,6 +60,11 @@ export interface ToolContext extends CallEnvironment {
   readonly progress: (chunk: string) => void;
   /** A bounded capture for streamed output, spilled in full to a file when it overflows. */
   readonly captureOutput: () => OutputCapture;
+  /**
+   * What deny rules hide from this call (issue 8 §5), derived by the scheduler from the policy:
+   * search and listing tools leave hidden paths out of what they return and say how many.
+   */
+  readonly visibility: PathVisibility;
   /** Text the user edited in the diff preview before approving, by absolute path. */
   readonly approvedEdits?: Readonly<Record<string, string>>;
   /**

@@ -1,12 +1,13 @@
 /**
  * glob: find files by name pattern with `rg --files` (SPEC S4).
  */
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import { defineTool } from '../core/tool';
 import { displayJoin, pathSubject } from './paths';
-import { comparePaths, COMMON_RIPGREP_FLAGS, EXCLUDE_GIT_DIRECTORY, pathGlobFilter, ripgrepFailure, runRipgrep, SmallestItems } from './ripgrep-run';
+import { comparePaths, COMMON_RIPGREP_FLAGS, EXCLUDE_GIT_DIRECTORY, pathGlobFilter, ripgrepFailure, runRipgrep, SmallestItems, withheldNote } from './ripgrep-run';
 import { resolveSearchRoot } from './search-root';
 
 const DECLARATIONS: Declarations = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' };
@@ -38,14 +39,18 @@ export const globTool = defineTool({
     const limit = args.limit ?? DEFAULT_LIMIT;
     const paths = new SmallestItems<string>(limit, comparePaths);
     const matches = pathGlobFilter(args.pattern);
+    let hidden = 0;
     const run = await runRipgrep(context, {
-      args: [...COMMON_RIPGREP_FLAGS, '--files', '--null', EXCLUDE_GIT_DIRECTORY],
+      args: [...COMMON_RIPGREP_FLAGS, '--files', '--null', EXCLUDE_GIT_DIRECTORY, ...root.exclusions],
       cwd: root.cwd,
       separator: '\0',
       onRecord: (record) => {
-        if (record.text.length > 0 && matches(record.text)) paths.add(record.text);
+        if (record.text.length === 0 || !matches(record.text)) return;
+        if (context.visibility.isHidden(join(root.cwd, record.text), 'file')) hidden++;
+        else paths.add(record.text);
       },
     });
+    const withheld = withheldNote(hidden, 'matching file', root.exclusions.length > 0);
     const failure = ripgrepFailure(run, `Listing files matching ${JSON.stringify(args.pattern)}`);
     if (failure && paths.total === 0) throw failure;
     const where = root.displayBase === '.' ? 'the workspace' : root.displayBase;
@@ -53,16 +58,16 @@ export const globTool = defineTool({
       return {
         output:
           `No files match ${JSON.stringify(args.pattern)} in ${where}. Files ignored by .gitignore are skipped, and a pattern ` +
-          'with a slash must match the whole path below `path`: try "**/" before it, or a broader pattern.',
-        metadata: { count: 0 },
+          `with a slash must match the whole path below \`path\`: try "**/" before it, or a broader pattern.${withheld}`,
+        metadata: { count: 0, hidden },
       };
     }
     const shown = paths.values().map((path) => displayJoin(root.displayBase, path));
     const more = paths.total > shown.length ? `\n[${paths.total - shown.length} more not shown: narrow the pattern or the path, or raise limit.]` : '';
-    const errors = failure ? `\n[rg reported problems with some files: ${run.stderr}]` : '';
+    const errors = failure && run.stderr.length > 0 ? `\n[rg reported problems with some files: ${run.stderr}]` : '';
     return {
-      output: `${paths.total} file${paths.total === 1 ? '' : 's'} match ${JSON.stringify(args.pattern)} in ${where}${paths.total > shown.length ? `; the first ${shown.length} by path` : ''}:\n${shown.join('\n')}${more}${errors}`,
-      metadata: { count: paths.total, shown: shown.length },
+      output: `${paths.total} file${paths.total === 1 ? '' : 's'} match ${JSON.stringify(args.pattern)} in ${where}${paths.total > shown.length ? `; the first ${shown.length} by path` : ''}:\n${shown.join('\n')}${more}${withheld}${errors}`,
+      metadata: { count: paths.total, shown: shown.length, hidden },
     };
   },
 });

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Declarations } from '../core/declarations';
 import { defineTool, type ToolContext } from '../core/tool';
+import { join } from 'node:path';
 import { capText } from './capped';
 import { displayJoin, pathSubject } from './paths';
 import {
@@ -18,6 +19,7 @@ import {
   SmallestItems,
   type RipgrepRecord,
   type RipgrepRun,
+  withheldNote,
 } from './ripgrep-run';
 import { resolveSearchRoot, type SearchRoot } from './search-root';
 
@@ -54,9 +56,22 @@ function searchArgs(args: GrepArgs, root: SearchRoot, modeFlags: readonly string
     ...modeFlags,
     args.case_insensitive ? '--ignore-case' : '--case-sensitive',
     EXCLUDE_GIT_DIRECTORY,
+    ...root.exclusions,
     `--regexp=${args.pattern}`,
     ...(root.target ? ['--', root.target] : []),
   ];
+}
+
+/**
+ * Whether a path rg printed (relative to the folder searched) is hidden by permission rules. The
+ * verdict of the last path is kept: rg prints a file's lines together.
+ */
+function hiddenFilter(context: ToolContext, root: SearchRoot): (path: string) => boolean {
+  let last: { path: string; hidden: boolean } | undefined;
+  return (path) => {
+    if (last?.path !== path) last = { path, hidden: context.visibility.isHidden(join(root.cwd, path), 'file') };
+    return last.hidden;
+  };
 }
 
 /** The `glob` argument as a filter on rg's paths (relative to the folder searched). */
@@ -124,9 +139,11 @@ async function searchContent(args: GrepArgs, context: ToolContext, root: SearchR
   };
 
   const included = fileFilter(args);
+  const hidden = hiddenFilter(context, root);
+  let hiddenFiles = 0;
   const addLine = (path: string, line: number, text: string, match: boolean): void => {
     if (!current || current.path !== path) {
-      if (!included(path)) return;
+      if (!included(path) || hidden(path)) return;
       current = { path, lines: [], matchedLines: 0, full: false };
     }
     if (match) {
@@ -155,9 +172,14 @@ async function searchContent(args: GrepArgs, context: ToolContext, root: SearchR
         }
       } else if (record.text.startsWith('{"type":"end"')) {
         const message = endMessage.safeParse(JSON.parse(record.text));
-        if (message.success && current && current.path === decodeText(message.data.data.path)) {
+        if (!message.success) return;
+        const path = decodeText(message.data.data.path);
+        if (current && current.path === path) {
           if (current.matchedLines > 0) keep(current);
           current = undefined;
+        } else if (included(path) && hidden(path)) {
+          // Counted per file, as the model would have seen it: hidden files, not lines.
+          hiddenFiles++;
         }
       }
     },
@@ -181,33 +203,38 @@ async function searchContent(args: GrepArgs, context: ToolContext, root: SearchR
     }
     if (shown >= limit) break;
   }
-  return { run, text: out.join('\n'), shown, totalLines, totalFiles };
+  return { run, text: out.join('\n'), shown, totalLines, totalFiles, hiddenFiles };
 }
 
 async function searchFiles(args: GrepArgs, context: ToolContext, root: SearchRoot, limit: number, counts: boolean) {
   const found = new SmallestItems<{ path: string; count: number }>(limit, (left, right) => comparePaths(left.path, right.path));
   let totalLines = 0;
+  let hiddenFiles = 0;
   const included = fileFilter(args);
+  const hidden = hiddenFilter(context, root);
   const run: RipgrepRun = await runRipgrep(context, {
     args: searchArgs(args, root, counts ? ['--count', '--with-filename', '--null'] : ['--files-with-matches', '--null']),
     cwd: root.cwd,
     separator: counts ? '\n' : '\0',
     onRecord: (record) => {
       if (record.text.length === 0) return;
-      if (!counts) {
-        if (included(record.text)) found.add({ path: record.text, count: 0 });
+      const path = counts ? record.text.slice(0, record.text.lastIndexOf('\0')) : record.text;
+      if (!included(path)) return;
+      if (hidden(path)) {
+        hiddenFiles++;
         return;
       }
-      const split = record.text.lastIndexOf('\0');
-      const path = record.text.slice(0, split);
-      if (!included(path)) return;
-      const count = Number(record.text.slice(split + 1));
+      if (!counts) {
+        found.add({ path, count: 0 });
+        return;
+      }
+      const count = Number(record.text.slice(record.text.lastIndexOf('\0') + 1));
       totalLines += count;
       found.add({ path, count });
     },
   });
   const lines = found.values().map((entry) => `${displayJoin(root.displayBase, entry.path)}${counts ? `:${entry.count}` : ''}`);
-  return { run, text: lines.join('\n'), shown: lines.length, totalFiles: found.total, totalLines };
+  return { run, text: lines.join('\n'), shown: lines.length, totalFiles: found.total, totalLines, hiddenFiles };
 }
 
 export const grepTool = defineTool({
@@ -224,13 +251,14 @@ export const grepTool = defineTool({
     const failure = ripgrepFailure(result.run, `Searching for ${JSON.stringify(args.pattern)}`);
     if (failure && result.totalFiles === 0) throw failure;
     const where = root.displayBase === '.' && !root.target ? 'the workspace' : displayJoin(root.displayBase, root.target ?? '');
-    const problems = failure ? `\n[rg could not search everything: ${result.run.stderr}]` : '';
+    const problems = failure && result.run.stderr.length > 0 ? `\n[rg could not search everything: ${result.run.stderr}]` : '';
+    const withheld = withheldNote(result.hiddenFiles, 'matching file', root.exclusions.length > 0);
     if (result.totalFiles === 0) {
       return {
         output:
           `No matches for ${JSON.stringify(args.pattern)} in ${where}${args.glob ? ` (files matching ${JSON.stringify(args.glob)})` : ''}.` +
-          `${args.case_insensitive ? '' : ' The search was case-sensitive; try case_insensitive: true.'} Files ignored by .gitignore are not searched.${problems}`,
-        metadata: { matches: 0, files: 0 },
+          `${args.case_insensitive ? '' : ' The search was case-sensitive; try case_insensitive: true.'} Files ignored by .gitignore are not searched.${withheld}${problems}`,
+        metadata: { matches: 0, files: 0, hiddenFiles: result.hiddenFiles },
       };
     }
     const unit = mode === 'content' ? 'matching line' : 'file';
@@ -243,11 +271,11 @@ export const grepTool = defineTool({
           : `${plural(result.totalFiles, 'file')} match`;
     const partial = total > result.shown ? `; showing the first ${result.shown} by path and line` : '';
     const more = total > result.shown ? `\n[${total - result.shown} more ${unit}s not shown: narrow the pattern, path or glob, or raise limit.]` : '';
-    const capped = await capText(context, `${header} for ${JSON.stringify(args.pattern)} in ${where}${partial}:\n${result.text}${more}${problems}`);
+    const capped = await capText(context, `${header} for ${JSON.stringify(args.pattern)} in ${where}${partial}:\n${result.text}${more}${withheld}${problems}`);
     return {
       output: capped.output,
       truncated: capped.truncated,
-      metadata: { matches: result.totalLines, files: result.totalFiles, shown: result.shown },
+      metadata: { matches: result.totalLines, files: result.totalFiles, shown: result.shown, hiddenFiles: result.hiddenFiles },
     };
   },
 });

@@ -147,12 +147,19 @@ export const lspTool = defineTool({
     const show = await display(context);
     const { signal } = context;
     const position = (): [number, number] => [args.line ?? 1, args.character ?? 1];
+    // Locations in files that permission rules hide are left out, counted but never named (issue 8 §5).
+    let hidden = 0;
+    const visible = <T extends { readonly path: string }>(items: readonly T[]): T[] => {
+      const kept = items.filter((item) => !context.visibility.isHidden(item.path));
+      hidden += items.length - kept.length;
+      return kept;
+    };
     const output = await limit.run(context.config.concurrency.lsp_requests, async () => {
       switch (args.action) {
         case 'definition':
-          return formatLocations('definitions', await abortable(features.definition(resolved.real, ...position(), signal), signal), show);
+          return formatLocations('definitions', visible(await abortable(features.definition(resolved.real, ...position(), signal), signal)), show);
         case 'references':
-          return formatLocations('references', await abortable(features.references(resolved.real, ...position(), signal), signal), show);
+          return formatLocations('references', visible(await abortable(features.references(resolved.real, ...position(), signal), signal)), show);
         case 'hover': {
           const texts = await abortable(features.hover(resolved.real, ...position(), signal), signal);
           return texts.length > 0 ? texts.join('\n\n---\n\n') : `No hover information at ${resolved.display}:${args.line}:${args.character}.`;
@@ -160,9 +167,9 @@ export const lspTool = defineTool({
         case 'symbols':
           return formatSymbols(await abortable(features.symbols(resolved.real, signal), signal), resolved.display);
         case 'diagnostics':
-          return formatDiagnostics(await abortable(features.diagnostics(resolved.real, signal), signal), resolved.display, show);
+          return formatDiagnostics(visible(await abortable(features.diagnostics(resolved.real, signal), signal)), resolved.display, show);
       }
     });
-    return { output };
+    return { output: hidden > 0 ? `${output}\n[${hidden} more in files hidden by permission rules, not shown.]` : output, ...(hidden > 0 ? { metadata: { hidden } } : {}) };
   },
 });

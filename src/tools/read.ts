@@ -61,7 +61,10 @@ function looksBinary(sample: Uint8Array): boolean {
 }
 
 async function listDirectory(context: ToolContext, resolved: ResolvedPath, args: ReadArgs): Promise<ToolResult> {
-  const entries = await context.host.fs.readDirectory(resolved.real);
+  const all = await context.host.fs.readDirectory(resolved.real);
+  // Entries that permission rules hide are left out; the model learns only how many (issue 8 §5).
+  const entries = all.filter((entry) => !context.visibility.isHidden(join(resolved.real, entry.name)));
+  const hidden = all.length - entries.length;
   const names = await Promise.all(
     entries.map(async (entry) => {
       const type = entry.type === 'symlink' ? (await context.host.fs.stat(join(resolved.real, entry.name)))?.type : entry.type;
@@ -71,12 +74,13 @@ async function listDirectory(context: ToolContext, resolved: ResolvedPath, args:
   names.sort(comparePaths);
   const start = (args.offset ?? 1) - 1;
   const shown = names.slice(start, start + (args.limit ?? DEFAULT_LIMIT));
-  const heading = `${resolved.display === '.' ? 'The workspace root' : `${resolved.display}/`} is a folder with ${names.length} entr${names.length === 1 ? 'y' : 'ies'}`;
-  if (names.length === 0) return { output: `${heading}.`, metadata: { entries: 0 } };
+  const withheld = hidden > 0 ? ` (and ${hidden} hidden by permission rules, not shown)` : '';
+  const heading = `${resolved.display === '.' ? 'The workspace root' : `${resolved.display}/`} is a folder with ${names.length} entr${names.length === 1 ? 'y' : 'ies'}${withheld}`;
+  if (names.length === 0) return { output: `${heading}.`, metadata: { entries: 0, hidden } };
   if (shown.length === 0) throw new ToolError(`${heading}; offset ${start + 1} is past the end. Use an offset from 1 to ${names.length}.`);
   const end = start + shown.length;
   const paging = end < names.length ? ` (showing ${start + 1}–${end}; continue with offset=${end + 1})` : start > 0 ? ` (showing ${start + 1}–${end})` : '';
-  return { output: `${heading}${paging}:\n${shown.join('\n')}`, metadata: { entries: names.length, shown: shown.length } };
+  return { output: `${heading}${paging}:\n${shown.join('\n')}`, metadata: { entries: names.length, shown: shown.length, hidden } };
 }
 
 interface Window {
@@ -214,6 +218,10 @@ export const readTool = defineTool({
   subjects: async (args, env) => [await pathSubject(env, args.path)],
   async run(args, context) {
     const resolved = await resolveForRun(context, 'read', DECLARATIONS, args.path);
+    // The scheduler refused a hidden path; a symlink changed since then must not lead into one either.
+    // Checked before the path's existence, which would itself say something about a hidden folder.
+    const hidden = context.visibility.hiddenReason(resolved.real);
+    if (hidden !== undefined) throw new ToolError(`${args.path} leads to a hidden path: ${hidden}.`);
     const stat = await context.host.fs.stat(resolved.real);
     if (!stat) {
       const suggestions = await suggestNearNames(context, resolved);

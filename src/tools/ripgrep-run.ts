@@ -2,7 +2,7 @@
  * Runs the official rg for glob, grep and read's near-name suggestions (SPEC S4). The product
  * adds typed arguments, cancellation, bounded decoding and stable ordering; nothing else.
  */
-import { basename, sep } from 'node:path';
+import { basename, isAbsolute, join, sep } from 'node:path';
 import { ToolError } from '../core/errors';
 import { matchGlob } from '../core/glob';
 import type { ToolContext } from '../core/tool';
@@ -21,6 +21,42 @@ import type { ToolContext } from '../core/tool';
  */
 export const COMMON_RIPGREP_FLAGS: readonly string[] = ['--no-config', '--no-require-git', '--hidden'];
 export const EXCLUDE_GIT_DIRECTORY = '--glob=!.git';
+
+/**
+ * `--glob=!…` exclusions for the paths permission rules hide below `cwd` (issue 8 §5), so rg does
+ * not even read them. Callers still drop hidden paths from rg's output: the globs are rg's dialect,
+ * not ours, and may miss a corner.
+ */
+export function hiddenPathExclusions(context: ToolContext, cwd: string): string[] {
+  return context.visibility.excludeGlobs(cwd).map((glob) => `--glob=!${glob}`);
+}
+
+/**
+ * What the model is told about withheld paths: how many, never which. `hidden` counts what was
+ * dropped from rg's output; `skipped` says rg was told to leave hidden paths out, which it does
+ * without counting them.
+ */
+export function withheldNote(hidden: number, unit: string, skipped: boolean): string {
+  const count = hidden > 0 ? `${hidden} ${unit}${hidden === 1 ? '' : 's'} hidden by permission rules ${hidden === 1 ? 'is' : 'are'} not shown` : '';
+  if (!skipped) return count.length > 0 ? `\n[${count}.]` : '';
+  return count.length > 0 ? `\n[${count}; other paths the rules hide were not searched.]` : '\n[Paths hidden by permission rules were not searched.]';
+}
+
+/** rg's complaints about a hidden path ("rg: secrets/key: Permission denied") would name it: they are dropped. */
+function withoutHiddenPaths(context: ToolContext, cwd: string, stderr: string): string {
+  const namesHidden = (line: string): boolean => {
+    const text = line.replace(/^rg: /, '');
+    for (let end = text.indexOf(': '); end > 0; end = text.indexOf(': ', end + 1)) {
+      const path = text.slice(0, end);
+      if (context.visibility.isHidden(isAbsolute(path) ? path : join(cwd, path))) return true;
+    }
+    return false;
+  };
+  return stderr
+    .split('\n')
+    .filter((line) => !namesHidden(line))
+    .join('\n');
+}
 
 /** A line longer than this is not kept whole: its head and tail are, so its metadata survives. */
 export const MAX_RECORD_CHARS = 1024 * 1024;
@@ -143,7 +179,7 @@ export async function runRipgrep(context: ToolContext, request: RipgrepRequest):
   });
   context.signal.throwIfAborted();
   if (!stopped) splitter.end();
-  return { exitCode: result.exitCode, stderr: stderr.trim(), stopped };
+  return { exitCode: result.exitCode, stderr: withoutHiddenPaths(context, request.cwd, stderr).trim(), stopped };
 }
 
 /** rg exits 0 with matches, 1 without, and 2 on an error (which may come with partial results). */

@@ -8,6 +8,7 @@ import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { ToolContext } from '../core/tool';
 import { isWithin, resolveForRun } from './paths';
+import { hiddenPathExclusions } from './ripgrep-run';
 import { suggestNearNames, suggestionText } from './suggest';
 
 export interface SearchRoot {
@@ -18,10 +19,16 @@ export interface SearchRoot {
   /** `cwd` as shown to the model: relative to the workspace when inside it. */
   readonly displayBase: string;
   readonly isFile: boolean;
+  /** rg flags leaving out what permission rules hide below `cwd` (issue 8 §5). */
+  readonly exclusions: readonly string[];
 }
 
 export async function resolveSearchRoot(context: ToolContext, tool: string, declarations: Declarations, path: string | undefined): Promise<SearchRoot> {
   const resolved = await resolveForRun(context, tool, declarations, path ?? '.');
+  // The scheduler refused a hidden root; a symlink changed since then must not lead into one either.
+  // Checked before the path's existence, which would itself say something about a hidden folder.
+  const hidden = context.visibility.hiddenReason(resolved.real);
+  if (hidden !== undefined) throw new ToolError(`${path ?? '.'} leads to a hidden path: ${hidden}. Search elsewhere.`);
   const stat = await context.host.fs.stat(resolved.real);
   if (!stat) {
     const suggestions = await suggestNearNames(context, resolved);
@@ -31,5 +38,5 @@ export async function resolveSearchRoot(context: ToolContext, tool: string, decl
   const cwd = isFile ? dirname(resolved.real) : resolved.real;
   const root = await context.host.fs.realpath(context.workspaceRoot);
   const displayBase = isWithin(root, cwd) ? relative(root, cwd) || '.' : cwd;
-  return { cwd, displayBase, isFile, ...(isFile ? { target: basename(resolved.real) } : {}) };
+  return { cwd, displayBase, isFile, exclusions: hiddenPathExclusions(context, cwd), ...(isFile ? { target: basename(resolved.real) } : {}) };
 }

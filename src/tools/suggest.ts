@@ -6,7 +6,7 @@
 import { basename, dirname, join, relative } from 'node:path';
 import type { ToolContext } from '../core/tool';
 import { isWithin, type ResolvedPath } from './paths';
-import { runRipgrep, COMMON_RIPGREP_FLAGS, EXCLUDE_GIT_DIRECTORY } from './ripgrep-run';
+import { runRipgrep, COMMON_RIPGREP_FLAGS, EXCLUDE_GIT_DIRECTORY, hiddenPathExclusions } from './ripgrep-run';
 
 const MAX_SUGGESTIONS = 6;
 
@@ -50,13 +50,15 @@ async function nearestExistingDirectory(context: ToolContext, path: string): Pro
 export async function suggestNearNames(context: ToolContext, resolved: ResolvedPath): Promise<string[]> {
   const root = await context.host.fs.realpath(context.workspaceRoot);
   const show = (path: string): string => (isWithin(root, path) ? relative(root, path) || '.' : path);
+  // A suggestion must not name what permission rules hide (issue 8 §5).
+  const visible = (path: string, type?: 'file'): boolean => !context.visibility.isHidden(path, type);
   const suggestions = new Set<string>();
 
   const nearest = await nearestExistingDirectory(context, resolved.real);
   if (nearest) {
     const entries = await context.host.fs.readDirectory(nearest.directory).catch(() => []);
     entries
-      .filter((entry) => isNear(nearest.missing, entry.name))
+      .filter((entry) => isNear(nearest.missing, entry.name) && visible(join(nearest.directory, entry.name)))
       .map((entry) => ({ entry, distance: editDistance(nearest.missing, entry.name) }))
       .sort((left, right) => left.distance - right.distance || (left.entry.name < right.entry.name ? -1 : 1))
       .slice(0, MAX_SUGGESTIONS)
@@ -68,11 +70,11 @@ export async function suggestNearNames(context: ToolContext, resolved: ResolvedP
     const found: string[] = [];
     try {
       await runRipgrep(context, {
-        args: [...COMMON_RIPGREP_FLAGS, '--files', `--iglob=**/${escapeGlob(name)}`, EXCLUDE_GIT_DIRECTORY],
+        args: [...COMMON_RIPGREP_FLAGS, '--files', `--iglob=**/${escapeGlob(name)}`, EXCLUDE_GIT_DIRECTORY, ...hiddenPathExclusions(context, root)],
         cwd: root,
         separator: '\n',
         onRecord: (record) => {
-          if (record.text.length > 0) found.push(record.text);
+          if (record.text.length > 0 && visible(join(root, record.text), 'file')) found.push(record.text);
           return found.length < MAX_SUGGESTIONS;
         },
       });

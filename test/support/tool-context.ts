@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseConfig, type ZunoConfig, type ZunoConfigInput } from '../../src/core/config';
 import type { ApprovalGateway, Host } from '../../src/core/host';
 import { OutputCapture } from '../../src/core/output';
-import { evaluatePermission } from '../../src/core/policy';
+import { evaluatePermission, pathVisibility } from '../../src/core/policy';
 import { completeDeclarations } from '../../src/core/declarations';
 import type { ToolContext } from '../../src/core/tool';
 import { createNodeHost } from '../../src/hosts/node/host';
@@ -24,10 +24,13 @@ export interface ToolContextOptions {
   readonly signal?: AbortSignal;
   readonly approvedEdits?: Readonly<Record<string, string>>;
   readonly callId?: string;
+  /**
+   * The tool the context is for, as the scheduler would know it: `visibility` is derived for it
+   * (default read) and `authorize` applies its rules (default `test`).
+   */
+  readonly tool?: string;
   /** Replaces the recording of progress chunks (a test printing gigabytes should not keep them). */
   readonly progress?: (chunk: string) => void;
-  /** The tool whose permission rules `authorize` applies, as the scheduler would; `test` when absent. */
-  readonly tool?: string;
 }
 
 export interface TestToolContext extends ToolContext {
@@ -53,6 +56,8 @@ export function makeToolContext(options: ToolContextOptions): TestToolContext {
     signal: options.signal ?? new AbortController().signal,
     progress: options.progress ?? ((chunk) => progressChunks.push(chunk)),
     captureOutput: () => new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () => host.createSpill(`${callId}.txt`)),
+    // As the scheduler derives it; `tool` only matters for rules naming a tool other than read.
+    visibility: pathVisibility({ tool: options.tool ?? 'read', rules: config.permission.rules, workspaceRoot: realpathSync(options.workspaceRoot) }),
     ...(options.approvedEdits ? { approvedEdits: options.approvedEdits } : {}),
     // What the scheduler gives a running call, minus its declarations: tools tested here are read-only.
     authorize: async (subject) => {

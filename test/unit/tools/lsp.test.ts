@@ -135,3 +135,12 @@ test('issue 3 lsp: a cancelled call stops waiting for the editor', async () => {
   controller.abort(new Error('cancelled by the user'));
   await assert.rejects(running, /cancelled by the user/);
 });
+
+test('issue 8 §5: locations and diagnostics in files a deny rule hides are counted, never shown', async () => {
+  const config = { permission: { rules: [{ tool: '*', match: 'src/main.ts', action: 'deny' }] } };
+  const references = await lsp({ action: 'references', path: 'src/cart.ts', line: 1, character: 17 }, new FakeLanguageFeatures(), config);
+  assert.equal(references.result.output, '1 references:\nsrc/cart.ts:1:17  export function total(items: number[]) {\n[2 more in files hidden by permission rules, not shown.]');
+  const diagnostics = await lsp({ action: 'diagnostics', path: 'src' }, new FakeLanguageFeatures(), config);
+  assert.doesNotMatch(diagnostics.result.output, /main\.ts|console/);
+  assert.match(diagnostics.result.output, /src\/cart\.ts:2:10 error[\s\S]*\[1 more in files hidden by permission rules, not shown\.\]$/);
+});
