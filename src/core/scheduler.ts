@@ -28,6 +28,7 @@ import { capOutput, OutputCapture, type OutputLimits } from './output';
 import { evaluatePermission } from './policy';
 import type { ToolRegistry } from './registry';
 import type { CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
+import { looseningChanges, snapshotRules, stricterDecision, withUserRule, type RulesSnapshot } from './turn-rules';
 
 
 /** Characters of live output sent as events per call (about 1 MiB of text). */
@@ -143,6 +144,9 @@ export class Scheduler {
   private readonly hooks: HookRunner;
   private readonly limits: OutputLimits;
   private realWorkspaceRoot: Promise<string> | undefined;
+  private realStateDir: Promise<string> | undefined;
+  /** The permission config and hooks of the current prompt (issue 8 §3); see `beginPrompt`. */
+  private snapshot: RulesSnapshot | undefined;
 
   constructor(options: SchedulerOptions) {
     this.registry = options.registry;
@@ -150,8 +154,33 @@ export class Scheduler {
     this.events = options.events;
     this.env = options.env;
     this.sleep = options.sleep ?? abortableSleep;
-    this.hooks = new HookRunner(options.env, options.events);
+    this.hooks = new HookRunner(options.env, options.events, () => this.rules().hooks);
     this.limits = { maxBytes: options.env.config.tool_output.max_bytes, maxLines: options.env.config.tool_output.max_lines };
+  }
+
+  /**
+   * Starts a prompt: its calls keep the rules in force now (issue 8 §3). Each call is evaluated
+   * against this snapshot and the live config, and the stricter decision wins, so a config the
+   * model loosened mid-prompt does not loosen that prompt; hooks come from the snapshot. When
+   * the config is looser than at the previous prompt, a warning names what changed before
+   * anything runs.
+   */
+  beginPrompt(sessionId: string): void {
+    const previous = this.snapshot;
+    this.snapshot = snapshotRules(this.env.config);
+    const changes = previous ? looseningChanges(previous, this.snapshot) : [];
+    if (changes.length === 0) return;
+    this.events.emit(sessionId, {
+      type: 'notice',
+      level: 'warning',
+      text: `The permission settings changed during the last prompt and are looser from this prompt on: ${changes.join('; ')}. If you did not make these changes, stop and check .zuno/config.json and the zuno.* settings.`,
+    });
+  }
+
+  /** The current prompt's snapshot, taken at the first call when no prompt was begun. */
+  private rules(): RulesSnapshot {
+    this.snapshot ??= snapshotRules(this.env.config);
+    return this.snapshot;
   }
 
   /** Runs one turn's calls and returns one result per call, in call order. Never rejects. */
@@ -225,6 +254,16 @@ export class Scheduler {
       .then(() => this.env.host.fs.realpath(root))
       .catch(() => root);
     return this.realWorkspaceRoot;
+  }
+
+  /** The state dir with symlinks resolved, as path subjects are; undefined when the environment has none. */
+  private stateDir(): Promise<string | undefined> {
+    const dir = this.env.stateDir;
+    if (dir === undefined) return Promise.resolve(undefined);
+    this.realStateDir ??= Promise.resolve()
+      .then(() => this.env.host.fs.realpath(dir))
+      .catch(() => dir);
+    return this.realStateDir;
   }
 
   private emit(turn: Turn, body: ZunoEventBody): void {
@@ -337,13 +376,13 @@ export class Scheduler {
     if (verdict.kind === 'cancelled') return this.notStarted(turn, position, request, declarations, 'cancelled');
     if (verdict.kind === 'blocked') return this.block(turn, position, request, declarations, 'denied', verdict.reason);
 
-    const decision = evaluatePermission({
-      tool: tool.name,
-      declarations,
-      subjects,
-      permission: this.env.config.permission,
-      workspaceRoot: await this.workspaceRoot(),
-    });
+    const stateDir = await this.stateDir();
+    const query = { tool: tool.name, declarations, subjects, workspaceRoot: await this.workspaceRoot(), ...(stateDir !== undefined ? { stateDir } : {}) };
+    // The prompt's rules and the live ones: tightening applies at once, loosening waits (issue 8 §3).
+    const decision = stricterDecision(
+      evaluatePermission({ ...query, permission: this.rules().permission }),
+      evaluatePermission({ ...query, permission: this.env.config.permission }),
+    );
     if (decision.action === 'deny') return this.block(turn, position, request, declarations, 'denied', `Refused: ${decision.reason}.`);
     const ready: ReadyCall = { position, request, tool, args, declarations };
     if (decision.action === 'allow') return ready;
@@ -404,6 +443,8 @@ export class Scheduler {
     if (!decision.approved) {
       return this.block(turn, position, request, declarations, 'denied', userReason !== undefined ? `The user declined: ${userReason}` : 'The user declined this call.');
     }
+    // A rule the user added while approving is the user's act, not a loosening to hold back.
+    if (decision.addedRule) this.snapshot = withUserRule(this.rules(), decision.addedRule);
     return decision.editedContents ? { ...call, approvedEdits: decision.editedContents } : call;
   }
 
