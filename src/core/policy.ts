@@ -107,7 +107,7 @@ function globMatches(glob: string, subject: CallSubject, texts: readonly string[
   return texts.some((text) => matchGlob(glob, text, kind));
 }
 
-const GLOB_SYNTAX = /[*?[\]{}!\\]/;
+const GLOB_SYNTAX = /[*?[\]{}\\]/;
 
 /** The longest run of plain characters in a glob, without edge slashes (`.vscode/tasks.json`, or `.git` for the `.git` folder glob). */
 function literalCore(glob: string): string {
@@ -124,7 +124,8 @@ function literalCore(glob: string): string {
  * plain path.
  */
 export function namesProtectedPath(allowGlob: string, protectedGlob: string): boolean {
-  if (!GLOB_SYNTAX.test(allowGlob)) return true;
+  // Escaped characters are literal: "Allow like this" escapes a path that has brackets in it.
+  if (!GLOB_SYNTAX.test(allowGlob.replace(/\\[\s\S]/g, ''))) return true;
   const core = literalCore(protectedGlob).toLowerCase();
   return core.length > 0 && allowGlob.toLowerCase().includes(core);
 }

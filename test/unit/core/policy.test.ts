@@ -249,6 +249,8 @@ test('issue 8 §3: permission.protected adds globs; a user glob without a litera
   assert.equal(evaluatePermission(query(path(`${root}/README`))).action, 'ask', 'the user protected every top-level file');
   assert.equal(evaluatePermission(query(path(`${root}/README`), [{ tool: 'write', match: '?EADME', action: 'allow' }])).action, 'ask');
   assert.equal(evaluatePermission(query(path(`${root}/README`), [{ tool: 'write', match: 'README', action: 'allow' }])).action, 'allow');
+  // "Allow like this" escapes glob characters of the path; an escaped path is still a plain path.
+  assert.equal(evaluatePermission(query(path(`${root}/a[1]`), [{ tool: 'write', match: 'a\\[1\\]', action: 'allow' }])).action, 'allow');
   assert.equal(evaluatePermission(query(path(`${root}/src/a.ts`))).action, 'allow');
 });
 
