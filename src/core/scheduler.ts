@@ -173,7 +173,7 @@ export class Scheduler {
     this.events.emit(sessionId, {
       type: 'notice',
       level: 'warning',
-      text: `The permission settings changed during the last prompt and are looser from this prompt on: ${changes.join('; ')}. If you did not make these changes, stop and check .zuno/config.json and the zuno.* settings.`,
+      text: `The permission settings are looser than at the start of the last prompt, and apply from this prompt on: ${changes.join('; ')}. If you did not make these changes, stop and check .zuno/config.json and the zuno.* settings.`,
     });
   }
 

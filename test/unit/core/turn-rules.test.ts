@@ -110,7 +110,7 @@ test('issue 8 §3: config loosened during a prompt (allow-all rule, auto mode, a
 
   h.scheduler.beginPrompt('s1');
   const [notice] = h.notices();
-  assert.match(notice ?? '', /looser from this prompt on: permission mode strict → auto; allow rule added \{tool: "\*", action: "allow"\}; pre_tool hook added `touch hooked`/);
+  assert.match(notice ?? '', /apply from this prompt on: permission mode strict → auto; allow rule added \{tool: "\*", action: "allow"\}; pre_tool hook added `touch hooked`/);
   const [next] = await h.run('b.txt');
   assert.deepEqual(next?.outcome, { kind: 'ok' });
   assert.equal(existsSync(join(h.workspace, 'hooked')), true, 'the next prompt runs the new hook');
