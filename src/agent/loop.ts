@@ -137,6 +137,8 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   // A session created by the caller (a delegated child) is new until it has a transcript.
   const resumed = transcript.length > 0;
   events.emit(sessionId, { type: 'session-started', workspace: env.workspaceRoot, resumed });
+  // The prompt's rules are fixed now, before any call (issue 8 §3).
+  scheduler.beginPrompt(sessionId);
 
   const append = (message: TranscriptMessage): void => {
     store.appendMessage(sessionId, message);

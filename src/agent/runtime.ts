@@ -75,6 +75,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     host,
     config,
     workspaceRoot,
+    stateDir: options.stateDir,
     background,
     workState: store,
     ...(config.memory.enabled ? { memories: store } : {}),

@@ -74,6 +74,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       mode: z.enum(PERMISSION_MODES).default('strict'),
       rules: z.array(permissionRuleSchema).default([]),
+      /** Globs of more paths whose writes always ask, added to the built-in list (issue 8 §3). */
+      protected: z.array(z.string().min(1)).default([]),
     })
     .prefault({}),
   hooks: z

@@ -10,7 +10,7 @@
  * applies, so a hanging hook never wedges the scheduler. Cancelling the turn kills a running hook
  * and skips the hooks not yet run: a stop button must stop everything promptly.
  */
-import type { HookConfig } from './config';
+import type { HookConfig, ZunoConfig } from './config';
 import type { Declarations } from './declarations';
 import type { EventBus } from './events';
 import type { BlockedCategory, OutcomeKind } from './outcome';
@@ -84,14 +84,16 @@ function jsonBlock(stdout: string): string | undefined {
 
 /** Runs hook commands for the scheduler. One instance per scheduler; it holds no per-call state. */
 export class HookRunner {
+  /** `hooks` gives the hooks in force: the scheduler passes its prompt's snapshot (issue 8 §3). */
   constructor(
     private readonly env: CallEnvironment,
     private readonly events: EventBus,
+    private readonly hooks: () => ZunoConfig['hooks'] = () => env.config.hooks,
   ) {}
 
   /** Runs the matching pre-tool hooks in config order; the first that blocks decides. */
   async beforeCall(call: HookCall, signal: AbortSignal): Promise<PreHookVerdict> {
-    for (const hook of this.env.config.hooks.pre_tool) {
+    for (const hook of this.hooks().pre_tool) {
       if (!appliesTo(hook, call.tool)) continue;
       if (signal.aborted) return { kind: 'cancelled' };
       const run = await this.run(hook, payload('pre_tool', call), signal);
@@ -114,7 +116,7 @@ export class HookRunner {
 
   /** Runs the matching post-tool hooks; they observe the result, and their failures only warn. */
   async afterCall(call: HookCall, result: HookResultInfo, signal: AbortSignal): Promise<void> {
-    for (const hook of this.env.config.hooks.post_tool) {
+    for (const hook of this.hooks().post_tool) {
       if (!appliesTo(hook, call.tool)) continue;
       if (signal.aborted) return;
       const run = await this.run(hook, payload('post_tool', call, result), signal);

@@ -2,6 +2,8 @@
  * The permission policy (SPEC E1–E3, §9): one pure function from a call to allow, ask or deny.
  *
  * Order of evaluation, each step final:
+ * 0. A side-effecting call with a path inside the store's state dir: deny, whatever the rules and
+ *    the mode. The state dir is the record of what happened; a tool never rewrites it.
  * 1. A deny rule that matches: deny. Deny beats ask beats allow, whatever the order of the rules.
  * 2. A path outside the workspace: deny, unless an allow or ask rule names it explicitly (a rule
  *    with a `match` glob that matches it); a bare rule never reaches outside the workspace.
@@ -10,6 +12,9 @@
  *    with a redirection, a substitution or a subshell, so such a line falls through to step 5
  *    (in strict mode: asked, and the reason says why the rule did not apply).
  * 5. Otherwise the effect class and the mode decide (E1).
+ * 6. Protected paths (issue 8 §3): a file write (`write`, `apply_patch`, `edit`) to a path that
+ *    matches a protected glob asks, in every mode, when steps 3–5 would allow it — unless an
+ *    allow rule names the path (see `namesProtectedPath`).
  *
  * A rule with a `match` glob matches a call when the glob matches one of its subjects (for ask and
  * deny), or covers every subject (for allow). A rule without `match` matches every call of its
@@ -35,10 +40,40 @@ export interface PermissionQuery {
   readonly tool: string;
   readonly declarations: Declarations;
   readonly subjects: readonly CallSubject[];
-  readonly permission: { readonly mode: PermissionMode; readonly rules: readonly PermissionRule[] };
+  readonly permission: {
+    readonly mode: PermissionMode;
+    readonly rules: readonly PermissionRule[];
+    /** The user's protected globs (`permission.protected`), added to `DEFAULT_PROTECTED_PATHS`. */
+    readonly protected?: readonly string[];
+  };
   /** Lets path globs be written relative to the workspace. */
   readonly workspaceRoot: string;
+  /** The store's state dir, symlinks resolved: no side-effecting call may touch a path inside it. */
+  readonly stateDir?: string;
 }
+
+/**
+ * Files that govern Zuno or run code on the user's behalf (editor tasks and settings, git hooks
+ * and config, direnv, package-manager config). A write to one would let the model widen its own
+ * permissions, so it always asks. Globs are matched relative to the workspace, case-insensitively
+ * (a case-insensitive disk opens `.VSCode/settings.json` as the real one).
+ */
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
+  '**/.zuno',
+  '**/.zuno/**',
+  '**/.vscode/settings.json',
+  '**/.vscode/tasks.json',
+  '**/.vscode/launch.json',
+  '**/.vscode/mcp.json',
+  '**/.vscode/extensions.json',
+  '**/*.code-workspace',
+  '**/.git',
+  '**/.git/**',
+  '**/.gitmodules',
+  '**/.envrc',
+  '**/.npmrc',
+  '**/.yarnrc*',
+];
 
 /** Tools whose only effect is writing files, which `auto-edit` lets through inside the workspace. */
 export const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(['write', 'apply_patch', 'edit']);
@@ -70,6 +105,49 @@ function textsToScreen(subject: CallSubject, workspaceRoot: string): string[] {
 function globMatches(glob: string, subject: CallSubject, texts: readonly string[]): boolean {
   const kind = subject.kind === 'path' ? 'path' : 'text';
   return texts.some((text) => matchGlob(glob, text, kind));
+}
+
+const GLOB_SYNTAX = /[*?[\]{}\\]/;
+
+/** The longest run of plain characters in a glob, without edge slashes (`.vscode/tasks.json`, or `.git` for the `.git` folder glob). */
+function literalCore(glob: string): string {
+  const runs = glob.split(/[*?[\]{}!\\]+/).map((run) => run.replace(/^\/+|\/+$/g, ''));
+  return runs.reduce((longest, run) => (run.length > longest.length ? run : longest), '');
+}
+
+/**
+ * Whether an allow glob that matches a protected path also *names* it, rather than sweeping it up.
+ * It does when it is a plain path (no glob syntax at all), or when it spells out the protected
+ * pattern's literal core: `.vscode/tasks.json` names `.vscode/tasks.json`, and `.git/hooks/*`
+ * names the hooks the `.git` folder glob protects; a catch-all such as `**`, `*.json` or
+ * `.vscode/*` does not. A pattern without a literal core (a user's `**`) can only be named by a
+ * plain path.
+ */
+export function namesProtectedPath(allowGlob: string, protectedGlob: string): boolean {
+  // Escaped characters are literal: "Allow like this" escapes a path that has brackets in it.
+  if (!GLOB_SYNTAX.test(allowGlob.replace(/\\[\s\S]/g, ''))) return true;
+  const core = literalCore(protectedGlob).toLowerCase();
+  return core.length > 0 && allowGlob.toLowerCase().includes(core);
+}
+
+/** The form a protected glob is tried against: relative when inside the workspace, else absolute; lower case. */
+function protectedForm(subject: CallSubject, workspaceRoot: string): string {
+  const forms = pathForms(subject.value, workspaceRoot);
+  const form = subject.outsideWorkspace === true ? forms[0] : (forms[1] ?? forms[0]);
+  return (form ?? subject.value).toLowerCase();
+}
+
+/** The first protected glob a path matches, or undefined. */
+function protectingPattern(subject: CallSubject, patterns: readonly string[], workspaceRoot: string): string | undefined {
+  const form = protectedForm(subject, workspaceRoot);
+  return patterns.find((pattern) => matchGlob(pattern.toLowerCase(), form, 'path'));
+}
+
+/** True when the state dir is `path` or lies below it (compared case-insensitively: denying too much is safe). */
+function insideStateDir(path: string, stateDir: string): boolean {
+  const dir = slashes(stateDir).replace(/\/+$/, '').toLowerCase();
+  const candidate = slashes(path).toLowerCase();
+  return dir.length > 0 && (candidate === dir || candidate.startsWith(`${dir}/`));
 }
 
 const appliesToTool = (rule: PermissionRule, tool: string): boolean => rule.tool === '*' || rule.tool === tool;
@@ -137,6 +215,52 @@ function fallback(query: PermissionQuery): PermissionDecision {
 
 /** Decides whether a call may run, must be approved by the user first, or is refused. */
 export function evaluatePermission(query: PermissionQuery): PermissionDecision {
+  const { subjects, stateDir } = query;
+  if (stateDir !== undefined && query.declarations.effect === 'SideEffecting') {
+    const inState = subjects.find((subject) => subject.kind === 'path' && insideStateDir(subject.value, stateDir));
+    if (inState) {
+      return {
+        action: 'deny',
+        reason:
+          `${inState.value} is inside Zuno's state dir (${stateDir}), the record of this session; no tool may change it, whatever the rules or the mode. ` +
+          'Work on files elsewhere in the workspace',
+      };
+    }
+  }
+  const decision = evaluateRules(query);
+  if (decision.action === 'deny' || !FILE_WRITING_TOOLS.has(query.tool)) return decision;
+  return protectedPathCheck(query) ?? decision;
+}
+
+/**
+ * Step 6: a write to a protected path asks, unless an allow rule for the tool names that path.
+ * Runs after the other steps, so a deny still wins; it replaces an allow, or an ask's reason.
+ */
+function protectedPathCheck(query: PermissionQuery): PermissionDecision | undefined {
+  const patterns = [...DEFAULT_PROTECTED_PATHS, ...(query.permission.protected ?? [])];
+  const allows = query.permission.rules.filter(
+    (rule): rule is PermissionRule & { match: string } => rule.action === 'allow' && rule.match !== undefined && appliesToTool(rule, query.tool),
+  );
+  for (const subject of query.subjects) {
+    if (subject.kind !== 'path') continue;
+    const pattern = protectingPattern(subject, patterns, query.workspaceRoot);
+    if (pattern === undefined) continue;
+    const texts = pathForms(subject.value, query.workspaceRoot);
+    const named = allows.some((rule) => globMatches(rule.match, subject, texts) && namesProtectedPath(rule.match, pattern));
+    if (named) continue;
+    const display = subject.outsideWorkspace === true ? subject.value : (texts[1] ?? subject.value);
+    return {
+      action: 'ask',
+      reason:
+        `${display} is a protected path (it matches "${pattern}"): it governs Zuno or runs code on your behalf, so writing it asks in every mode. ` +
+        `To let such writes through, add a rule that names the path, e.g. {"tool": "${query.tool}", "match": "${display}", "action": "allow"}`,
+    };
+  }
+  return undefined;
+}
+
+/** Steps 1–5. */
+function evaluateRules(query: PermissionQuery): PermissionDecision {
   const rules = query.permission.rules.filter((rule) => appliesToTool(rule, query.tool));
   const { subjects, workspaceRoot } = query;
 

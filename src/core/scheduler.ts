@@ -28,6 +28,7 @@ import { capOutput, OutputCapture, type OutputLimits } from './output';
 import { evaluatePermission, pathVisibility, type PathVisibility } from './policy';
 import type { ToolRegistry } from './registry';
 import type { Authorization, CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
+import { looseningChanges, snapshotRules, stricterDecision, withUserRule, type RulesSnapshot } from './turn-rules';
 
 
 /** Characters of live output sent as events per call (about 1 MiB of text). */
@@ -145,6 +146,9 @@ export class Scheduler {
   private readonly hooks: HookRunner;
   private readonly limits: OutputLimits;
   private realWorkspaceRoot: Promise<string> | undefined;
+  private realStateDir: Promise<string> | undefined;
+  /** The permission config and hooks of the current prompt (issue 8 §3); see `beginPrompt`. */
+  private snapshot: RulesSnapshot | undefined;
 
   constructor(options: SchedulerOptions) {
     this.registry = options.registry;
@@ -152,8 +156,33 @@ export class Scheduler {
     this.events = options.events;
     this.env = options.env;
     this.sleep = options.sleep ?? abortableSleep;
-    this.hooks = new HookRunner(options.env, options.events);
+    this.hooks = new HookRunner(options.env, options.events, () => this.rules().hooks);
     this.limits = { maxBytes: options.env.config.tool_output.max_bytes, maxLines: options.env.config.tool_output.max_lines };
+  }
+
+  /**
+   * Starts a prompt: its calls keep the rules in force now (issue 8 §3). Each call is evaluated
+   * against this snapshot and the live config, and the stricter decision wins, so a config the
+   * model loosened mid-prompt does not loosen that prompt; hooks come from the snapshot. When
+   * the config is looser than at the previous prompt, a warning names what changed before
+   * anything runs.
+   */
+  beginPrompt(sessionId: string): void {
+    const previous = this.snapshot;
+    this.snapshot = snapshotRules(this.env.config);
+    const changes = previous ? looseningChanges(previous, this.snapshot) : [];
+    if (changes.length === 0) return;
+    this.events.emit(sessionId, {
+      type: 'notice',
+      level: 'warning',
+      text: `The permission settings are looser than at the start of the last prompt, and apply from this prompt on: ${changes.join('; ')}. If you did not make these changes, stop and check .zuno/config.json and the zuno.* settings.`,
+    });
+  }
+
+  /** The current prompt's snapshot, taken at the first call when no prompt was begun. */
+  private rules(): RulesSnapshot {
+    this.snapshot ??= snapshotRules(this.env.config);
+    return this.snapshot;
   }
 
   /** Runs one turn's calls and returns one result per call, in call order. Never rejects. */
@@ -227,6 +256,16 @@ export class Scheduler {
       .then(() => this.env.host.fs.realpath(root))
       .catch(() => root);
     return this.realWorkspaceRoot;
+  }
+
+  /** The state dir with symlinks resolved, as path subjects are; undefined when the environment has none. */
+  private stateDir(): Promise<string | undefined> {
+    const dir = this.env.stateDir;
+    if (dir === undefined) return Promise.resolve(undefined);
+    this.realStateDir ??= Promise.resolve()
+      .then(() => this.env.host.fs.realpath(dir))
+      .catch(() => dir);
+    return this.realStateDir;
   }
 
   private emit(turn: Turn, body: ZunoEventBody): void {
@@ -339,12 +378,18 @@ export class Scheduler {
     if (verdict.kind === 'cancelled') return this.notStarted(turn, position, request, declarations, 'cancelled');
     if (verdict.kind === 'blocked') return this.block(turn, position, request, declarations, 'denied', verdict.reason);
 
+    const stateDir = await this.stateDir();
     const workspaceRoot = await this.workspaceRoot();
-    const permission = this.env.config.permission;
-    const decision = evaluatePermission({ tool: tool.name, declarations, subjects, permission, workspaceRoot });
+    const query = { tool: tool.name, declarations, subjects, workspaceRoot, ...(stateDir !== undefined ? { stateDir } : {}) };
+    // The prompt's rules and the live ones: tightening applies at once, loosening waits (issue 8 §3).
+    const decision = stricterDecision(
+      evaluatePermission({ ...query, permission: this.rules().permission }),
+      evaluatePermission({ ...query, permission: this.env.config.permission }),
+    );
     if (decision.action === 'deny') return this.block(turn, position, request, declarations, 'denied', `Refused: ${decision.reason}.`);
     // A path hidden from read is refused to every tool: searching or listing it would reveal it too (issue 8 §5).
-    const visibility = pathVisibility({ tool: tool.name, rules: permission.rules, workspaceRoot });
+    // Deny rules of the prompt's snapshot and of the live config both hide.
+    const visibility = pathVisibility({ tool: tool.name, rules: [...this.rules().permission.rules, ...this.env.config.permission.rules], workspaceRoot });
     for (const subject of subjects) {
       const hidden = subject.kind === 'path' ? visibility.hiddenReason(subject.value) : undefined;
       if (hidden !== undefined) return this.block(turn, position, request, declarations, 'denied', `Refused: ${subject.value} is hidden: ${hidden}.`);
@@ -408,6 +453,8 @@ export class Scheduler {
     if (!decision.approved) {
       return this.block(turn, position, request, declarations, 'denied', userReason !== undefined ? `The user declined: ${userReason}` : 'The user declined this call.');
     }
+    // A rule the user added while approving is the user's act, not a loosening to hold back.
+    if (decision.addedRule) this.snapshot = withUserRule(this.rules(), decision.addedRule);
     return decision.editedContents ? { ...call, approvedEdits: decision.editedContents } : call;
   }
 
@@ -560,13 +607,13 @@ export class Scheduler {
 
   /** The policy for a subject a running call discovered, with the call's own tool and declarations. */
   private async authorize(call: ReadyCall, subject: CallSubject): Promise<Authorization> {
-    const decision = evaluatePermission({
-      tool: call.tool.name,
-      declarations: call.declarations,
-      subjects: [subject],
-      permission: this.env.config.permission,
-      workspaceRoot: await this.workspaceRoot(),
-    });
+    const stateDir = await this.stateDir();
+    const query = { tool: call.tool.name, declarations: call.declarations, subjects: [subject], workspaceRoot: await this.workspaceRoot(), ...(stateDir !== undefined ? { stateDir } : {}) };
+    // As in preflight: the prompt's snapshot and the live config, the stricter wins.
+    const decision = stricterDecision(
+      evaluatePermission({ ...query, permission: this.rules().permission }),
+      evaluatePermission({ ...query, permission: this.env.config.permission }),
+    );
     return { action: decision.action, reason: decision.reason, byNamingRule: decision.rule?.match !== undefined };
   }
 

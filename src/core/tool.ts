@@ -28,6 +28,8 @@ export interface CallEnvironment {
   readonly host: Host;
   readonly config: ZunoConfig;
   readonly workspaceRoot: string;
+  /** The store's state dir; the policy denies any side-effecting call that touches it (issue 8 §3). */
+  readonly stateDir?: string;
   /** Per-session plan, todos and goal; absent where nothing persists them (the tools are then unavailable). */
   readonly workState?: WorkStateStore;
   /** Present only when `memory.enabled` is set (memory_propose). */

@@ -73,10 +73,20 @@ export interface BackendOptions {
   readonly statusChanged: () => void;
 }
 
+/**
+ * The runtime with the environment and scheduler prompts run through. The scheduler outlives a
+ * prompt so that it can compare each prompt's rules with the last one's (issue 8 §3).
+ */
+interface OpenRuntime {
+  readonly runtime: Runtime;
+  readonly env: CallEnvironment;
+  readonly scheduler: Scheduler;
+}
+
 const NO_FOLDER = 'Open a folder first: Zuno works inside a workspace folder (File › Open Folder…).';
 
 export class EditorBackend implements ChatBackend, vscode.Disposable {
-  private runtime: Promise<Runtime> | undefined;
+  private runtime: Promise<OpenRuntime> | undefined;
   private opened: Runtime | undefined;
   /** How many vscode.lm models exist, for the setup hint; refreshed in the background. */
   private languageModels: number | undefined;
@@ -91,7 +101,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     await this.ensureRuntime();
   }
 
-  private ensureRuntime(): Promise<Runtime> {
+  private ensureRuntime(): Promise<OpenRuntime> {
     const root = this.options.workspaceRoot;
     if (root === undefined) return Promise.reject(new Error(NO_FOLDER));
     this.runtime ??= (async () => {
@@ -112,11 +122,32 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
       });
       runtime.events.on((event) => this.options.onEvent(event));
       this.opened = runtime;
-      return runtime;
+      return this.liveScheduler(runtime, config);
     })();
     // A failed start (no rg, the state dir locked by another process) may be fixed and retried.
     this.runtime.catch(() => (this.runtime = undefined));
     return this.runtime;
+  }
+
+  /**
+   * The scheduler reads the config live, so a deny rule typed into settings applies to the very
+   * next call; a looser config waits for the next prompt (the scheduler's snapshot), except a
+   * rule the user adds with "Allow like this". Should the settings become invalid, the last
+   * valid config stays in force.
+   */
+  private liveScheduler(runtime: Runtime, initial: ZunoConfig): OpenRuntime {
+    const source = this.options.config;
+    let config = initial;
+    const env: CallEnvironment = {
+      // Background jobs, work state, delegation, the council and the state dir come with the runtime's environment.
+      ...runtime.env,
+      get config(): ZunoConfig {
+        const current = source.current;
+        if (current.ok) config = current.config;
+        return config;
+      },
+    };
+    return { runtime, env, scheduler: new Scheduler({ registry: runtime.registry, ledger: runtime.store, events: runtime.events, env }) };
   }
 
   private validConfig(): ZunoConfig {
@@ -153,23 +184,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
   }
 
   async run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
-    const runtime = await this.ensureRuntime();
-    let config = this.validConfig();
-    const provider = await this.provider(config);
-    const source = this.options.config;
-    // The scheduler reads the config live, so a rule added by "Allow like this" (or a deny rule
-    // typed into settings) applies to the very next call of the same turn. Should the settings
-    // become invalid mid-turn, the last valid config stays in force.
-    const env: CallEnvironment = {
-      // Background jobs, work state, delegation and the council come with the runtime's environment.
-      ...runtime.env,
-      get config(): ZunoConfig {
-        const current = source.current;
-        if (current.ok) config = current.config;
-        return config;
-      },
-    };
-    const scheduler = new Scheduler({ registry: runtime.registry, ledger: runtime.store, events: runtime.events, env });
+    const { runtime, env, scheduler } = await this.ensureRuntime();
+    const provider = await this.provider(this.validConfig());
     const result = await runAgent({
       store: runtime.store,
       provider,
@@ -233,10 +249,10 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
 
   /** Closes the store (flushing it) and releases the state dir's lock. */
   async close(): Promise<void> {
-    const runtime = await this.runtime?.catch(() => undefined);
+    const open = await this.runtime?.catch(() => undefined);
     this.runtime = undefined;
     this.opened = undefined;
-    await runtime?.close();
+    await open?.runtime.close();
   }
 
   dispose(): void {

@@ -64,6 +64,11 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
       'Permission rules `{"tool": "shell", "match": "npm test", "action": "allow"}`; action is `allow`, `ask` or `deny`, and deny beats ask beats allow whatever the order. `match` is a glob over the path, command line or URL. Added to the rules of `.zuno/config.json`, never replacing them.',
     merge: 'concatenate',
   },
+  'permission.protected': {
+    description:
+      'More paths whose writes always ask, in every mode, as globs relative to the workspace (e.g. `deploy/**`). Added to the built-in list (`.zuno`, `.vscode/settings.json`, `.vscode/tasks.json`, `.git`, `.envrc`, …), which cannot be shortened. A write goes through without asking only when an allow rule names the path. Added to the list of `.zuno/config.json`.',
+    merge: 'concatenate',
+  },
   'hooks.pre_tool': {
     description:
       'Commands run before a tool call, e.g. `{"command": "./check.sh", "tools": ["shell"], "timeout_ms": 10000}`. The validated call arrives as JSON on stdin; a failing hook blocks the call as denied. Added to the hooks of `.zuno/config.json`.',

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluatePermission, type PermissionQuery } from '../../../src/core/policy';
+import { evaluatePermission, type PermissionDecision, type PermissionQuery } from '../../../src/core/policy';
 import type { PermissionMode, PermissionRule } from '../../../src/core/config';
 import { STRICTEST_DECLARATIONS, type Declarations, type Effect } from '../../../src/core/declarations';
 import type { CallSubject } from '../../../src/core/tool';
@@ -165,4 +165,116 @@ test('§9 rules: url globs match the whole URL', () => {
 test('§9 rules: the reason names the deciding rule', () => {
   const decision = decide({ tool: 'shell', subjects: [command('git push')], rules: [{ tool: 'shell', match: 'git push', action: 'deny' }] });
   assert.match(decision.reason, /permission rule \{tool: "shell", match: "git push", action: "deny"\}/);
+});
+
+const PROTECTED_WRITES = [
+  '.zuno/config.json',
+  '.vscode/settings.json',
+  '.vscode/tasks.json',
+  '.vscode/launch.json',
+  '.vscode/mcp.json',
+  '.vscode/extensions.json',
+  'team.code-workspace',
+  'sub/dir/team.code-workspace',
+  '.git',
+  '.git/hooks/pre-commit',
+  '.git/config',
+  'vendor/lib/.git/config',
+  '.gitmodules',
+  '.envrc',
+  'packages/a/.npmrc',
+  '.yarnrc.yml',
+  '.VSCode/Settings.json',
+];
+
+test('issue 8 §3, E1: a write to a protected path asks in every mode, auto included, for write, edit and apply_patch', () => {
+  for (const tool of ['write', 'edit', 'apply_patch']) {
+    for (const mode of ['strict', 'auto-edit', 'auto'] as const) {
+      for (const relative of PROTECTED_WRITES) {
+        const decision = decide({ tool, mode, subjects: [path(`${root}/${relative}`)] });
+        assert.equal(decision.action, 'ask', `${tool} ${relative} in ${mode}`);
+        assert.match(decision.reason, /is a protected path \(it matches "[^"]+"\)/);
+        assert.match(decision.reason, /add a rule that names the path/);
+      }
+    }
+  }
+  // Ordinary files are unaffected, and so are names that only look alike.
+  for (const relative of ['src/a.ts', '.gitignore', '.vscode/notes.md', 'zuno/config.json', '.github/workflows/ci.yml']) {
+    assert.equal(decide({ tool: 'write', mode: 'auto-edit', subjects: [path(`${root}/${relative}`)] }).action, 'allow', relative);
+  }
+});
+
+test('issue 8 §3: one protected path among several subjects (a patch that moves a file into .git) makes the whole call ask', () => {
+  const decision = decide({ tool: 'apply_patch', mode: 'auto', subjects: [path(`${root}/src/a.ts`), path(`${root}/.git/hooks/post-checkout`)] });
+  assert.equal(decision.action, 'ask');
+  assert.match(decision.reason, /\.git\/hooks\/post-checkout is a protected path/);
+});
+
+test('issue 8 §3: only an allow rule that names the protected path lets the write through; bare, catch-all and other-tool rules do not', () => {
+  const tasks = path(`${root}/.vscode/tasks.json`);
+  const stillAsks: PermissionRule[][] = [
+    [{ tool: 'write', action: 'allow' }],
+    [{ tool: '*', action: 'allow' }],
+    [{ tool: 'write', match: '**', action: 'allow' }],
+    [{ tool: 'write', match: '**/*.json', action: 'allow' }],
+    [{ tool: 'write', match: '.vscode/*', action: 'allow' }],
+    [{ tool: 'edit', match: '.vscode/tasks.json', action: 'allow' }],
+  ];
+  for (const rules of stillAsks) {
+    assert.equal(decide({ tool: 'write', mode: 'auto', subjects: [tasks], rules }).action, 'ask', JSON.stringify(rules));
+  }
+  for (const match of ['.vscode/tasks.json', `${root}/.vscode/tasks.json`, '{.vscode/tasks.json,.vscode/launch.json}']) {
+    const rules: PermissionRule[] = [{ tool: 'write', match, action: 'allow' }];
+    assert.equal(decide({ tool: 'write', mode: 'auto-edit', subjects: [tasks], rules }).action, 'allow', match);
+  }
+  // A rule for `.git/hooks/*` names the hooks, and only them.
+  const hooks: PermissionRule[] = [{ tool: 'write', match: '.git/hooks/*', action: 'allow' }];
+  assert.equal(decide({ tool: 'write', mode: 'auto', subjects: [path(`${root}/.git/hooks/pre-commit`)], rules: hooks }).action, 'allow');
+  assert.equal(decide({ tool: 'write', mode: 'auto', subjects: [path(`${root}/.git/config`)], rules: hooks }).action, 'ask');
+  // Deny still wins over a naming allow.
+  const both: PermissionRule[] = [{ tool: 'write', match: '.vscode/tasks.json', action: 'allow' }, { tool: '*', match: '.vscode/**', action: 'deny' }];
+  assert.equal(decide({ tool: 'write', mode: 'auto', subjects: [tasks], rules: both }).action, 'deny');
+});
+
+test('issue 8 §3: permission.protected adds globs; a user glob without a literal core is named only by a plain path', () => {
+  const query = (subject: CallSubject, rules: PermissionRule[] = []): PermissionQuery => ({
+    tool: 'write',
+    declarations: declared('SideEffecting'),
+    subjects: [subject],
+    permission: { mode: 'auto', rules, protected: ['deploy/**', '*'] },
+    workspaceRoot: root,
+  });
+  assert.equal(evaluatePermission(query(path(`${root}/deploy/prod.sh`))).action, 'ask');
+  assert.match(evaluatePermission(query(path(`${root}/deploy/prod.sh`))).reason, /matches "deploy\/\*\*"/);
+  assert.equal(evaluatePermission(query(path(`${root}/README`))).action, 'ask', 'the user protected every top-level file');
+  assert.equal(evaluatePermission(query(path(`${root}/README`), [{ tool: 'write', match: '?EADME', action: 'allow' }])).action, 'ask');
+  assert.equal(evaluatePermission(query(path(`${root}/README`), [{ tool: 'write', match: 'README', action: 'allow' }])).action, 'allow');
+  // "Allow like this" escapes glob characters of the path; an escaped path is still a plain path.
+  assert.equal(evaluatePermission(query(path(`${root}/a[1]`), [{ tool: 'write', match: 'a\\[1\\]', action: 'allow' }])).action, 'allow');
+  assert.equal(evaluatePermission(query(path(`${root}/src/a.ts`))).action, 'allow');
+});
+
+test('issue 8 §3: reading a protected path and non-writing tools are not affected', () => {
+  assert.equal(decide({ tool: 'read', effect: 'ReadOnly', subjects: [path(`${root}/.git/config`)] }).action, 'allow');
+  assert.equal(decide({ tool: 'shell', mode: 'auto', subjects: [command('cat .git/config')] }).action, 'allow');
+});
+
+test('issue 8 §3: a side-effecting call with a path inside the state dir is denied whatever the rules and the mode', () => {
+  const stateDir = `${root}/.zuno/state`;
+  const journal = path(`${stateDir}/journal.jsonl`);
+  for (const rules of [[], [{ tool: '*', action: 'allow' }], [{ tool: 'write', match: '.zuno/state/journal.jsonl', action: 'allow' }]] as PermissionRule[][]) {
+    for (const mode of ['strict', 'auto-edit', 'auto'] as const) {
+      const decision = evaluatePermission({ tool: 'write', declarations: declared('SideEffecting'), subjects: [journal], permission: { mode, rules }, workspaceRoot: root, stateDir });
+      assert.equal(decision.action, 'deny', `${mode} ${JSON.stringify(rules)}`);
+      assert.match(decision.reason, /inside Zuno's state dir \(\/work\/project\/\.zuno\/state\)/);
+    }
+  }
+  // Wherever the state dir is (--state-dir), and the dir itself too; a sibling with a common prefix is not inside.
+  const elsewhere = '/var/zuno-state';
+  const at = (value: string, effect: Effect = 'SideEffecting'): PermissionDecision =>
+    evaluatePermission({ tool: 'apply_patch', declarations: declared(effect), subjects: [path(`${root}/a`), path(value, true)], permission: { mode: 'auto', rules: [{ tool: '*', match: '/var/**', action: 'allow' }] }, workspaceRoot: root, stateDir: elsewhere });
+  assert.equal(at('/var/zuno-state/zuno.db').action, 'deny');
+  assert.equal(at('/var/zuno-state').action, 'deny');
+  assert.equal(at('/var/zuno-state-old/x').action, 'allow');
+  assert.equal(at('/var/zuno-state/zuno.db', 'ReadOnly').action, 'allow', 'reading the record is not changing it');
 });

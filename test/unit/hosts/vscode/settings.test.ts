@@ -115,6 +115,12 @@ test('SPEC §9 permission rules: rules from settings add to the file rules and n
   assert.deepEqual(hooks.hooks.pre_tool.map((hook) => hook.command), ['a', 'b']);
 });
 
+test('issue 8 §3: zuno.permission.protected adds to the file\'s protected globs and never drops them', () => {
+  const config = resolved([file({ permission: { protected: ['deploy/**'] } }), workspace({ 'zuno.permission.protected': ['secrets.env'] })]);
+  assert.deepEqual(config.permission.protected, ['deploy/**', 'secrets.env']);
+  assert.match(problem([user({ 'zuno.permission.protected': [''] })]), /zuno\.permission\.protected\[0\]/);
+});
+
 test('issue 4 Settings: an invalid layer invalidates the whole config instead of being skipped', () => {
   // Skipping a malformed rule list would drop its deny rules and so loosen permissions.
   const message = problem([file({ permission: { rules: [{ tool: 'shell', action: 'deny' }] } }), user({ 'zuno.permission.rules': 'deny everything' })]);
