@@ -6,19 +6,25 @@
  * 2. A path outside the workspace: deny, unless an allow or ask rule names it explicitly (a rule
  *    with a `match` glob that matches it); a bare rule never reaches outside the workspace.
  * 3. An ask rule that matches: ask.
- * 4. Every subject covered by allow rules: allow. A pattern cannot vouch for a command line
- *    with a redirection, a substitution or a subshell, so such a line falls through to step 5
- *    (in strict mode: asked, and the reason says why the rule did not apply).
- * 5. Otherwise the effect class and the mode decide (E1).
+ * 4. A command line the shell analysis is uncertain about (`\r`, too long or deep, a computed
+ *    command name, an unparseable part), while deny or ask rules exist for the tool: those rules
+ *    cannot vouch that it is free of what they forbid, so it is denied in auto mode and asked
+ *    otherwise, with the reason (issue 8 item 7).
+ * 5. Every subject covered by allow rules: allow. A pattern only vouches for a plain command line
+ *    (see core/shell/analysis.ts), each of whose commands an allow rule covers as written; any
+ *    other line falls through to step 6 (in strict mode: asked, and the reason says why the
+ *    rule did not apply).
+ * 6. Otherwise the effect class and the mode decide (E1).
  *
  * A rule with a `match` glob matches a call when the glob matches one of its subjects (for ask and
  * deny), or covers every subject (for allow). A rule without `match` matches every call of its
- * tool. Paths are tried both as the absolute real path and relative to the workspace.
+ * tool. Paths are tried both as the absolute real path and relative to the workspace. A deny or
+ * ask glob hits a command line when it matches any form of any command anywhere in it.
  */
 import type { PermissionMode, PermissionRule } from './config';
 import type { Declarations } from './declarations';
 import { matchGlob } from './glob';
-import { analyzeCommandLine } from './shell-words';
+import type { ShellAnalysis, ShellAnalyzer } from './shell/analysis';
 import type { CallSubject } from './tool';
 
 export type PermissionAction = 'allow' | 'ask' | 'deny';
@@ -38,6 +44,11 @@ export interface PermissionQuery {
   readonly permission: { readonly mode: PermissionMode; readonly rules: readonly PermissionRule[] };
   /** Lets path globs be written relative to the workspace. */
   readonly workspaceRoot: string;
+  /**
+   * Reads command subjects. The scheduler loads it from the host when a call has one; without
+   * it a command line is treated as one nothing can be sure about.
+   */
+  readonly shell?: ShellAnalyzer;
 }
 
 /** Tools whose only effect is writing files, which `auto-edit` lets through inside the workspace. */
@@ -57,13 +68,28 @@ function pathForms(path: string, workspaceRoot: string): string[] {
   return [absolute];
 }
 
-/** The texts a deny or ask glob may hit: for a command line, each simple command, nested ones included, and the whole line. */
-function textsToScreen(subject: CallSubject, workspaceRoot: string): string[] {
-  if (subject.kind === 'path') return pathForms(subject.value, workspaceRoot);
-  if (subject.kind === 'command') {
-    const analysis = analyzeCommandLine(subject.value);
-    return [subject.value.trim(), ...analysis.commands, ...analysis.nested];
+/** Each command subject's analysis, computed once per evaluation. */
+type Analyses = ReadonlyMap<CallSubject, ShellAnalysis>;
+
+const UNANALYSED: ShellAnalysis = {
+  notPlain: 'no shell analyzer was available to read it',
+  screened: [],
+  uncertain: 'no shell analyzer was available to read it',
+  work: 0,
+};
+
+function analyseCommands(query: PermissionQuery): Analyses {
+  const analyses = new Map<CallSubject, ShellAnalysis>();
+  for (const subject of query.subjects) {
+    if (subject.kind === 'command') analyses.set(subject, query.shell?.analyze(subject.value) ?? UNANALYSED);
   }
+  return analyses;
+}
+
+/** The texts a deny or ask glob may hit: for a command line, the whole line and every form of every command in it. */
+function textsToScreen(subject: CallSubject, workspaceRoot: string, analyses: Analyses): string[] {
+  if (subject.kind === 'path') return pathForms(subject.value, workspaceRoot);
+  if (subject.kind === 'command') return [subject.value.trim(), ...(analyses.get(subject)?.screened ?? [])];
   return [subject.value];
 }
 
@@ -75,37 +101,47 @@ function globMatches(glob: string, subject: CallSubject, texts: readonly string[
 const appliesToTool = (rule: PermissionRule, tool: string): boolean => rule.tool === '*' || rule.tool === tool;
 
 /** The first ask/deny rule that hits any subject (or, without `match`, the call itself). */
-function findScreeningRule(rules: readonly PermissionRule[], subjects: readonly CallSubject[], workspaceRoot: string): PermissionRule | undefined {
+function findScreeningRule(rules: readonly PermissionRule[], subjects: readonly CallSubject[], workspaceRoot: string, analyses: Analyses): PermissionRule | undefined {
   return rules.find((rule) => {
     const glob = rule.match;
     if (glob === undefined) return true;
-    return subjects.some((subject) => globMatches(glob, subject, textsToScreen(subject, workspaceRoot)));
+    return subjects.some((subject) => globMatches(glob, subject, textsToScreen(subject, workspaceRoot, analyses)));
   });
 }
 
 type Coverage = { covered: true; rule: PermissionRule } | { covered: false; askReason?: string; rule?: PermissionRule };
 
-/** Whether allow rules with globs cover one subject. A command line must have each simple command covered, and no hazard. */
-function coverSubject(rules: readonly PermissionRule[], subject: CallSubject, workspaceRoot: string): Coverage {
+/** Whether allow rules with globs cover one subject. A command line must be plain, with each of its commands covered. */
+function coverSubject(rules: readonly PermissionRule[], subject: CallSubject, workspaceRoot: string, analyses: Analyses): Coverage {
   const globbed = rules.filter((rule): rule is PermissionRule & { match: string } => rule.match !== undefined);
   if (subject.kind !== 'command') {
     const texts = subject.kind === 'path' ? pathForms(subject.value, workspaceRoot) : [subject.value];
     const rule = globbed.find((candidate) => globMatches(candidate.match, subject, texts));
     return rule ? { covered: true, rule } : { covered: false };
   }
-  const analysis = analyzeCommandLine(subject.value);
-  if (analysis.commands.length === 0) return { covered: false };
-  const matched = analysis.commands.map((command) => globbed.find((rule) => matchGlob(rule.match, command, 'text')));
-  const first = matched[0];
-  if (first === undefined || matched.some((rule) => rule === undefined)) return { covered: false };
-  if (analysis.hazards.length > 0) {
-    return {
-      covered: false,
-      rule: first,
-      askReason: `the ${describeRule(first)} cannot approve this command line by pattern, because it has ${analysis.hazards.join(', ')}`,
-    };
+  if (globbed.length === 0) return { covered: false };
+  const analysis = analyses.get(subject) ?? UNANALYSED;
+  if (analysis.plain === undefined) {
+    return { covered: false, askReason: `no allow rule can approve this command line by pattern, because ${analysis.notPlain ?? 'it could not be analysed'}` };
   }
-  return { covered: true, rule: first };
+  let first: PermissionRule | undefined;
+  for (const command of analysis.plain) {
+    const rule = globbed.find((candidate) => matchGlob(candidate.match, command, 'text'));
+    if (rule === undefined) return { covered: false, askReason: `no allow rule covers the command "${command}"` };
+    first ??= rule;
+  }
+  return first ? { covered: true, rule: first } : { covered: false };
+}
+
+/** The deny or ask rule an uncertain command line defeats, with why the line is uncertain. */
+function uncertainLine(rules: readonly PermissionRule[], subjects: readonly CallSubject[], analyses: Analyses): { rule: PermissionRule; why: string } | undefined {
+  const rule = rules.find((candidate) => candidate.action !== 'allow');
+  if (rule === undefined) return undefined;
+  for (const subject of subjects) {
+    const why = analyses.get(subject)?.uncertain;
+    if (why !== undefined) return { rule, why };
+  }
+  return undefined;
 }
 
 function fallback(query: PermissionQuery): PermissionDecision {
@@ -139,11 +175,13 @@ function fallback(query: PermissionQuery): PermissionDecision {
 export function evaluatePermission(query: PermissionQuery): PermissionDecision {
   const rules = query.permission.rules.filter((rule) => appliesToTool(rule, query.tool));
   const { subjects, workspaceRoot } = query;
+  const analyses = analyseCommands(query);
 
   const deny = findScreeningRule(
     rules.filter((rule) => rule.action === 'deny'),
     subjects,
     workspaceRoot,
+    analyses,
   );
   if (deny) return { action: 'deny', reason: `refused by the ${describeRule(deny)}`, rule: deny };
 
@@ -170,8 +208,17 @@ export function evaluatePermission(query: PermissionQuery): PermissionDecision {
     rules.filter((rule) => rule.action === 'ask'),
     subjects,
     workspaceRoot,
+    analyses,
   );
   if (ask) return { action: 'ask', reason: `the ${describeRule(ask)} asks for approval`, rule: ask };
+
+  const uncertain = uncertainLine(rules, subjects, analyses);
+  if (uncertain) {
+    const reason = `the command line cannot be fully analysed (${uncertain.why}), so the ${describeRule(uncertain.rule)} cannot be checked against it`;
+    return query.permission.mode === 'auto'
+      ? { action: 'deny', reason: `${reason}; write the command without that construct`, rule: uncertain.rule }
+      : { action: 'ask', reason, rule: uncertain.rule };
+  }
 
   const allows = rules.filter((rule) => rule.action === 'allow');
   const bare = allows.find((rule) => rule.match === undefined);
@@ -182,7 +229,7 @@ export function evaluatePermission(query: PermissionQuery): PermissionDecision {
     let covered = true;
     for (const subject of subjects) {
       const outsideRule = outsideAllowedBy.get(subject);
-      const coverage: Coverage = outsideRule ? { covered: true, rule: outsideRule } : coverSubject(allows, subject, workspaceRoot);
+      const coverage: Coverage = outsideRule ? { covered: true, rule: outsideRule } : coverSubject(allows, subject, workspaceRoot, analyses);
       if (coverage.covered) {
         deciding ??= coverage.rule;
         continue;

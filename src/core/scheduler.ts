@@ -27,6 +27,7 @@ import { blockedMessage, type BlockedCategory, type Outcome } from './outcome';
 import { capOutput, OutputCapture, type OutputLimits } from './output';
 import { evaluatePermission } from './policy';
 import type { ToolRegistry } from './registry';
+import type { ShellAnalyzer } from './shell/analysis';
 import type { CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
 
 
@@ -337,12 +338,21 @@ export class Scheduler {
     if (verdict.kind === 'cancelled') return this.notStarted(turn, position, request, declarations, 'cancelled');
     if (verdict.kind === 'blocked') return this.block(turn, position, request, declarations, 'denied', verdict.reason);
 
+    let shell: ShellAnalyzer | undefined;
+    if (subjects.some((subject) => subject.kind === 'command')) {
+      try {
+        shell = await this.env.host.shellAnalyzer();
+      } catch (error) {
+        return this.block(turn, position, request, declarations, 'denied', `Permission could not be evaluated: ${messageOf(error)}`);
+      }
+    }
     const decision = evaluatePermission({
       tool: tool.name,
       declarations,
       subjects,
       permission: this.env.config.permission,
       workspaceRoot: await this.workspaceRoot(),
+      ...(shell ? { shell } : {}),
     });
     if (decision.action === 'deny') return this.block(turn, position, request, declarations, 'denied', `Refused: ${decision.reason}.`);
     const ready: ReadyCall = { position, request, tool, args, declarations };

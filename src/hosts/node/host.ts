@@ -6,6 +6,7 @@ import type { ApprovalGateway, Host, QuestionGateway, RipgrepBinary } from '../.
 import { createNodeFileSystem } from './fs';
 import { createProcessRunner } from './processes';
 import { resolveRipgrep } from './ripgrep';
+import { loadShellAnalyzer } from './shell-parser';
 import { createSpill } from './spill';
 import { createNodeWorkspaceTasks } from './tasks';
 import { homedir } from 'node:os';
@@ -44,5 +45,6 @@ export function createNodeHost(options: NodeHostOptions): Host {
         env: process.env,
         ...(options.ripgrepPath ? { configuredPath: options.ripgrepPath } : {}),
       })),
+    shellAnalyzer: loadShellAnalyzer,
   };
 }

@@ -1,0 +1,44 @@
+/**
+ * Loads tree-sitter's bash grammar (WASM, from `@vscode/tree-sitter-wasm`) for the shell analysis
+ * in `core/shell/analysis.ts`. Loading costs tens of milliseconds, so it happens on the first
+ * shell call, once per process; the editor host runs on Node and shares this loader.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Language, Parser } from '@vscode/tree-sitter-wasm';
+import { createShellAnalyzer, type ShellAnalyzer } from '../../core/shell/analysis';
+
+const GRAMMAR = 'tree-sitter-bash.wasm';
+
+/** Beside the bundle in dist/ (esbuild.mjs copies the files there), else in the installed package. */
+function wasmDirectory(): string {
+  if (existsSync(join(__dirname, GRAMMAR))) return __dirname;
+  return dirname(require.resolve('@vscode/tree-sitter-wasm'));
+}
+
+async function load(): Promise<ShellAnalyzer> {
+  const directory = wasmDirectory();
+  try {
+    await Parser.init({ locateFile: (file: string) => join(directory, file) });
+    const bash = await Language.load(join(directory, GRAMMAR));
+    const parser = new Parser();
+    parser.setLanguage(bash);
+    return createShellAnalyzer((text) => parser.parse(text), { platform: process.platform === 'win32' ? 'win32' : 'posix' });
+  } catch (error) {
+    throw new Error(
+      `The shell parser could not be loaded from ${directory} (${error instanceof Error ? error.message : String(error)}). ` +
+        'Shell commands cannot be checked against permission rules without it; reinstall Zuno, or rebuild with `npm run build`.',
+    );
+  }
+}
+
+let loading: Promise<ShellAnalyzer> | undefined;
+
+/** The process-wide analyzer, loaded on first use. A failed load is retried on the next call. */
+export function loadShellAnalyzer(): Promise<ShellAnalyzer> {
+  loading ??= load().catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
+}
