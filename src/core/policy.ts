@@ -24,7 +24,7 @@
 import type { PermissionMode, PermissionRule } from './config';
 import type { Declarations } from './declarations';
 import { matchGlob } from './glob';
-import type { ShellAnalysis, ShellAnalyzer } from './shell/analysis';
+import { MAX_LINE_LENGTH, type ShellAnalysis, type ShellAnalyzer } from './shell/analysis';
 import type { CallSubject } from './tool';
 
 export type PermissionAction = 'allow' | 'ask' | 'deny';
@@ -89,7 +89,11 @@ function analyseCommands(query: PermissionQuery): Analyses {
 /** The texts a deny or ask glob may hit: for a command line, the whole line and every form of every command in it. */
 function textsToScreen(subject: CallSubject, workspaceRoot: string, analyses: Analyses): string[] {
   if (subject.kind === 'path') return pathForms(subject.value, workspaceRoot);
-  if (subject.kind === 'command') return [subject.value.trim(), ...(analyses.get(subject)?.screened ?? [])];
+  if (subject.kind === 'command') {
+    // Above the analysed length the whole line is not globbed either: a glob over 100 KB can take seconds.
+    const whole = subject.value.length <= MAX_LINE_LENGTH ? [subject.value.trim()] : [];
+    return [...whole, ...(analyses.get(subject)?.screened ?? [])];
+  }
   return [subject.value];
 }
 

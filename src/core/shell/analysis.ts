@@ -74,7 +74,7 @@ const WINDOWS_METACHARACTERS = /[&|<>^%!()"\n]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** Redirections that neither read nor write a file anyone cares about. */
 const HARMLESS_REDIRECTIONS = new Set(['2>&1', '1>&2', '>&2', '>/dev/null', '1>/dev/null', '2>/dev/null', '>>/dev/null', '2>>/dev/null', '</dev/null', '0</dev/null']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox']);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 /** Node kinds a plain line may consist of, with the operators joining them. */
 const PLAIN_JOINERS = new Set([';', '&', '&&', '||', '|', '\n']);
 
@@ -409,12 +409,14 @@ function unwrap(name: string, args: readonly Word[]): Unwrapped | undefined {
     }
     case 'eval':
       return { script: joinWords(args) };
+    case 'busybox':
+      // `busybox rm x` runs the applet `rm`.
+      return one([...args]);
     default: {
       if (!SHELLS.has(name)) return undefined;
-      // `bash -c SCRIPT`, `bash -xc SCRIPT`, `busybox sh -c SCRIPT`.
-      const words = name === 'busybox' ? args.slice(1) : args;
-      const flag = words.findIndex((word) => /^-[A-Za-z]*c[A-Za-z]*$/.test(word.value));
-      const script = flag === -1 ? undefined : words.slice(flag + 1).find((word) => !/^[-+]/.test(word.value));
+      // `bash -c SCRIPT`, `bash -xc SCRIPT`.
+      const flag = args.findIndex((word) => /^-[A-Za-z]*c[A-Za-z]*$/.test(word.value));
+      const script = flag === -1 ? undefined : args.slice(flag + 1).find((word) => !/^[-+]/.test(word.value));
       return script ? { script } : undefined;
     }
   }

@@ -8,12 +8,14 @@ import { dirname, join } from 'node:path';
 import { Language, Parser } from '@vscode/tree-sitter-wasm';
 import { createShellAnalyzer, type ShellAnalyzer } from '../../core/shell/analysis';
 
+const PACKAGE = '@vscode/tree-sitter-wasm';
 const GRAMMAR = 'tree-sitter-bash.wasm';
 
 /** Beside the bundle in dist/ (esbuild.mjs copies the files there), else in the installed package. */
 function wasmDirectory(): string {
   if (existsSync(join(__dirname, GRAMMAR))) return __dirname;
-  return dirname(require.resolve('@vscode/tree-sitter-wasm'));
+  // Unbundled (tests, tsx): the package's own wasm/ folder. Its `main` is wasm/tree-sitter.js.
+  return dirname(require.resolve(PACKAGE));
 }
 
 async function load(): Promise<ShellAnalyzer> {
