@@ -70,6 +70,9 @@ interface SyntaxNode {
   readonly children: SyntaxNode[];
 }
 
+/** Characters that end an unquoted word for sh; the grammar sometimes keeps them in one (`git\n\\touch`). */
+const BLANKS = ' \t\n';
+const MISREAD_WORD = 'the parser kept a blank or newline inside an unquoted word, where the shell ends the word';
 const WINDOWS_METACHARACTERS = /[&|<>^%!()"\n]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** Redirections that neither read nor write a file anyone cares about. */
@@ -165,8 +168,8 @@ function copyTree(tree: Tree, counter: { work: number; tooDeep: boolean }): Synt
   }
 }
 
-/** Resolves the backslashes of unquoted text; undefined when an unescaped glob or brace character makes it expand. */
-function resolveUnquoted(text: string): string | undefined {
+/** Resolves the backslashes of unquoted text, or says why it is not literal. */
+function resolveUnquoted(text: string): { value: string } | { why: string; at: number } {
   let out = '';
   for (let index = 0; index < text.length; index++) {
     const char = text[index] ?? '';
@@ -174,10 +177,11 @@ function resolveUnquoted(text: string): string | undefined {
       const next = text[index + 1];
       index++;
       if (next !== undefined && next !== '\n') out += next;
-    } else if ('*?[{}'.includes(char)) return undefined;
+    } else if ('*?[{}'.includes(char)) return { why: 'an unquoted glob or brace expands it', at: index };
+    else if (BLANKS.includes(char)) return { why: MISREAD_WORD, at: index };
     else out += char;
   }
-  return out;
+  return { value: out };
 }
 
 /** Resolves the backslashes of double-quoted text: only `$`, backquote, `"`, `\` and newline are escaped there. */
@@ -231,7 +235,9 @@ class Analysis {
       return undefined;
     }
     try {
-      return copyTree(tree, this.counter);
+      const root = copyTree(tree, this.counter);
+      if (this.counter.tooDeep) this.doubt(`the line nests deeper than ${MAX_TREE_DEPTH} syntax levels`);
+      return root;
     } finally {
       tree.delete();
     }
@@ -253,7 +259,6 @@ class Analysis {
     let plain: { commands?: string[]; reason?: string } = { reason: this.uncertain ?? 'the line could not be parsed' };
     if (root) {
       this.screen(root, line, 0);
-      if (this.counter.tooDeep) this.doubt(`the line nests deeper than ${MAX_TREE_DEPTH} syntax levels`);
       plain = this.uncertain === undefined ? plainCommands(root, line) : { reason: this.uncertain };
     }
     const screened = [...this.screened];
@@ -269,6 +274,7 @@ class Analysis {
       if (node.type === 'ERROR' || node.missing) this.doubt(`the parser could not read part of the line ("${excerpt(text, node)}")`);
       if (node.type === 'command') this.command(node, text, nesting);
       if (node.type === 'comment') this.comment(node, text, nesting);
+      if (node.type === 'word') this.word(node, text, nesting);
       if (node.type === 'ansi_c_string') this.doubt("the line has an ANSI-C string ($'…'), which bash and dash read differently");
       if (node.type === 'file_redirect') {
         const destinations = node.children.filter((child) => child.field === 'destination');
@@ -280,6 +286,15 @@ class Analysis {
       }
       for (const child of node.children) stack.push(child);
     }
+  }
+
+  /** A word with an unescaped blank inside: the shell splits it there, so what follows may be a command. */
+  word(node: SyntaxNode, text: string, nesting: number): void {
+    const raw = text.slice(node.start, node.end);
+    const resolved = resolveUnquoted(raw);
+    if (!('why' in resolved) || resolved.why !== MISREAD_WORD) return;
+    this.doubt(`${MISREAD_WORD} ("${excerpt(text, node)}")`);
+    this.nested(text.slice(node.start + resolved.at + 1), nesting);
   }
 
   /** A comment where sh sees none (`status\ #; touch X`) hides a command from the parser. */
@@ -312,7 +327,7 @@ class Analysis {
       return;
     }
     if (first.computed !== undefined) {
-      this.doubt(`the command name "${first.value}" is computed (${first.computed}), so no rule can tell what runs`);
+      this.doubt(`the command name "${shorten(first.value)}" is computed (${first.computed}), so no rule can tell what runs`);
       return;
     }
     const name = basename(first.value);
@@ -428,10 +443,9 @@ function joinWords(words: readonly Word[]): Word {
 }
 
 const collapse = (text: string): string => text.replace(/\\\n/g, ' ').replace(/\s+/g, ' ').trim();
-const excerpt = (text: string, node: SyntaxNode): string => {
-  const part = collapse(text.slice(node.start, node.end));
-  return part.length > 40 ? `${part.slice(0, 40)}…` : part;
-};
+/** Reasons quote at most this much of the line. */
+const shorten = (text: string): string => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+const excerpt = (text: string, node: SyntaxNode): string => shorten(collapse(text.slice(node.start, node.end)));
 
 /** Whether the character at `index` is escaped by an odd run of backslashes. */
 function escapedAt(text: string, index: number): boolean {
@@ -447,8 +461,8 @@ function wordOf(node: SyntaxNode, text: string): Word {
   switch (node.type) {
     case 'word':
     case 'number': {
-      const value = resolveUnquoted(raw);
-      return value === undefined ? computed('an unquoted glob or brace expands it') : { value };
+      const resolved = resolveUnquoted(raw);
+      return 'why' in resolved ? computed(resolved.why) : { value: resolved.value };
     }
     case 'raw_string':
       return { value: raw.slice(1, -1) };
@@ -495,7 +509,7 @@ function plainCommand(node: SyntaxNode, text: string, redirects: readonly Syntax
     if (part === undefined || (child.field !== 'name' && child.field !== 'argument')) return { reason: `it has ${describe(child.type)}` };
     if (part.type === 'ansi_c_string') return { reason: `it has ${describe(part.type)}` };
     const word = wordOf(part, text);
-    if (word.computed !== undefined) return { reason: `the word "${word.value}" is not literal (${word.computed})` };
+    if (word.computed !== undefined) return { reason: `the word "${shorten(word.value)}" is not literal (${word.computed})` };
     words.push(word.value);
   }
   for (const redirect of redirects) {
