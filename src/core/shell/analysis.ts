@@ -23,10 +23,12 @@
 import type { Tree } from '@vscode/tree-sitter-wasm';
 
 /**
- * The longest line analysed. Measured (bench/shell-analysis.bench.ts): parse and walk cost about
- * 0.5–1 µs per character, so 8 KiB stays within a few milliseconds; longer lines are uncertain.
+ * The longest line analysed; longer lines are uncertain. Measured (bench/shell-analysis.bench.ts,
+ * best of many runs on a loaded 2-core machine): a realistic 4 KiB line takes about 2.3 ms and
+ * the issue's pathological 4 KB line about 4 ms, while at 8 KiB the pathological lines reach
+ * 20 ms and more. So 4 KiB keeps one analysis within a few milliseconds.
  */
-export const MAX_LINE_LENGTH = 8 * 1024;
+export const MAX_LINE_LENGTH = 4 * 1024;
 /** Deeper trees than this are not walked: no real command nests this far. */
 export const MAX_TREE_DEPTH = 128;
 /** How many `sh -c` / `eval` strings inside each other are parsed again. */
@@ -57,6 +59,8 @@ export type ShellParse = (text: string) => Tree | null;
 export interface ShellAnalyzerOptions {
   /** `win32`: the shell is cmd.exe, whose metacharacters no pattern may vouch for. */
   readonly platform: 'posix' | 'win32';
+  /** Overrides MAX_LINE_LENGTH; only the bench uses it, to show what longer lines would cost. */
+  readonly maxLineLength?: number;
 }
 
 /** A syntax node copied out of the WASM tree. */
@@ -245,8 +249,9 @@ class Analysis {
 
   /** The whole analysis of a top-level line. */
   run(line: string): ShellAnalysis {
-    if (line.length > MAX_LINE_LENGTH) {
-      const reason = `the line is ${line.length} characters long, above the ${MAX_LINE_LENGTH} analysed`;
+    const limit = this.options.maxLineLength ?? MAX_LINE_LENGTH;
+    if (line.length > limit) {
+      const reason = `the line is ${line.length} characters long, above the ${limit} analysed (split it into shorter commands, or write a script with the write tool and run that)`;
       return { notPlain: reason, screened: [], uncertain: reason, work: 0 };
     }
     if (line.includes('\r')) this.doubt('the line contains a carriage return, which the parser and the shell read differently');
@@ -269,12 +274,14 @@ class Analysis {
 
   /** Collects every command in the tree, with an explicit stack (the tree is depth-bounded anyway). */
   screen(root: SyntaxNode, text: string, nesting: number): void {
+    // The rest of the text after a misread word is parsed once: that parse finds the later ones.
+    let misreadScreened = false;
     const stack: SyntaxNode[] = [root];
     for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
       if (node.type === 'ERROR' || node.missing) this.doubt(`the parser could not read part of the line ("${excerpt(text, node)}")`);
       if (node.type === 'command') this.command(node, text, nesting);
       if (node.type === 'comment') this.comment(node, text, nesting);
-      if (node.type === 'word') this.word(node, text, nesting);
+      if (node.type === 'word' && !misreadScreened) misreadScreened = this.word(node, text, nesting);
       if (node.type === 'ansi_c_string') this.doubt("the line has an ANSI-C string ($'…'), which bash and dash read differently");
       if (node.type === 'file_redirect') {
         const destinations = node.children.filter((child) => child.field === 'destination');
@@ -288,13 +295,13 @@ class Analysis {
     }
   }
 
-  /** A word with an unescaped blank inside: the shell splits it there, so what follows may be a command. */
-  word(node: SyntaxNode, text: string, nesting: number): void {
-    const raw = text.slice(node.start, node.end);
-    const resolved = resolveUnquoted(raw);
-    if (!('why' in resolved) || resolved.why !== MISREAD_WORD) return;
+  /** A word with an unescaped blank inside: the shell splits it there, so the rest of the text is screened as commands. True when it was. */
+  word(node: SyntaxNode, text: string, nesting: number): boolean {
+    const resolved = resolveUnquoted(text.slice(node.start, node.end));
+    if (!('why' in resolved) || resolved.why !== MISREAD_WORD) return false;
     this.doubt(`${MISREAD_WORD} ("${excerpt(text, node)}")`);
     this.nested(text.slice(node.start + resolved.at + 1), nesting);
+    return true;
   }
 
   /** A comment where sh sees none (`status\ #; touch X`) hides a command from the parser. */

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Language, Parser } from '@vscode/tree-sitter-wasm';
-import { createShellAnalyzer, type ShellAnalyzer } from '../../core/shell/analysis';
+import { createShellAnalyzer, type ShellAnalyzer, type ShellParse } from '../../core/shell/analysis';
 
 const PACKAGE = '@vscode/tree-sitter-wasm';
 const GRAMMAR = 'tree-sitter-bash.wasm';
@@ -18,14 +18,14 @@ function wasmDirectory(): string {
   return dirname(require.resolve(PACKAGE));
 }
 
-async function load(): Promise<ShellAnalyzer> {
+async function load(): Promise<ShellParse> {
   const directory = wasmDirectory();
   try {
     await Parser.init({ locateFile: (file: string) => join(directory, file) });
     const bash = await Language.load(join(directory, GRAMMAR));
     const parser = new Parser();
     parser.setLanguage(bash);
-    return createShellAnalyzer((text) => parser.parse(text), { platform: process.platform === 'win32' ? 'win32' : 'posix' });
+    return (text) => parser.parse(text);
   } catch (error) {
     throw new Error(
       `The shell parser could not be loaded from ${directory} (${error instanceof Error ? error.message : String(error)}). ` +
@@ -34,13 +34,18 @@ async function load(): Promise<ShellAnalyzer> {
   }
 }
 
-let loading: Promise<ShellAnalyzer> | undefined;
+let loading: Promise<ShellParse> | undefined;
 
-/** The process-wide analyzer, loaded on first use. A failed load is retried on the next call. */
-export function loadShellAnalyzer(): Promise<ShellAnalyzer> {
+/** The process-wide bash parser, loaded on first use. A failed load is retried on the next call. */
+export function loadBashParser(): Promise<ShellParse> {
   loading ??= load().catch((error: unknown) => {
     loading = undefined;
     throw error;
   });
   return loading;
+}
+
+/** The analyzer permission rules use, for this platform's shell (cmd.exe on Windows). */
+export async function loadShellAnalyzer(): Promise<ShellAnalyzer> {
+  return createShellAnalyzer(await loadBashParser(), { platform: process.platform === 'win32' ? 'win32' : 'posix' });
 }

@@ -111,15 +111,23 @@ test('issue 8 item 7: the slow inputs of the issue finish with bounded work and 
   assert.equal(decide(cubic, [{ tool: 'shell', match: 'echo *', action: 'allow' }]).action, 'ask');
   assert.equal(decide(cubic, denyRm, 'auto').action, 'deny', 'unparseable under a deny rule');
 
-  // 3,000 nested `$(` (unclosed, as in the issue) and 2,000 closed ones: deeper than the walk goes.
-  for (const nested of [`echo ${'$('.repeat(3000)}rm x`, `echo ${'$('.repeat(2000)}rm x${')'.repeat(2000)}`]) {
+  // 3,000 nested `$(` (unclosed, as in the issue: above the length limit) and 1,300 closed ones (below it, deeper than the walk goes).
+  const closed = `echo ${'$('.repeat(1300)}rm x${')'.repeat(1300)}`;
+  assert.ok(closed.length <= MAX_LINE_LENGTH);
+  for (const nested of [`echo ${'$('.repeat(3000)}rm x`, closed]) {
     const deep = shell.analyze(nested);
     assert.ok(deep.uncertain !== undefined, 'uncertain');
     assert.ok(deep.work <= WORK_PER_CHARACTER * nested.length, `work ${deep.work}`);
     assert.equal(decide(nested, denyRm, 'auto').action, 'deny');
     assert.equal(decide(nested, allowGit).action, 'ask');
   }
-  assert.match(shell.analyze(`echo ${'$('.repeat(2000)}rm x${')'.repeat(2000)}`).uncertain ?? '', new RegExp(`deeper than ${MAX_TREE_DEPTH} syntax levels`));
+  assert.match(shell.analyze(closed).uncertain ?? '', new RegExp(`deeper than ${MAX_TREE_DEPTH} syntax levels`));
+
+  // Words the grammar misreads (a newline kept inside) make the rest be parsed again, once, not once per word.
+  const misread = `git${'\n\\rm x'.repeat(500)}`;
+  const many = shell.analyze(misread);
+  assert.ok(many.work <= WORK_PER_CHARACTER * misread.length, `work ${many.work} for ${misread.length} characters`);
+  assert.equal(decide(misread, denyRm, 'auto').action, 'deny');
 
   // A double-star glob over a 100 KB line: the line is above the limit, so no glob runs over it.
   const wide = `echo ${'a/'.repeat(50_000)}`;
