@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { PermissionMode, PermissionRule } from '../../../src/core/config';
 import { evaluatePermission, type PermissionDecision } from '../../../src/core/policy';
-import { MAX_LINE_LENGTH, MAX_TREE_DEPTH, type ShellAnalyzer } from '../../../src/core/shell/analysis';
-import { loadShellAnalyzer } from '../../../src/hosts/node/shell-parser';
+import { createShellAnalyzer, MAX_LINE_LENGTH, MAX_TREE_DEPTH, type ShellAnalyzer } from '../../../src/core/shell/analysis';
+import { loadBashParser, loadShellAnalyzer } from '../../../src/hosts/node/shell-parser';
 
 let shell: ShellAnalyzer;
 before(async () => {
@@ -141,6 +141,27 @@ test('issue 8 item 7: \\r, NUL and lone surrogates make a line uncertain', () =>
     assert.ok(shell.analyze(line).uncertain !== undefined, JSON.stringify(line));
     assert.equal(decide(line, allowGit).action, 'ask', JSON.stringify(line));
   }
+});
+
+test('issue 8 item 1: on Windows (cmd.exe) a line with a cmd metacharacter is never allowed by a pattern', async () => {
+  const windows = createShellAnalyzer(await loadBashParser(), { platform: 'win32' });
+  const rules: PermissionRule[] = [{ tool: 'shell', match: 'git *', action: 'allow' }];
+  const decideOn = (line: string): PermissionDecision =>
+    evaluatePermission({
+      tool: 'shell',
+      declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
+      subjects: [{ kind: 'command', value: line }],
+      permission: { mode: 'strict', rules },
+      workspaceRoot: 'C:/work/project',
+      shell: windows,
+    });
+  for (const line of ['git status & calc', 'git log ^& calc', 'git log %PATH%', 'git log !x!', 'git log "a"', 'git status | more', 'git log > x', 'git (x)', 'git status\ngit log']) {
+    const decision = decideOn(line);
+    assert.equal(decision.action, 'ask', line);
+    assert.match(decision.reason, /cmd metacharacters/, line);
+  }
+  assert.equal(decideOn('git status --short').action, 'allow');
+  assert.equal(decide('git log "a"', allowGit).action, 'allow', 'the same line is plain for sh');
 });
 
 // Property tests: lines built from a small bash grammar.
