@@ -280,6 +280,8 @@ class Analysis {
     for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
       if (node.type === 'ERROR' || node.missing) this.doubt(`the parser could not read part of the line ("${excerpt(text, node)}")`);
       if (node.type === 'command') this.command(node, text, nesting);
+      // `export`, `declare`, `local`, `unset`: not commands to the grammar, but builtins a rule may name.
+      if (node.type === 'declaration_command' || node.type === 'unset_command') this.screened.add(collapse(text.slice(node.start, node.end)));
       if (node.type === 'comment') this.comment(node, text, nesting);
       if (node.type === 'word' && !misreadScreened) misreadScreened = this.word(node, text, nesting);
       if (node.type === 'ansi_c_string') this.doubt("the line has an ANSI-C string ($'…'), which bash and dash read differently");
@@ -346,9 +348,11 @@ class Analysis {
     this.screened.add(name);
     const inner = unwrap(name, rest);
     if (inner === undefined) return;
-    if ('script' in inner) {
-      if (inner.script.computed !== undefined) this.doubt(`the script given to ${name} is computed (${inner.script.computed})`);
-      else this.nested(inner.script.value, nesting);
+    if ('scripts' in inner) {
+      for (const script of inner.scripts) {
+        if (script.computed !== undefined) this.doubt(`the script given to ${name} is computed (${shorten(script.computed)})`);
+        else this.nested(script.value, nesting);
+      }
       return;
     }
     for (const command of inner.commands) this.expand(command, nesting, unwrapped + 1);
@@ -365,8 +369,8 @@ class Analysis {
   }
 }
 
-/** What a wrapper runs: other commands, or a script to parse. */
-type Unwrapped = { commands: Word[][] } | { script: Word };
+/** What a wrapper runs: other commands, or scripts to parse. */
+type Unwrapped = { commands: Word[][] } | { scripts: Word[] };
 
 /** Skips leading options; `withValue` lists those that take the next word as their value. */
 function skipOptions(words: readonly Word[], withValue: ReadonlySet<string>, stopAtFirst = (_word: string) => false): Word[] {
@@ -394,13 +398,14 @@ function unwrap(name: string, args: readonly Word[]): Unwrapped | undefined {
     case 'env': {
       const split = args.findIndex((word) => word.value === '-S' || word.value === '--split-string');
       const script = split === -1 ? undefined : args[split + 1];
-      if (script) return { script };
+      if (script) return { scripts: [script] };
       return one(dropAssignments(skipOptions(args, new Set(['-u', '--unset', '-C', '--chdir']))));
     }
     case 'command':
     case 'builtin':
     case 'nohup':
     case 'time':
+    case 'setsid':
       return one(skipOptions(args, new Set()));
     case 'exec':
       return one(skipOptions(args, new Set(['-a'])));
@@ -430,7 +435,23 @@ function unwrap(name: string, args: readonly Word[]): Unwrapped | undefined {
       return { commands };
     }
     case 'eval':
-      return { script: joinWords(args) };
+      return { scripts: [joinWords(args)] };
+    case 'watch':
+      // watch runs its arguments through `sh -c`.
+      return { scripts: [joinWords(skipOptions(args, new Set(['-n', '--interval', '-d'])))] };
+    case 'trap': {
+      // The handler runs later, in the same shell.
+      const handler = skipOptions(args, new Set())[0];
+      return { scripts: handler ? [handler] : [] };
+    }
+    case 'alias':
+      // An alias runs its value wherever its name is used on a later line (dash expands aliases in scripts).
+      return { scripts: args.filter((word) => word.value.includes('=')).map((word) => ({ ...word, value: word.value.slice(word.value.indexOf('=') + 1) })) };
+    case 'su': {
+      const flag = args.findIndex((word) => word.value === '-c' || word.value === '--command');
+      const script = flag === -1 ? undefined : args[flag + 1];
+      return script ? { scripts: [script] } : undefined;
+    }
     case 'busybox':
       // `busybox rm x` runs the applet `rm`.
       return one([...args]);
@@ -439,7 +460,7 @@ function unwrap(name: string, args: readonly Word[]): Unwrapped | undefined {
       // `bash -c SCRIPT`, `bash -xc SCRIPT`.
       const flag = args.findIndex((word) => /^-[A-Za-z]*c[A-Za-z]*$/.test(word.value));
       const script = flag === -1 ? undefined : args.slice(flag + 1).find((word) => !/^[-+]/.test(word.value));
-      return script ? { script } : undefined;
+      return script ? { scripts: [script] } : undefined;
     }
   }
 }
