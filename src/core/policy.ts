@@ -129,8 +129,9 @@ function coverSubject(rules: readonly PermissionRule[], subject: CallSubject, wo
     return { covered: false, askReason: `no allow rule can approve this command line by pattern, because ${analysis.notPlain ?? 'it could not be analysed'}` };
   }
   let first: PermissionRule | undefined;
-  for (const command of analysis.plain) {
-    const rule = globbed.find((candidate) => matchGlob(candidate.match, command, 'text'));
+  for (const [index, command] of analysis.plain.entries()) {
+    const written = analysis.plainWritten?.[index] ?? command;
+    const rule = globbed.find((candidate) => matchGlob(candidate.match, command, 'text') || matchGlob(candidate.match, written, 'text'));
     if (rule === undefined) return { covered: false, askReason: `no allow rule covers the command "${command}"` };
     first ??= rule;
   }

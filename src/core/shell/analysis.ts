@@ -39,6 +39,11 @@ const MAX_UNWRAP = 16;
 export interface ShellAnalysis {
   /** The simple commands an allow rule must each cover; only for a plain line. */
   readonly plain?: readonly string[];
+  /**
+   * The same commands as written (quotes kept, harmless redirections included), index by index.
+   * An allow rule may match either form: "Allow like this" writes the line as the user saw it.
+   */
+  readonly plainWritten?: readonly string[];
   /** Why no allow pattern can vouch for the line; set exactly when `plain` is not. */
   readonly notPlain?: string;
   /** Every form of every command anywhere in the line, for deny and ask rules. */
@@ -261,14 +266,14 @@ class Analysis {
       this.doubt('on Windows the line runs in cmd.exe, and it contains cmd metacharacters (& | < > ^ % ! ( ) " or a newline)');
     }
     const root = this.tree(line);
-    let plain: { commands?: string[]; reason?: string } = { reason: this.uncertain ?? 'the line could not be parsed' };
+    let plain: { commands?: string[]; written?: string[]; reason?: string } = { reason: this.uncertain ?? 'the line could not be parsed' };
     if (root) {
       this.screen(root, line, 0);
       plain = this.uncertain === undefined ? plainCommands(root, line) : { reason: this.uncertain };
     }
     const screened = [...this.screened];
     const uncertain = this.uncertain === undefined ? {} : { uncertain: this.uncertain };
-    if (plain.commands && plain.commands.length > 0) return { plain: plain.commands, screened, ...uncertain, work: this.counter.work };
+    if (plain.commands && plain.commands.length > 0) return { plain: plain.commands, plainWritten: plain.written ?? [], screened, ...uncertain, work: this.counter.work };
     return { notPlain: plain.reason ?? 'the line has no command', screened, ...uncertain, work: this.counter.work };
   }
 
@@ -569,8 +574,9 @@ function unreadGap(node: SyntaxNode, text: string): string | undefined {
 }
 
 /** The plain commands of a line, or why it has none (see ShellAnalysis.plain). */
-function plainCommands(root: SyntaxNode, text: string): { commands?: string[]; reason?: string } {
+function plainCommands(root: SyntaxNode, text: string): { commands?: string[]; written?: string[]; reason?: string } {
   const commands: string[] = [];
+  const written: string[] = [];
   const stack: SyntaxNode[] = [root];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     switch (node.type) {
@@ -593,19 +599,21 @@ function plainCommands(root: SyntaxNode, text: string): { commands?: string[]; r
         const result = plainCommand(body, text, redirects);
         if (result.command === undefined) return result;
         commands.push(result.command);
+        written.push(text.slice(node.start, node.end).trim());
         break;
       }
       case 'command': {
         const result = plainCommand(node, text, []);
         if (result.command === undefined) return result;
         commands.push(result.command);
+        written.push(text.slice(node.start, node.end).trim());
         break;
       }
       default:
         return { reason: `it has ${describe(node.type)}` };
     }
   }
-  return commands.length > 0 ? { commands } : { reason: 'the line has no command' };
+  return commands.length > 0 ? { commands, written } : { reason: 'the line has no command' };
 }
 
 /** The analyzer over a parser the host loaded. */

@@ -244,3 +244,11 @@ test('issue 8 Tests (property): a deny rule for touch refuses every well-formed 
     { numRuns: 600 },
   );
 });
+
+test('issue 8 item 1: a rule written from the line as the user saw it ("Allow like this") still allows it; quotes do not hide a second command', () => {
+  const line = `git commit -m "fix:  a; b" 2>&1`;
+  assert.deepEqual(shell.analyze(line).plainWritten, [line]);
+  const exact: PermissionRule[] = [{ tool: 'shell', match: line, action: 'allow' }];
+  assert.equal(decide(line, exact).action, 'allow');
+  assert.equal(decide(`${line}; touch X`, exact).action, 'ask');
+});
