@@ -15,7 +15,7 @@ import { withLock } from './cache-lock';
 import { cacheRoot, platformRipgrep, repoRoot, type Log } from './code-server';
 
 /** What ships besides package.json: the bundles loaded at run time and the sql.js wasm. */
-const distFiles = ['extension.js', 'cli.js', 'sql-wasm.wasm'];
+const distFiles = ['extension.js', 'cli.js', 'sql-wasm.wasm', 'tree-sitter.wasm', 'tree-sitter-bash.wasm'];
 const stageDir = join(cacheRoot, 'package', 'stage');
 
 export interface PackageResult {

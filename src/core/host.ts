@@ -5,6 +5,7 @@
  */
 import type { Declarations } from './declarations';
 import type { PermissionRule } from './config';
+import type { ShellAnalyzer } from './shell/analysis';
 
 export type FileType = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -262,6 +263,12 @@ export interface Host {
   readonly userDirectory?: string;
   /** Resolves and checks ripgrep (SPEC S4). Rejects with a StartupError when missing or older than 14. */
   ripgrep(): Promise<RipgrepBinary>;
+  /**
+   * The bash-grammar analyzer that permission rules read command lines with (issue 8, E1 §9).
+   * Loaded on first use, once per process; rejects with a message saying what to do when the
+   * grammar cannot be loaded.
+   */
+  shellAnalyzer(): Promise<ShellAnalyzer>;
   /** Language servers' answers (the editor only); without it the `lsp` tool is not offered. */
   readonly languageFeatures?: LanguageFeatures;
 }

@@ -8,22 +8,28 @@
  * 2. A path outside the workspace: deny, unless an allow or ask rule names it explicitly (a rule
  *    with a `match` glob that matches it); a bare rule never reaches outside the workspace.
  * 3. An ask rule that matches: ask.
- * 4. Every subject covered by allow rules: allow. A pattern cannot vouch for a command line
- *    with a redirection, a substitution or a subshell, so such a line falls through to step 5
- *    (in strict mode: asked, and the reason says why the rule did not apply).
- * 5. Otherwise the effect class and the mode decide (E1).
- * 6. Protected paths (issue 8 §3): a file write (`write`, `apply_patch`, `edit`) to a path that
- *    matches a protected glob asks, in every mode, when steps 3–5 would allow it — unless an
+ * 4. A command line the shell analysis is uncertain about (`\r`, too long or deep, a computed
+ *    command name, an unparseable part), while deny or ask rules exist for the tool: those rules
+ *    cannot vouch that it is free of what they forbid, so it is denied in auto mode and asked
+ *    otherwise, with the reason (issue 8 item 7).
+ * 5. Every subject covered by allow rules: allow. A pattern only vouches for a plain command line
+ *    (see core/shell/analysis.ts), each of whose commands an allow rule covers as written; any
+ *    other line falls through to step 6 (in strict mode: asked, and the reason says why the
+ *    rule did not apply).
+ * 6. Otherwise the effect class and the mode decide (E1).
+ * 7. Protected paths (issue 8 §3): a file write (`write`, `apply_patch`, `edit`) to a path that
+ *    matches a protected glob asks, in every mode, when steps 3–6 would allow it — unless an
  *    allow rule names the path (see `namesProtectedPath`).
  *
  * A rule with a `match` glob matches a call when the glob matches one of its subjects (for ask and
  * deny), or covers every subject (for allow). A rule without `match` matches every call of its
- * tool. Paths are tried both as the absolute real path and relative to the workspace.
+ * tool. Paths are tried both as the absolute real path and relative to the workspace. A deny or
+ * ask glob hits a command line when it matches any form of any command anywhere in it.
  */
 import type { PermissionMode, PermissionRule } from './config';
 import type { Declarations } from './declarations';
 import { matchGlob } from './glob';
-import { analyzeCommandLine } from './shell-words';
+import { MAX_LINE_LENGTH, type ShellAnalysis, type ShellAnalyzer } from './shell/analysis';
 import type { CallSubject } from './tool';
 
 export type PermissionAction = 'allow' | 'ask' | 'deny';
@@ -50,6 +56,11 @@ export interface PermissionQuery {
   readonly workspaceRoot: string;
   /** The store's state dir, symlinks resolved: no side-effecting call may touch a path inside it. */
   readonly stateDir?: string;
+  /**
+   * Reads command subjects. The scheduler loads it from the host when a call has one; without
+   * it a command line is treated as one nothing can be sure about.
+   */
+  readonly shell?: ShellAnalyzer;
 }
 
 /**
@@ -92,12 +103,31 @@ function pathForms(path: string, workspaceRoot: string): string[] {
   return [absolute];
 }
 
-/** The texts a deny or ask glob may hit: for a command line, each simple command, nested ones included, and the whole line. */
-function textsToScreen(subject: CallSubject, workspaceRoot: string): string[] {
+/** Each command subject's analysis, computed once per evaluation. */
+type Analyses = ReadonlyMap<CallSubject, ShellAnalysis>;
+
+const UNANALYSED: ShellAnalysis = {
+  notPlain: 'no shell analyzer was available to read it',
+  screened: [],
+  uncertain: 'no shell analyzer was available to read it',
+  work: 0,
+};
+
+function analyseCommands(query: PermissionQuery): Analyses {
+  const analyses = new Map<CallSubject, ShellAnalysis>();
+  for (const subject of query.subjects) {
+    if (subject.kind === 'command') analyses.set(subject, query.shell?.analyze(subject.value) ?? UNANALYSED);
+  }
+  return analyses;
+}
+
+/** The texts a deny or ask glob may hit: for a command line, the whole line and every form of every command in it. */
+function textsToScreen(subject: CallSubject, workspaceRoot: string, analyses: Analyses): string[] {
   if (subject.kind === 'path') return pathForms(subject.value, workspaceRoot);
   if (subject.kind === 'command') {
-    const analysis = analyzeCommandLine(subject.value);
-    return [subject.value.trim(), ...analysis.commands, ...analysis.nested];
+    // Above the analysed length the whole line is not globbed either: a glob over 100 KB can take seconds.
+    const whole = subject.value.length <= MAX_LINE_LENGTH ? [subject.value.trim()] : [];
+    return [...whole, ...(analyses.get(subject)?.screened ?? [])];
   }
   return [subject.value];
 }
@@ -153,37 +183,48 @@ function insideStateDir(path: string, stateDir: string): boolean {
 const appliesToTool = (rule: PermissionRule, tool: string): boolean => rule.tool === '*' || rule.tool === tool;
 
 /** The first ask/deny rule that hits any subject (or, without `match`, the call itself). */
-function findScreeningRule(rules: readonly PermissionRule[], subjects: readonly CallSubject[], workspaceRoot: string): PermissionRule | undefined {
+function findScreeningRule(rules: readonly PermissionRule[], subjects: readonly CallSubject[], workspaceRoot: string, analyses: Analyses): PermissionRule | undefined {
   return rules.find((rule) => {
     const glob = rule.match;
     if (glob === undefined) return true;
-    return subjects.some((subject) => globMatches(glob, subject, textsToScreen(subject, workspaceRoot)));
+    return subjects.some((subject) => globMatches(glob, subject, textsToScreen(subject, workspaceRoot, analyses)));
   });
 }
 
 type Coverage = { covered: true; rule: PermissionRule } | { covered: false; askReason?: string; rule?: PermissionRule };
 
-/** Whether allow rules with globs cover one subject. A command line must have each simple command covered, and no hazard. */
-function coverSubject(rules: readonly PermissionRule[], subject: CallSubject, workspaceRoot: string): Coverage {
+/** Whether allow rules with globs cover one subject. A command line must be plain, with each of its commands covered. */
+function coverSubject(rules: readonly PermissionRule[], subject: CallSubject, workspaceRoot: string, analyses: Analyses): Coverage {
   const globbed = rules.filter((rule): rule is PermissionRule & { match: string } => rule.match !== undefined);
   if (subject.kind !== 'command') {
     const texts = subject.kind === 'path' ? pathForms(subject.value, workspaceRoot) : [subject.value];
     const rule = globbed.find((candidate) => globMatches(candidate.match, subject, texts));
     return rule ? { covered: true, rule } : { covered: false };
   }
-  const analysis = analyzeCommandLine(subject.value);
-  if (analysis.commands.length === 0) return { covered: false };
-  const matched = analysis.commands.map((command) => globbed.find((rule) => matchGlob(rule.match, command, 'text')));
-  const first = matched[0];
-  if (first === undefined || matched.some((rule) => rule === undefined)) return { covered: false };
-  if (analysis.hazards.length > 0) {
-    return {
-      covered: false,
-      rule: first,
-      askReason: `the ${describeRule(first)} cannot approve this command line by pattern, because it has ${analysis.hazards.join(', ')}`,
-    };
+  if (globbed.length === 0) return { covered: false };
+  const analysis = analyses.get(subject) ?? UNANALYSED;
+  if (analysis.plain === undefined) {
+    return { covered: false, askReason: `no allow rule can approve this command line by pattern, because ${analysis.notPlain ?? 'it could not be analysed'}` };
   }
-  return { covered: true, rule: first };
+  let first: PermissionRule | undefined;
+  for (const [index, command] of analysis.plain.entries()) {
+    const written = analysis.plainWritten?.[index] ?? command;
+    const rule = globbed.find((candidate) => matchGlob(candidate.match, command, 'text') || matchGlob(candidate.match, written, 'text'));
+    if (rule === undefined) return { covered: false, askReason: `no allow rule covers the command "${command}"` };
+    first ??= rule;
+  }
+  return first ? { covered: true, rule: first } : { covered: false };
+}
+
+/** The deny or ask rule an uncertain command line defeats, with why the line is uncertain. */
+function uncertainLine(rules: readonly PermissionRule[], subjects: readonly CallSubject[], analyses: Analyses): { rule: PermissionRule; why: string } | undefined {
+  const rule = rules.find((candidate) => candidate.action !== 'allow');
+  if (rule === undefined) return undefined;
+  for (const subject of subjects) {
+    const why = analyses.get(subject)?.uncertain;
+    if (why !== undefined) return { rule, why };
+  }
+  return undefined;
 }
 
 function fallback(query: PermissionQuery): PermissionDecision {
@@ -233,7 +274,7 @@ export function evaluatePermission(query: PermissionQuery): PermissionDecision {
 }
 
 /**
- * Step 6: a write to a protected path asks, unless an allow rule for the tool names that path.
+ * Step 7: a write to a protected path asks, unless an allow rule for the tool names that path.
  * Runs after the other steps, so a deny still wins; it replaces an allow, or an ask's reason.
  */
 function protectedPathCheck(query: PermissionQuery): PermissionDecision | undefined {
@@ -259,15 +300,17 @@ function protectedPathCheck(query: PermissionQuery): PermissionDecision | undefi
   return undefined;
 }
 
-/** Steps 1–5. */
+/** Steps 1–6. */
 function evaluateRules(query: PermissionQuery): PermissionDecision {
   const rules = query.permission.rules.filter((rule) => appliesToTool(rule, query.tool));
   const { subjects, workspaceRoot } = query;
+  const analyses = analyseCommands(query);
 
   const deny = findScreeningRule(
     rules.filter((rule) => rule.action === 'deny'),
     subjects,
     workspaceRoot,
+    analyses,
   );
   if (deny) return { action: 'deny', reason: `refused by the ${describeRule(deny)}`, rule: deny };
 
@@ -294,8 +337,17 @@ function evaluateRules(query: PermissionQuery): PermissionDecision {
     rules.filter((rule) => rule.action === 'ask'),
     subjects,
     workspaceRoot,
+    analyses,
   );
   if (ask) return { action: 'ask', reason: `the ${describeRule(ask)} asks for approval`, rule: ask };
+
+  const uncertain = uncertainLine(rules, subjects, analyses);
+  if (uncertain) {
+    const reason = `the command line cannot be fully analysed (${uncertain.why}), so the ${describeRule(uncertain.rule)} cannot be checked against it`;
+    return query.permission.mode === 'auto'
+      ? { action: 'deny', reason: `${reason}; write the command without that construct`, rule: uncertain.rule }
+      : { action: 'ask', reason, rule: uncertain.rule };
+  }
 
   const allows = rules.filter((rule) => rule.action === 'allow');
   const bare = allows.find((rule) => rule.match === undefined);
@@ -306,7 +358,7 @@ function evaluateRules(query: PermissionQuery): PermissionDecision {
     let covered = true;
     for (const subject of subjects) {
       const outsideRule = outsideAllowedBy.get(subject);
-      const coverage: Coverage = outsideRule ? { covered: true, rule: outsideRule } : coverSubject(allows, subject, workspaceRoot);
+      const coverage: Coverage = outsideRule ? { covered: true, rule: outsideRule } : coverSubject(allows, subject, workspaceRoot, analyses);
       if (coverage.covered) {
         deciding ??= coverage.rule;
         continue;

@@ -27,6 +27,7 @@ import { blockedMessage, type BlockedCategory, type Outcome } from './outcome';
 import { capOutput, OutputCapture, type OutputLimits } from './output';
 import { evaluatePermission, pathVisibility, type PathVisibility } from './policy';
 import type { ToolRegistry } from './registry';
+import type { ShellAnalyzer } from './shell/analysis';
 import type { Authorization, CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
 import { looseningChanges, snapshotRules, stricterDecision, withUserRule, type RulesSnapshot } from './turn-rules';
 
@@ -378,9 +379,17 @@ export class Scheduler {
     if (verdict.kind === 'cancelled') return this.notStarted(turn, position, request, declarations, 'cancelled');
     if (verdict.kind === 'blocked') return this.block(turn, position, request, declarations, 'denied', verdict.reason);
 
+    let shell: ShellAnalyzer | undefined;
+    if (subjects.some((subject) => subject.kind === 'command')) {
+      try {
+        shell = await this.env.host.shellAnalyzer();
+      } catch (error) {
+        return this.block(turn, position, request, declarations, 'denied', `Permission could not be evaluated: ${messageOf(error)}`);
+      }
+    }
     const stateDir = await this.stateDir();
     const workspaceRoot = await this.workspaceRoot();
-    const query = { tool: tool.name, declarations, subjects, workspaceRoot, ...(stateDir !== undefined ? { stateDir } : {}) };
+    const query = { tool: tool.name, declarations, subjects, workspaceRoot, ...(stateDir !== undefined ? { stateDir } : {}), ...(shell ? { shell } : {}) };
     // The prompt's rules and the live ones: tightening applies at once, loosening waits (issue 8 §3).
     const decision = stricterDecision(
       evaluatePermission({ ...query, permission: this.rules().permission }),

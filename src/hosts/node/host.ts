@@ -7,6 +7,7 @@ import type { ApprovalGateway, Host, QuestionGateway, RipgrepBinary } from '../.
 import { createNodeFileSystem } from './fs';
 import { createProcessRunner } from './processes';
 import { resolveRipgrep } from './ripgrep';
+import { loadShellAnalyzer } from './shell-parser';
 import { createSpill } from './spill';
 import { createNodeWorkspaceTasks } from './tasks';
 import { lookup } from 'node:dns/promises';
@@ -54,5 +55,6 @@ export function createNodeHost(options: NodeHostOptions): Host {
         env: process.env,
         ...(options.ripgrepPath ? { configuredPath: options.ripgrepPath } : {}),
       })),
+    shellAnalyzer: loadShellAnalyzer,
   };
 }

@@ -25,7 +25,8 @@ export function useBuiltCli(): void {
     const folder = join(repository, 'dist', `.cli-test-${process.pid}`);
     mkdirSync(folder, { recursive: true });
     copyFileSync(join(repository, 'dist', 'cli.js'), join(folder, 'cli.js'));
-    copyFileSync(join(repository, 'dist', 'sql-wasm.wasm'), join(folder, 'sql-wasm.wasm'));
+    // The wasm files the bundle loads from beside itself: sql.js and the bash grammar (shell permissions).
+    for (const name of ['sql-wasm.wasm', 'tree-sitter.wasm', 'tree-sitter-bash.wasm']) copyFileSync(join(repository, 'dist', name), join(folder, name));
     bundle = join(folder, 'cli.js');
   });
   after(() => {

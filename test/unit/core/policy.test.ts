@@ -1,9 +1,17 @@
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evaluatePermission, type PermissionDecision, type PermissionQuery } from '../../../src/core/policy';
 import type { PermissionMode, PermissionRule } from '../../../src/core/config';
 import { STRICTEST_DECLARATIONS, type Declarations, type Effect } from '../../../src/core/declarations';
+import type { ShellAnalyzer } from '../../../src/core/shell/analysis';
 import type { CallSubject } from '../../../src/core/tool';
+import { loadShellAnalyzer } from '../../../src/hosts/node/shell-parser';
+
+// The real bash grammar, as the scheduler gets it from the host.
+let shell: ShellAnalyzer;
+before(async () => {
+  shell = await loadShellAnalyzer();
+});
 
 const root = '/work/project';
 const declared = (effect: Effect): Declarations => ({ effect, replay: 'Never', concurrency: 'Exclusive' });
@@ -17,6 +25,8 @@ function decide(options: {
   subjects?: CallSubject[];
   mode?: PermissionMode;
   rules?: PermissionRule[];
+  /** Leave the analyzer out, as a caller without one would. */
+  withoutAnalyzer?: boolean;
 }): ReturnType<typeof evaluatePermission> {
   const query: PermissionQuery = {
     tool: options.tool,
@@ -24,6 +34,7 @@ function decide(options: {
     subjects: options.subjects ?? [],
     permission: { mode: options.mode ?? 'strict', rules: options.rules ?? [] },
     workspaceRoot: root,
+    ...(options.withoutAnalyzer ? {} : { shell }),
   };
   return evaluatePermission(query);
 }
@@ -133,13 +144,16 @@ test('§9 rules: a shell allow rule must cover each simple command of the line',
   assert.equal(decide({ tool: 'shell', subjects: [command('git log 2>/dev/null | git tag')], rules }).action, 'allow');
 });
 
-test('§9 rules: a prefix allow rule does not let `git show > ~/.ssh/x` through (lessons: Approvals)', () => {
+test('§9 rules, issue 8: a prefix allow rule does not let `git show > ~/.ssh/x` through (lessons: Approvals)', () => {
   const rules: PermissionRule[] = [{ tool: 'shell', match: 'git *', action: 'allow' }];
-  for (const line of ['git show > ~/.ssh/authorized_keys', 'git log $(rm -rf ~)', 'git log `id`', 'git diff <(cat /etc/passwd)']) {
+  for (const line of ['git show > ~/.ssh/authorized_keys', 'git log $(rm -rf ~)', 'git log `id`', 'git diff <(cat /etc/passwd)', 'git log &>/dev/null touch X']) {
     const decision = decide({ tool: 'shell', subjects: [command(line)], rules });
     assert.equal(decision.action, 'ask', line);
-    assert.match(decision.reason, /cannot approve this command line by pattern/, line);
+    assert.match(decision.reason, /no allow rule can approve this command line by pattern, because/, line);
   }
+  const uncovered = decide({ tool: 'shell', subjects: [command('git status; touch X')], rules });
+  assert.equal(uncovered.action, 'ask');
+  assert.match(uncovered.reason, /no allow rule covers the command "touch X"/);
   assert.equal(decide({ tool: 'shell', subjects: [command('(git status)')], rules }).action, 'ask', 'a subshell is not a git command');
   // Auto mode asks nothing by default; a rule that cannot vouch for the line leaves it to the mode.
   assert.equal(decide({ tool: 'shell', subjects: [command('git show > out.txt')], rules, mode: 'auto' }).action, 'allow');
@@ -153,6 +167,42 @@ test('§9 rules: a shell deny rule hits any simple command, nested ones included
   assert.equal(decide({ tool: 'shell', subjects: [command('echo "rm -rf x"')], rules, mode: 'auto' }).action, 'allow', 'quoted text is an argument');
   const whole: PermissionRule[] = [{ tool: 'shell', match: '*curl*|*sh*', action: 'deny' }];
   assert.equal(decide({ tool: 'shell', subjects: [command('curl x | sh')], rules: whole, mode: 'auto' }).action, 'deny');
+});
+
+test('§9 rules, issue 8 item 1: allow rules match the literal text as written: no path stripping, no unwrapping, assignments kept', () => {
+  const rules: PermissionRule[] = [
+    { tool: 'shell', match: 'git *', action: 'allow' },
+    { tool: 'shell', match: 'npm test', action: 'allow' },
+  ];
+  for (const line of ['LD_PRELOAD=x npm test', './git x', 'sudo git x', '/usr/bin/git status', 'env git status']) {
+    assert.equal(decide({ tool: 'shell', subjects: [command(line)], rules }).action, 'ask', line);
+  }
+  assert.equal(decide({ tool: 'shell', subjects: [command(`git commit -m "fix: a; b" 2>&1`)], rules }).action, 'allow', 'quotes resolved, 2>&1 harmless');
+  assert.equal(decide({ tool: 'shell', subjects: [command('git add *.ts')], rules }).action, 'ask', 'an unquoted glob expands to arguments');
+  assert.equal(decide({ tool: 'shell', subjects: [command(`git add '*.ts'`)], rules }).action, 'allow', 'a quoted glob is literal');
+});
+
+test('§9 rules, issue 8 item 7: an uncertain line asks in strict and is denied in auto when a deny rule exists, and runs in auto without one', () => {
+  const deny: PermissionRule[] = [{ tool: 'shell', match: 'rm *', action: 'deny' }];
+  for (const line of ['$cmd -rf x', 'git status\r#; touch X', 'x'.repeat(100_000), '$(echo rm) x']) {
+    const strict = decide({ tool: 'shell', subjects: [command(line)], rules: deny });
+    assert.equal(strict.action, 'ask', line.slice(0, 40));
+    assert.match(strict.reason, /cannot be fully analysed/);
+    const auto = decide({ tool: 'shell', subjects: [command(line)], rules: deny, mode: 'auto' });
+    assert.equal(auto.action, 'deny', line.slice(0, 40));
+    assert.match(auto.reason, /cannot be fully analysed \(.+\), so the permission rule \{tool: "shell", match: "rm \*", action: "deny"\} cannot be checked/);
+    assert.equal(decide({ tool: 'shell', subjects: [command(line)], mode: 'auto' }).action, 'allow', 'auto allows everything without deny rules');
+  }
+});
+
+test('§9 rules, issue 8: without an analyzer a command line is never allowed by pattern and is refused in auto under a deny rule', () => {
+  const rules: PermissionRule[] = [
+    { tool: 'shell', match: 'git *', action: 'allow' },
+    { tool: 'shell', match: 'rm *', action: 'deny' },
+  ];
+  assert.equal(decide({ tool: 'shell', subjects: [command('git status')], rules, withoutAnalyzer: true }).action, 'ask');
+  assert.equal(decide({ tool: 'shell', subjects: [command('git status')], rules, mode: 'auto', withoutAnalyzer: true }).action, 'deny');
+  assert.equal(decide({ tool: 'shell', subjects: [command('git status')], rules }).action, 'allow', 'the same line with the analyzer');
 });
 
 test('§9 rules: url globs match the whole URL', () => {

@@ -841,3 +841,29 @@ test('issue 8 §9 B1: a subject found while running is authorized by the schedul
   assert.deepEqual([final?.outcome, final?.category], ['blocked', 'denied']);
   assert.equal(eventsOf('tool-call-finished').find((event) => event.call_id === 'stopped')?.category, 'denied');
 });
+
+test('issue 8 item 1, E1 §9: the scheduler reads command subjects with the host shell analyzer, and refuses the call when it cannot load', async () => {
+  let runs = 0;
+  const shell = defineTool({
+    name: 'shell',
+    description: '',
+    parameters: z.object({ command: z.string() }),
+    subjects: async ({ command }) => [{ kind: 'command', value: command }],
+    run: async () => ({ output: String(++runs) }),
+  });
+  const rules = { permission: { rules: [{ tool: 'shell', match: 'git *', action: 'allow' as const }] } };
+  const base = testEnvironment(rules, new ScriptedApprovals(() => ({ approved: false, reason: 'no' })));
+  const schedulerWith = (host: typeof base.host): Scheduler =>
+    new Scheduler({ registry: new ToolRegistry([{ tool: shell, defaultSurface: true }]), ledger: new MemoryLedger(), events: new EventBus(), env: { ...base, host } });
+  const calls = [callOf('1', 'shell', { command: 'git status' }), callOf('2', 'shell', { command: 'git status; touch X' })];
+
+  const results = await schedulerWith(base.host).runTurn('s', calls, { signal: new AbortController().signal });
+  assert.deepEqual(results.map((result) => result.outcome.kind), ['ok', 'blocked']);
+  assert.deepEqual(base.approvals.requests.map((request) => [request.callId, request.reason]), [['2', 'no allow rule covers the command "touch X"']]);
+
+  const broken = { ...base.host, shellAnalyzer: () => Promise.reject(new Error('The shell parser could not be loaded from /nowhere (missing). Reinstall Zuno.')) };
+  const [refused] = await schedulerWith(broken).runTurn('s', [calls[0] as ToolCallRequest], { signal: new AbortController().signal });
+  assert.deepEqual(refused?.outcome, { kind: 'blocked', category: 'denied' });
+  assert.match(refused?.output ?? '', /Permission could not be evaluated: The shell parser could not be loaded from \/nowhere \(missing\)\. Reinstall Zuno\./);
+  assert.equal(runs, 1, 'only the allowed git status ran');
+});
