@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './errors';
+import { globCostProblem, globProblem } from './glob';
 
 function boundedInt(min: number, max: number, fallback: number) {
   return z
@@ -16,13 +17,38 @@ function boundedInt(min: number, max: number, fallback: number) {
 
 const ruleAction = z.enum(['allow', 'ask', 'deny']);
 
-export const permissionRuleSchema = z.strictObject({
-  /** A tool name, or `*` for every tool. */
-  tool: z.string().min(1),
-  /** A glob over the call's main subject: the path, the command line, or the URL. */
-  match: z.string().min(1).optional(),
-  action: ruleAction,
+/**
+ * A glob string in the rule dialect (src/core/glob.ts), checked when the config loads: a bad
+ * glob is a config error naming its key, never a failure of every call the rule meets. Every
+ * config key that holds globs uses this schema.
+ */
+export const globPattern = z.string().superRefine((pattern, context) => {
+  const problem = globProblem(pattern);
+  if (problem !== undefined) context.addIssue({ code: 'custom', message: `${JSON.stringify(pattern)} is not a valid glob: ${problem}` });
 });
+
+/**
+ * Tools whose subjects are never paths: their rules are matched as text globs, in linear time,
+ * so they may hold as many `*` as a command or URL needs. Every other rule may meet a path,
+ * where each extra `*` multiplies the matching time, so its glob is held to the path limit.
+ */
+const TEXT_SUBJECT_TOOLS: ReadonlySet<string> = new Set(['shell', 'webfetch', 'web_search']);
+
+export const permissionRuleSchema = z
+  .strictObject({
+    /** A tool name, or `*` for every tool. */
+    tool: z.string().min(1),
+    /** A glob over the call's main subject: the path, the command line, or the URL. */
+    match: globPattern.optional(),
+    action: ruleAction,
+  })
+  .superRefine((rule, context) => {
+    if (rule.match === undefined || TEXT_SUBJECT_TOOLS.has(rule.tool) || globProblem(rule.match) !== undefined) return;
+    const problem = globCostProblem(rule.match);
+    if (problem !== undefined) {
+      context.addIssue({ code: 'custom', path: ['match'], message: `${JSON.stringify(rule.match)} is not a valid glob for the paths of tool "${rule.tool}": ${problem}` });
+    }
+  });
 export type PermissionRule = z.infer<typeof permissionRuleSchema>;
 
 export const PERMISSION_MODES = ['strict', 'auto-edit', 'auto'] as const;
@@ -127,15 +153,19 @@ export const configSchema = z.strictObject({
 export type ZunoConfig = z.infer<typeof configSchema>;
 export type ZunoConfigInput = z.input<typeof configSchema>;
 
+/** `['permission', 'rules', 2, 'match']` → `permission.rules[2].match`. */
+const configKey = (path: readonly PropertyKey[]): string =>
+  path.map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : `${index === 0 ? '' : '.'}${String(segment)}`)).join('');
+
 /** Validates raw config, throwing a ConfigError whose lines each name a key. */
 export function parseConfig(raw: unknown, source = 'config'): ZunoConfig {
   const result = configSchema.safeParse(raw ?? {});
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => `${[...issue.path, key].join('.')} is not a known setting`).join('\n');
+      return issue.keys.map((key) => `${configKey([...issue.path, key])} is not a known setting`).join('\n');
     }
-    const key = issue.path.join('.') || '(root)';
+    const key = configKey(issue.path) || '(root)';
     return `${key} ${issue.message}`;
   });
   throw new ConfigError(`Invalid ${source}:\n${lines.join('\n')}`);
