@@ -123,8 +123,13 @@ export function globCostProblem(pattern: string): string | undefined {
 
 /** One character of a text glob after escapes are resolved: a literal, or `?` (any character). */
 type TextChar = string | null;
+/** The text between two `*`s; `literal` when it has no `?`, so a native search can find it. */
+interface Piece {
+  readonly chars: readonly TextChar[];
+  readonly literal: string | undefined;
+}
 /** The pieces between `*`s; a text matches when they occur in order, the first at the start and the last at the end. */
-type StarPattern = readonly (readonly TextChar[])[];
+type StarPattern = readonly Piece[];
 
 /** Index of the `}` closing the `{` at `start`, or -1; also reports whether a top-level comma was seen. */
 function closingBrace(pattern: string, start: number): { end: number; hasComma: boolean } {
@@ -194,7 +199,7 @@ function toStarPattern(glob: string): StarPattern {
     else if (char === '?') piece.push(null);
     else piece.push(char);
   }
-  return pieces;
+  return pieces.map((chars) => ({ chars, literal: chars.includes(null) ? undefined : chars.join('') }));
 }
 
 /** Counts character comparisons, so tests can check the bound without a clock. */
@@ -202,13 +207,24 @@ export interface MatchWork {
   comparisons: number;
 }
 
-function pieceAt(piece: readonly TextChar[], text: string, at: number, work: MatchWork): boolean {
-  for (let offset = 0; offset < piece.length; offset++) {
+function pieceAt(piece: Piece, text: string, at: number, work: MatchWork): boolean {
+  for (let offset = 0; offset < piece.chars.length; offset++) {
     work.comparisons++;
-    const expected = piece[offset];
+    const expected = piece.chars[offset];
     if (expected !== null && expected !== text[at + offset]) return false;
   }
   return true;
+}
+
+/** Where `piece` first occurs in `text` at or after `from`, or -1. */
+function findPiece(piece: Piece, text: string, from: number, work: MatchWork): number {
+  if (piece.literal !== undefined) {
+    const found = text.indexOf(piece.literal, from);
+    work.comparisons += (found === -1 ? text.length - from : found - from) + piece.literal.length;
+    return found;
+  }
+  for (let at = from; at + piece.chars.length <= text.length; at++) if (pieceAt(piece, text, at, work)) return at;
+  return -1;
 }
 
 /**
@@ -217,17 +233,17 @@ function pieceAt(piece: readonly TextChar[], text: string, at: number, work: Mat
  * costs at most (text length) × (glob length) comparisons, with no backtracking.
  */
 function matchStarPattern(pattern: StarPattern, text: string, work: MatchWork): boolean {
-  const first = pattern[0] ?? [];
-  if (pattern.length === 1) return first.length === text.length && pieceAt(first, text, 0, work);
-  const last = pattern[pattern.length - 1] ?? [];
-  const end = text.length - last.length;
-  if (end < first.length || !pieceAt(first, text, 0, work) || !pieceAt(last, text, end, work)) return false;
-  let position = first.length;
+  const first = pattern[0];
+  const last = pattern[pattern.length - 1];
+  if (first === undefined || last === undefined) return false;
+  if (pattern.length === 1) return first.chars.length === text.length && pieceAt(first, text, 0, work);
+  const end = text.length - last.chars.length;
+  if (end < first.chars.length || !pieceAt(first, text, 0, work) || !pieceAt(last, text, end, work)) return false;
+  let position = first.chars.length;
   for (const piece of pattern.slice(1, -1)) {
-    let at = position;
-    while (at + piece.length <= end && !pieceAt(piece, text, at, work)) at++;
-    if (at + piece.length > end) return false;
-    position = at + piece.length;
+    const at = findPiece(piece, text, position, work);
+    if (at === -1 || at + piece.chars.length > end) return false;
+    position = at + piece.chars.length;
   }
   return true;
 }
