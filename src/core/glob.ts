@@ -44,46 +44,94 @@ const PATH_OPTIONS: picomatch.PicomatchOptions = {
   strictBrackets: true,
   // An invalid pattern throws instead of compiling to a RegExp that matches nothing.
   debug: true,
-  expandRange: () => {
-    throw new Error('ranges like {1..9} are not supported; list the alternatives, e.g. {1,2,3}');
-  },
 };
+
+const RANGE_PROBLEM = 'ranges like {1..9} are not supported; list the alternatives, e.g. {1,2,3}';
 
 /** Thrown by `compileGlob` for a glob that `globProblem` rejects. */
 export class GlobError extends Error {
   override readonly name = 'GlobError';
 }
 
+/** Marks a literal run in the glob handed to picomatch: U+E000, its index, U+E001 (which picomatch may escape). */
+const LITERAL_OPEN = '\uE000';
+const LITERAL_CLOSE = '\uE001';
+const LITERAL_MARK = /\\?\uE000(\d+)\\?\uE001/g;
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** Index of the `]` closing the class opened at `start`, or -1: `]` first in a class is literal, `[:name:]` nests, `\` escapes. */
+function classEnd(pattern: string, start: number): number {
+  let index = start + 1;
+  if (pattern[index] === '!' || pattern[index] === '^') index++;
+  if (pattern[index] === ']') index++;
+  for (; index < pattern.length; index++) {
+    const char = pattern[index];
+    if (char === '\\') index++;
+    else if (char === '[' && pattern[index + 1] === ':') {
+      const close = pattern.indexOf(':]', index + 2);
+      if (close !== -1) index = close + 1;
+    } else if (char === ']') return index;
+  }
+  return -1;
+}
+
 /**
- * picomatch passes `(`, `)`, `|` and `+` through to the RegExp, so `x(a|b)` would match `xa` and
- * `[a]+` would match `aaa`. In our dialect they are plain characters; escaping them (inside a
- * class too, where `\(` still means `(`) keeps regular-expression syntax out.
+ * picomatch's own handling of plain characters is unreliable: it passes `(`, `|`, `+` through to
+ * the RegExp (`x(a|b)` matched `xa`), reads `"…"` as quoting, escapes only the first of `$$`,
+ * and drops a backslash escaped before punctuation (`\\\*` became a wildcard). So picomatch
+ * only sees the glob's syntax (`*`, `?`, `/`, `{`, `,`, `}` and `[…]` classes); every run of
+ * plain characters goes in as a marker that is replaced by the escaped text afterwards.
  */
-function escapeRegExpSyntax(pattern: string): string {
-  let out = '';
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index] ?? '';
-    if (char === '\\') {
-      out += pattern.slice(index, index + 2);
-      index++;
+function markLiterals(pattern: string): { glob: string; literals: string[] } {
+  // picomatch drops a leading `./` from a glob; the markers would hide it, so drop it here.
+  const body = pattern.startsWith('./') && pattern.length > 2 ? pattern.slice(2) : pattern;
+  const literals: string[] = [];
+  let glob = '';
+  let run = '';
+  const flush = (): void => {
+    if (run === '') return;
+    glob += `${LITERAL_OPEN}${literals.length}${LITERAL_CLOSE}`;
+    literals.push(run);
+    run = '';
+  };
+  for (let index = 0; index < body.length; index++) {
+    const char = body[index] ?? '';
+    const end = char === '[' ? classEnd(body, index) : -1;
+    if (char === '\\' && index + 1 < body.length) {
+      run += body[++index] ?? '';
+    } else if (end !== -1) {
+      flush();
+      glob += body.slice(index, end + 1);
+      index = end;
+    } else if ('*?/{},[]'.includes(char)) {
+      // An unclosed `[` or a stray `]` goes through too, so picomatch reports it.
+      flush();
+      glob += char;
     } else {
-      out += '()|+'.includes(char) ? `\\${char}` : char;
+      run += char;
     }
   }
-  return out;
+  flush();
+  return { glob, literals };
 }
 
 function compilePathRegExp(pattern: string): RegExp {
-  return picomatch.makeRe(escapeRegExpSyntax(pattern), PATH_OPTIONS);
+  const { glob, literals } = markLiterals(pattern);
+  const compiled = picomatch.makeRe(glob, PATH_OPTIONS);
+  const source = compiled.source.replace(LITERAL_MARK, (_, index: string) => escapeRegExp(literals[Number(index)] ?? ''));
+  return new RegExp(source, compiled.flags);
 }
 
-const OPENING: Readonly<Record<string, string>> = { ']': '[', '}': '{', ')': '(' };
-const CLOSING: Readonly<Record<string, string>> = { '[': ']', '{': '}', '(': ')' };
+const OPENING: Readonly<Record<string, string>> = { ']': '[', '}': '{' };
+const CLOSING: Readonly<Record<string, string>> = { '[': ']', '{': '}' };
 
 /** Why `pattern` cannot be a rule's glob, or undefined when it can. */
 export function globProblem(pattern: string): string | undefined {
   if (pattern.length === 0) return 'a glob cannot be empty';
   if ((/\\*$/.exec(pattern)?.[0].length ?? 0) % 2 === 1) return 'a trailing \\ escapes nothing; write \\\\ for a backslash';
+  if (/[\uE000\uE001]/.test(pattern)) return 'it holds U+E000 or U+E001, which the matcher reserves';
+  if (/\{[^{},]*\.\.[^{},]*\}/.test(pattern.replace(/\\./gs, '_'))) return RANGE_PROBLEM;
   try {
     compilePathRegExp(pattern);
     if (textAlternatives(pattern) === undefined) return `its {…} groups expand to more than ${MAX_TEXT_ALTERNATIVES} alternatives`;
@@ -107,14 +155,13 @@ export function globProblem(pattern: string): string | undefined {
 }
 
 /**
- * Why matching `pattern` against paths could block the host, or undefined. Asked of every glob
+ * Why matching `pattern` (a valid glob) against paths could block the host, or undefined. Asked of every glob
  * that may meet a path and that the matcher has not seen vetted: rules that can apply to path
  * subjects (config.ts) and the model's own globs (glob and grep tools).
  */
 export function globCostProblem(pattern: string): string | undefined {
-  const wildcards = picomatch
-    .parse(escapeRegExpSyntax(pattern), PATH_OPTIONS)
-    .tokens.filter((token) => token.type === 'star' || token.type === 'globstar').length;
+  const { glob } = markLiterals(pattern);
+  const wildcards = picomatch.parse(glob, PATH_OPTIONS).tokens.filter((token) => token.type === 'star' || token.type === 'globstar').length;
   if (wildcards <= MAX_GLOB_WILDCARDS) return undefined;
   return `it has ${wildcards} wildcards (* or **) and a path glob may have at most ${MAX_GLOB_WILDCARDS}, because each one more multiplies the time one path can take to match (seconds for *a*a*a*b against a long file name); split it into simpler globs`;
 }

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import picomatch from 'picomatch/posix';
+import { escapeGlob } from '../../../src/hosts/vscode/approval-state';
 import { compileGlob, GlobError, globCostProblem, globProblem, matchGlob, MAX_GLOB_WILDCARDS, type MatchWork } from '../../../src/core/glob';
 
 test('§9 rules: in a path glob `*` stays within one folder and `**` crosses folders', () => {
@@ -83,6 +85,10 @@ test('issue 8: regular-expression syntax in a glob is literal text, never a grou
     assert.equal(matchGlob('curl x|sh', 'sh', kind), false, kind);
     assert.equal(matchGlob('app/(auth)/**', 'app/(auth)/page.tsx', kind), true, kind);
   }
+  assert.equal(matchGlob('"*".txt', '"x".txt', 'path'), true, 'double quotes are not quoting');
+  assert.equal(matchGlob('"*".txt', '*.txt', 'path'), false);
+  assert.equal(matchGlob('"a', '"a', 'path'), true);
+  assert.equal(matchGlob('"a', 'a', 'path'), false);
   assert.equal(matchGlob('[a]+', 'aa', 'path'), false);
   assert.equal(matchGlob('[a]+', 'a+', 'path'), true);
 });
@@ -102,7 +108,7 @@ test('issue 8 §9: an invalid glob has a problem that says what is wrong and how
   assert.match(globProblem('trailing\\') ?? '', /a trailing \\ escapes nothing; write \\\\ for a backslash/);
   assert.match(globProblem('file{1..9}') ?? '', /ranges like \{1\.\.9\} are not supported; list the alternatives/);
   assert.match(globProblem('') ?? '', /cannot be empty/);
-  for (const valid of ['src/**/*.ts', '[\\d]', 'a\\\\', 'git *', '**/a/**/*.ts', '{a,b}', '[ -f * ]', '\\{a,b', '*curl*|*sh*']) {
+  for (const valid of ['src/**/*.ts', '[\\d]', 'a\\\\', 'git *', '**/a/**/*.ts', '{a,b}', '[ -f * ]', '\\{a,b', '*curl*|*sh*', 'a)b', '\\{1..2\\}', '$$']) {
     assert.equal(globProblem(valid), undefined, valid);
   }
 });
@@ -152,6 +158,39 @@ test('issue 8: the linear text matcher agrees with a backtracking reference on r
       if (globProblem(pattern) !== undefined) return;
       assert.equal(matchGlob(pattern, value, 'text'), referenceTextMatch(pattern, value), `${JSON.stringify(pattern)} on ${JSON.stringify(value)}`);
     }),
-    { numRuns: 1000 },
+    { numRuns: 3000 },
+  );
+});
+
+test('issue 8 §9: the rule "Allow like this" writes for a subject matches exactly that subject, whatever its characters', () => {
+  const character = fc.constantFrom(...'ab/.-_ *?[]{},!()|+@"\'\\$^:#~\n'.split(''));
+  const subject = fc.array(character, { minLength: 1, maxLength: 12 }).map((chars) => chars.join(''));
+  fc.assert(
+    fc.property(subject, subject, (value, other) => {
+      const glob = escapeGlob(value);
+      assert.equal(globProblem(glob), undefined, glob);
+      // A path glob drops a leading `./` (`./src/*.ts` means `src/*.ts`); real paths never start with it.
+      for (const kind of value.startsWith('./') ? (['text'] as const) : (['path', 'text'] as const)) {
+        assert.equal(matchGlob(glob, value, kind), true, `${kind} ${JSON.stringify(glob)} on itself`);
+        if (other !== value) assert.equal(matchGlob(glob, other, kind), false, `${kind} ${JSON.stringify(glob)} on ${JSON.stringify(other)}`);
+      }
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+test('issue 8: path globs mean what picomatch means, for globs made of syntax and letters (where picomatch handles text well)', () => {
+  const options = { dot: true, nonegate: true, noextglob: true, posix: true, flags: 's', strictBrackets: true };
+  const token = fc.constantFrom('a', 'b', '.', '/', '*', '**', '?', '[ab]', '[!a]', '[a-c]', '[[:alpha:]]', '{a,b}', '{a,b/c}', '{,a}');
+  const glob = fc.array(token, { minLength: 1, maxLength: 6 }).map((tokens) => tokens.join(''));
+  const path = fc.array(fc.constantFrom('a', 'b', 'c', '/', '.'), { maxLength: 8 }).map((chars) => chars.join(''));
+  fc.assert(
+    fc.property(glob, path, (pattern, value) => {
+      if (globProblem(pattern) !== undefined || globCostProblem(pattern) !== undefined) return;
+      // Real paths are normalised: no empty, `.` or `..` segments, where picomatch adds guards of its own.
+      if (value.split('/').some((segment, index) => (segment === '' && index > 0) || segment === '.' || segment === '..') || value === '') return;
+      assert.equal(matchGlob(pattern, value, 'path'), picomatch.makeRe(pattern, options).test(value), `${JSON.stringify(pattern)} on ${JSON.stringify(value)}`);
+    }),
+    { numRuns: 3000 },
   );
 });
