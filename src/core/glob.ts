@@ -42,6 +42,8 @@ const PATH_OPTIONS: picomatch.PicomatchOptions = {
   flags: 's',
   // An unbalanced `[` or `]` is an error, not a literal that silently matches nothing.
   strictBrackets: true,
+  // `[\d]` is a class only; by default picomatch also matches the literal text `[\d]`.
+  literalBrackets: false,
   // An invalid pattern throws instead of compiling to a RegExp that matches nothing.
   debug: true,
 };
