@@ -104,7 +104,8 @@ function markLiterals(pattern: string): { glob: string; literals: string[] } {
       run += body[++index] ?? '';
     } else if (end !== -1) {
       flush();
-      glob += body.slice(index, end + 1);
+      // Inside a class the markers' own characters are written as RegExp escapes, so they stay plain.
+      glob += body.slice(index, end + 1).replace(/[\uE000\uE001]/g, (marker) => `\\u${marker.charCodeAt(0).toString(16)}`);
       index = end;
     } else if ('*?/{},[]'.includes(char)) {
       // An unclosed `[` or a stray `]` goes through too, so picomatch reports it.
@@ -132,7 +133,6 @@ const CLOSING: Readonly<Record<string, string>> = { '[': ']', '{': '}' };
 export function globProblem(pattern: string): string | undefined {
   if (pattern.length === 0) return 'a glob cannot be empty';
   if ((/\\*$/.exec(pattern)?.[0].length ?? 0) % 2 === 1) return 'a trailing \\ escapes nothing; write \\\\ for a backslash';
-  if (/[\uE000\uE001]/.test(pattern)) return 'it holds U+E000 or U+E001, which the matcher reserves';
   if (/\{[^{},]*\.\.[^{},]*\}/.test(pattern.replace(/\\./gs, '_'))) return RANGE_PROBLEM;
   try {
     compilePathRegExp(pattern);

@@ -90,6 +90,8 @@ test('issue 8: regular-expression syntax in a glob is literal text, never a grou
   assert.equal(matchGlob('"*".txt', '*.txt', 'path'), false);
   assert.equal(matchGlob('"a', '"a', 'path'), true);
   assert.equal(matchGlob('"a', 'a', 'path'), false);
+  assert.equal(matchGlob('[\uE000]\uE0010\uE001', '\uE000\uE0010\uE001', 'path'), true, 'the markers picomatch is given are plain characters in a glob');
+  assert.equal(matchGlob('[\uE000]\uE0010\uE001', 'a\uE0010\uE001', 'path'), false);
   assert.equal(matchGlob('[a]+', 'aa', 'path'), false);
   assert.equal(matchGlob('[a]+', 'a+', 'path'), true);
 });
@@ -164,7 +166,7 @@ test('issue 8: the linear text matcher agrees with a backtracking reference on r
 });
 
 test('issue 8 §9: the rule "Allow like this" writes for a subject matches exactly that subject, whatever its characters', () => {
-  const character = fc.constantFrom(...'ab/.-_ *?[]{},!()|+@"\'\\$^:#~\n'.split(''));
+  const character = fc.constantFrom(...'ab/.-_ *?[]{},!()|+@"\'\\$^:#~\n\uE000\uE001'.split(''));
   const subject = fc.array(character, { minLength: 1, maxLength: 12 }).map((chars) => chars.join(''));
   fc.assert(
     fc.property(subject, subject, (value, other) => {
