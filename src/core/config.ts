@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './errors';
-import { globCostProblem, globProblem } from './glob';
+import { globCostProblem, globProblem, type GlobKind } from './glob';
 
 function boundedInt(min: number, max: number, fallback: number) {
   return z
@@ -17,20 +17,26 @@ function boundedInt(min: number, max: number, fallback: number) {
 
 const ruleAction = z.enum(['allow', 'ask', 'deny']);
 
-/**
- * A glob string in the rule dialect (src/core/glob.ts), checked when the config loads: a bad
- * glob is a config error naming its key, never a failure of every call the rule meets. Every
- * config key that holds globs uses this schema.
- */
-export const globPattern = z.string().superRefine((pattern, context) => {
-  const problem = globProblem(pattern);
-  if (problem !== undefined) context.addIssue({ code: 'custom', message: `${JSON.stringify(pattern)} is not a valid glob: ${problem}` });
-});
+function globSchema(kind: GlobKind) {
+  return z.string().superRefine((pattern, context) => {
+    const problem = globProblem(pattern, kind) ?? (kind === 'path' ? globCostProblem(pattern) : undefined);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: `${JSON.stringify(pattern)} is not a valid glob: ${problem}` });
+  });
+}
 
 /**
- * Tools whose subjects are never paths: their rules are matched as text globs, in linear time,
- * so they may hold as many `*` as a command or URL needs. Every other rule may meet a path,
- * where each extra `*` multiplies the matching time, so its glob is held to the path limit.
+ * Glob strings in the rule dialect (src/core/glob.ts), checked when the config loads: a bad glob
+ * is a config error naming its key, never a failure of every call it meets. Every config key
+ * that holds globs uses one of these: `globPattern` for globs over paths (held to the path
+ * wildcard limit), `textGlobPattern` for globs over names, commands or URLs.
+ */
+export const globPattern = globSchema('path');
+export const textGlobPattern = globSchema('text');
+
+/**
+ * Tools whose subjects are never paths: their rules are text globs, matched in linear time, so
+ * they may hold as many `*` and as many literal brackets as a command or URL needs. Every other
+ * rule may meet a path, so its glob must be a valid path glob within the wildcard limit.
  */
 const TEXT_SUBJECT_TOOLS: ReadonlySet<string> = new Set(['shell', 'webfetch', 'web_search']);
 
@@ -39,14 +45,17 @@ export const permissionRuleSchema = z
     /** A tool name, or `*` for every tool. */
     tool: z.string().min(1),
     /** A glob over the call's main subject: the path, the command line, or the URL. */
-    match: globPattern.optional(),
+    match: z.string().optional(),
     action: ruleAction,
   })
   .superRefine((rule, context) => {
-    if (rule.match === undefined || TEXT_SUBJECT_TOOLS.has(rule.tool) || globProblem(rule.match) !== undefined) return;
-    const problem = globCostProblem(rule.match);
-    if (problem !== undefined) {
-      context.addIssue({ code: 'custom', path: ['match'], message: `${JSON.stringify(rule.match)} is not a valid glob for the paths of tool "${rule.tool}": ${problem}` });
+    if (rule.match === undefined) return;
+    const kind = TEXT_SUBJECT_TOOLS.has(rule.tool) ? 'text' : 'path';
+    const invalid = globProblem(rule.match, kind);
+    const costly = invalid === undefined && kind === 'path' ? globCostProblem(rule.match) : undefined;
+    if (invalid !== undefined) context.addIssue({ code: 'custom', path: ['match'], message: `${JSON.stringify(rule.match)} is not a valid glob: ${invalid}` });
+    if (costly !== undefined) {
+      context.addIssue({ code: 'custom', path: ['match'], message: `${JSON.stringify(rule.match)} is not a valid glob for the paths of tool "${rule.tool}": ${costly}` });
     }
   });
 export type PermissionRule = z.infer<typeof permissionRuleSchema>;

@@ -10,9 +10,8 @@
  *   included, `?` any one character, `{a,b}` alternatives; `\` escapes. Every other character,
  *   `[` and `]` included, stands for itself: command lines are full of them (`[ -f x ]`).
  *
- * A glob must match the whole value. Whether a glob is valid is one question for both kinds
- * (`globProblem`), asked when the config loads, so a bad rule is a config error instead of a
- * failure of every call it meets.
+ * A glob must match the whole value. Whether a glob is valid (`globProblem`) is asked when the
+ * config loads, so a bad rule is a config error instead of a failure of every call it meets.
  *
  * Cost: picomatch compiles to a backtracking RegExp, and several `*` can make one path take
  * seconds (`*a*a*a*b` against a 255-character name). A glob that may meet a path therefore holds
@@ -129,14 +128,19 @@ function compilePathRegExp(pattern: string): RegExp {
 const OPENING: Readonly<Record<string, string>> = { ']': '[', '}': '{' };
 const CLOSING: Readonly<Record<string, string>> = { '[': ']', '{': '}' };
 
-/** Why `pattern` cannot be a rule's glob, or undefined when it can. */
-export function globProblem(pattern: string): string | undefined {
+/**
+ * Why `pattern` cannot be a glob of this kind, or undefined when it can. A text glob reads `[`,
+ * `]` and an unclosed `{` as plain characters, so `[[ -f * ]]` is a valid command rule; a glob
+ * that may be matched as both kinds must pass as a path glob.
+ */
+export function globProblem(pattern: string, kind: GlobKind = 'path'): string | undefined {
   if (pattern.length === 0) return 'a glob cannot be empty';
   if ((/\\*$/.exec(pattern)?.[0].length ?? 0) % 2 === 1) return 'a trailing \\ escapes nothing; write \\\\ for a backslash';
   if (/\{[^{},]*\.\.[^{},]*\}/.test(pattern.replace(/\\./gs, '_'))) return RANGE_PROBLEM;
+  if (textAlternatives(pattern) === undefined) return `its {…} groups expand to more than ${MAX_TEXT_ALTERNATIVES} alternatives`;
+  if (kind === 'text') return undefined;
   try {
     compilePathRegExp(pattern);
-    if (textAlternatives(pattern) === undefined) return `its {…} groups expand to more than ${MAX_TEXT_ALTERNATIVES} alternatives`;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const unclosed = /^Missing closing: "(.)"/.exec(message)?.[1];
@@ -310,7 +314,7 @@ function compiled(pattern: string, kind: GlobKind): (text: string, work: MatchWo
   const key = `${kind}\u0000${pattern}`;
   let matcher = cache.get(key);
   if (!matcher) {
-    const problem = globProblem(pattern);
+    const problem = globProblem(pattern, kind);
     if (problem !== undefined) throw new GlobError(`${JSON.stringify(pattern)} is not a valid glob: ${problem}`);
     if (kind === 'text') {
       matcher = compileText(pattern);

@@ -21,7 +21,7 @@ async function scripted(script: readonly ScriptStep[]): Promise<ScriptedOpenAISe
 test('issue 8 §9 config: an invalid rule glob exits 2 naming the rule and the glob, before any model request', async () => {
   const rules = [
     { tool: 'read', match: 'src/**', action: 'allow' },
-    { tool: 'shell', match: '[z-a]*', action: 'deny' },
+    { tool: 'grep', match: '[z-a]*', action: 'deny' },
   ];
   const workspace = temporaryWorkspace({ '.zuno/config.json': JSON.stringify({ permission: { rules } }) });
   const server = await scripted([]);

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { globPattern, parseConfig, type PermissionRule } from '../../../src/core/config';
+import { globPattern, parseConfig, textGlobPattern, type PermissionRule } from '../../../src/core/config';
 import { ConfigError } from '../../../src/core/errors';
 import { evaluatePermission } from '../../../src/core/policy';
 
@@ -22,7 +22,7 @@ const rules = (...list: PermissionRule[]) => ({ permission: { rules: list } });
 
 test('issue 8 §9: an invalid rule glob is a config error naming the key, the rule index and the glob', () => {
   const message = configError(
-    rules({ tool: 'read', action: 'allow' }, { tool: 'read', match: 'src/**', action: 'allow' }, { tool: 'shell', match: '[z-a]', action: 'deny' }),
+    rules({ tool: 'read', action: 'allow' }, { tool: 'read', match: 'src/**', action: 'allow' }, { tool: 'grep', match: '[z-a]', action: 'deny' }),
   );
   assert.match(message, /^Invalid \.zuno\/config\.json:\npermission\.rules\[2\]\.match "\[z-a\]" is not a valid glob: Range out of order in character class/);
   assert.match(configError(rules({ tool: '*', match: 'secrets/[abc', action: 'deny' })), /permission\.rules\[0\]\.match "secrets\/\[abc" is not a valid glob: a "\[" is never closed; write \\\[ for a literal \[/);
@@ -46,13 +46,21 @@ test('issue 8: a rule that may meet a path is held to the path wildcard limit; s
   assert.equal(config.permission.rules.length, 2);
 });
 
-test('issue 8: `globPattern` validates globs under any config key, naming the index', () => {
+test('issue 8: a shell rule is a text glob, where brackets are plain, so `[[ -f * ]]` is valid there and not for every tool', () => {
+  assert.equal(parseConfig(rules({ tool: 'shell', match: '[[ -f * ]] && echo ]', action: 'allow' })).permission.rules.length, 1);
+  assert.match(configError(rules({ tool: '*', match: '[[ -f * ]]', action: 'allow' })), /permission\.rules\[0\]\.match "\[\[ -f \* \]\]" is not a valid glob: a "\]" closes nothing/);
+  assert.match(configError(rules({ tool: 'shell', match: 'echo \\', action: 'allow' })), /a trailing \\ escapes nothing/, 'a text glob can still be invalid');
+});
+
+test('issue 8: `globPattern` and `textGlobPattern` validate globs under any config key, naming the index', () => {
   const schema = z.strictObject({ include: z.array(globPattern) });
   const result = schema.safeParse({ include: ['*_KEY', '[z-a]'] });
   assert.equal(result.success, false);
   assert.deepEqual(result.error?.issues.map((issue) => issue.path), [['include', 1]]);
   assert.match(result.error?.issues[0]?.message ?? '', /"\[z-a\]" is not a valid glob/);
   assert.deepEqual(schema.parse({ include: ['*_KEY', 'AWS_*'] }), { include: ['*_KEY', 'AWS_*'] });
+  assert.match(globPattern.safeParse('**/*a*/**').error?.issues[0]?.message ?? '', /it has 4 wildcards/, 'path globs are held to the wildcard limit');
+  assert.equal(textGlobPattern.safeParse('*a*[*]*b*').success, true, 'text globs are not');
 });
 
 test('issue 8 E1: rules with classes decide calls after loading: `[\\d]` is a digit, `[!…]` negates, `secrets/**` covers dotfiles and the folder', () => {

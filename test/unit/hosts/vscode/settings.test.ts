@@ -82,7 +82,7 @@ test('issue 4 Settings: a bad field deep inside a setting is named with its inde
 });
 
 test('issue 8 §9: an invalid glob in zuno.permission.rules is reported like any bad value, naming the setting, the rule and the source', () => {
-  const layers = [user({ 'zuno.concurrency.toolCalls': 4 }), workspace({ 'zuno.permission.rules': [{ tool: 'read', match: 'src/**', action: 'allow' }, { tool: 'shell', match: '[z-a]', action: 'deny' }] })];
+  const layers = [user({ 'zuno.concurrency.toolCalls': 4 }), workspace({ 'zuno.permission.rules': [{ tool: 'read', match: 'src/**', action: 'allow' }, { tool: '*', match: '[z-a]', action: 'deny' }] })];
   assert.match(problem(layers), /zuno\.permission\.rules\[1\]\.match \(Workspace settings\) "\[z-a\]" is not a valid glob: Range out of order in character class/);
   assert.match(problem([file({ permission: { rules: [{ tool: 'read', match: 'a{1..3}', action: 'deny' }] } })]), /permission\.rules\[0\]\.match "a\{1\.\.3\}" is not a valid glob: .* \(\/repo\/\.zuno\/config\.json\)/);
   // Fixing the glob restores every setting; an invalid rule is never skipped, since that could loosen permissions.
