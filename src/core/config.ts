@@ -18,7 +18,7 @@ function boundedInt(min: number, max: number, fallback: number) {
 const ruleAction = z.enum(['allow', 'ask', 'deny']);
 
 function globSchema(kind: GlobKind) {
-  return z.string().superRefine((pattern, context) => {
+  return z.string().min(1, { error: 'must be a glob, not empty' }).superRefine((pattern, context) => {
     const problem = globProblem(pattern, kind) ?? (kind === 'path' ? globCostProblem(pattern) : undefined);
     if (problem !== undefined) context.addIssue({ code: 'custom', message: `${JSON.stringify(pattern)} is not a valid glob: ${problem}` });
   });
@@ -45,7 +45,7 @@ export const permissionRuleSchema = z
     /** A tool name, or `*` for every tool. */
     tool: z.string().min(1),
     /** A glob over the call's main subject: the path, the command line, or the URL. */
-    match: z.string().optional(),
+    match: z.string().min(1, { error: 'must be a glob, not empty' }).optional(),
     action: ruleAction,
   })
   .superRefine((rule, context) => {

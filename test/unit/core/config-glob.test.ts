@@ -26,7 +26,7 @@ test('issue 8 §9: an invalid rule glob is a config error naming the key, the ru
   );
   assert.match(message, /^Invalid \.zuno\/config\.json:\npermission\.rules\[2\]\.match "\[z-a\]" is not a valid glob: Range out of order in character class/);
   assert.match(configError(rules({ tool: '*', match: 'secrets/[abc', action: 'deny' })), /permission\.rules\[0\]\.match "secrets\/\[abc" is not a valid glob: a "\[" is never closed; write \\\[ for a literal \[/);
-  assert.match(configError(rules({ tool: 'read', match: '', action: 'deny' })), /permission\.rules\[0\]\.match "" is not a valid glob: a glob cannot be empty/);
+  assert.match(configError(rules({ tool: 'read', match: '', action: 'deny' })), /permission\.rules\[0\]\.match must be a glob, not empty/);
 });
 
 test('issue 8 §9: every bad rule is reported at once, with the other config errors', () => {
