@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from './errors';
+import { globCostProblem, globProblem, type GlobKind } from './glob';
 
 function boundedInt(min: number, max: number, fallback: number) {
   return z
@@ -16,13 +17,47 @@ function boundedInt(min: number, max: number, fallback: number) {
 
 const ruleAction = z.enum(['allow', 'ask', 'deny']);
 
-export const permissionRuleSchema = z.strictObject({
-  /** A tool name, or `*` for every tool. */
-  tool: z.string().min(1),
-  /** A glob over the call's main subject: the path, the command line, or the URL. */
-  match: z.string().min(1).optional(),
-  action: ruleAction,
-});
+function globSchema(kind: GlobKind) {
+  return z.string().min(1, { error: 'must be a glob, not empty' }).superRefine((pattern, context) => {
+    const problem = globProblem(pattern, kind) ?? (kind === 'path' ? globCostProblem(pattern) : undefined);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: `${JSON.stringify(pattern)} is not a valid glob: ${problem}` });
+  });
+}
+
+/**
+ * Glob strings in the rule dialect (src/core/glob.ts), checked when the config loads: a bad glob
+ * is a config error naming its key, never a failure of every call it meets. Every config key
+ * that holds globs uses one of these: `globPattern` for globs over paths (held to the path
+ * wildcard limit), `textGlobPattern` for globs over names, commands or URLs.
+ */
+export const globPattern = globSchema('path');
+export const textGlobPattern = globSchema('text');
+
+/**
+ * Tools whose subjects are never paths: their rules are text globs, matched in linear time, so
+ * they may hold as many `*` and as many literal brackets as a command or URL needs. Every other
+ * rule may meet a path, so its glob must be a valid path glob within the wildcard limit.
+ */
+const TEXT_SUBJECT_TOOLS: ReadonlySet<string> = new Set(['shell', 'webfetch', 'web_search']);
+
+export const permissionRuleSchema = z
+  .strictObject({
+    /** A tool name, or `*` for every tool. */
+    tool: z.string().min(1),
+    /** A glob over the call's main subject: the path, the command line, or the URL. */
+    match: z.string().min(1, { error: 'must be a glob, not empty' }).optional(),
+    action: ruleAction,
+  })
+  .superRefine((rule, context) => {
+    if (rule.match === undefined) return;
+    const kind = TEXT_SUBJECT_TOOLS.has(rule.tool) ? 'text' : 'path';
+    const invalid = globProblem(rule.match, kind);
+    const costly = invalid === undefined && kind === 'path' ? globCostProblem(rule.match) : undefined;
+    if (invalid !== undefined) context.addIssue({ code: 'custom', path: ['match'], message: `${JSON.stringify(rule.match)} is not a valid glob: ${invalid}` });
+    if (costly !== undefined) {
+      context.addIssue({ code: 'custom', path: ['match'], message: `${JSON.stringify(rule.match)} is not a valid glob for the paths of tool "${rule.tool}": ${costly}` });
+    }
+  });
 export type PermissionRule = z.infer<typeof permissionRuleSchema>;
 
 export const PERMISSION_MODES = ['strict', 'auto-edit', 'auto'] as const;
@@ -75,7 +110,7 @@ export const configSchema = z.strictObject({
       mode: z.enum(PERMISSION_MODES).default('strict'),
       rules: z.array(permissionRuleSchema).default([]),
       /** Globs of more paths whose writes always ask, added to the built-in list (issue 8 §3). */
-      protected: z.array(z.string().min(1)).default([]),
+      protected: z.array(globPattern).default([]),
     })
     .prefault({}),
   hooks: z
@@ -95,8 +130,8 @@ export const configSchema = z.strictObject({
        */
       env: z
         .strictObject({
-          include: z.array(z.string().min(1)).default([]),
-          exclude: z.array(z.string().min(1)).default([]),
+          include: z.array(globPattern).default([]),
+          exclude: z.array(globPattern).default([]),
         })
         .prefault({}),
     })
@@ -139,15 +174,19 @@ export const configSchema = z.strictObject({
 export type ZunoConfig = z.infer<typeof configSchema>;
 export type ZunoConfigInput = z.input<typeof configSchema>;
 
+/** `['permission', 'rules', 2, 'match']` → `permission.rules[2].match`. */
+const configKey = (path: readonly PropertyKey[]): string =>
+  path.map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : `${index === 0 ? '' : '.'}${String(segment)}`)).join('');
+
 /** Validates raw config, throwing a ConfigError whose lines each name a key. */
 export function parseConfig(raw: unknown, source = 'config'): ZunoConfig {
   const result = configSchema.safeParse(raw ?? {});
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => `${[...issue.path, key].join('.')} is not a known setting`).join('\n');
+      return issue.keys.map((key) => `${configKey([...issue.path, key])} is not a known setting`).join('\n');
     }
-    const key = issue.path.join('.') || '(root)';
+    const key = configKey(issue.path) || '(root)';
     return `${key} ${issue.message}`;
   });
   throw new ConfigError(`Invalid ${source}:\n${lines.join('\n')}`);

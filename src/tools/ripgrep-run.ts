@@ -4,7 +4,7 @@
  */
 import { basename, isAbsolute, join, sep } from 'node:path';
 import { ToolError } from '../core/errors';
-import { matchGlob } from '../core/glob';
+import { compileGlob, globCostProblem, globProblem } from '../core/glob';
 import type { ToolContext } from '../core/tool';
 
 /**
@@ -238,15 +238,18 @@ export class SmallestItems<T> {
  * A model-given glob as a filter over paths relative to the folder searched, with rg's (and
  * .gitignore's) reading: a pattern without a slash matches the file name at any depth, one with a
  * slash matches the whole relative path, a trailing slash means everything below, and a leading
- * `!` negates.
+ * `!` negates. An invalid glob is a ToolError that says what is wrong with it.
  */
 export function pathGlobFilter(pattern: string): (relativePath: string) => boolean {
   const negated = pattern.startsWith('!');
   let glob = (negated ? pattern.slice(1) : pattern).replace(/^\.\//, '').replace(/^\//, '');
   if (glob.endsWith('/')) glob += '**';
+  const problem = globProblem(glob) ?? globCostProblem(glob);
+  if (problem !== undefined) throw new ToolError(`The glob ${JSON.stringify(pattern)} is not valid: ${problem}.`);
+  const matches = compileGlob(glob, 'path');
   const byName = !glob.includes('/');
   return (relativePath) => {
     const path = sep === '/' ? relativePath : relativePath.split(sep).join('/');
-    return matchGlob(glob, byName ? basename(path) : path, 'path') !== negated;
+    return matches(byName ? basename(path) : path) !== negated;
   };
 }

@@ -96,3 +96,11 @@ test('S4 model globs read like rg globs: by name without a slash, anchored with 
   ];
   for (const [pattern, path, expected] of cases) assert.equal(pathGlobFilter(pattern)(path), expected, `${pattern} vs ${path}`);
 });
+
+test('issue 8: an invalid or too costly model glob is a ToolError that says what is wrong, never a silent empty list', async () => {
+  await assert.rejects(glob({ pattern: 'src/[z-a].ts' }), (error: unknown) => error instanceof ToolError && /^The glob "src\/\[z-a\]\.ts" is not valid: Range out of order in character class; fix the \[\.\.\.\] class/.test(error.message));
+  await assert.rejects(glob({ pattern: '{a,b' }), (error: unknown) => error instanceof ToolError && /a "\{" is never closed; write \\\{ for a literal \{/.test(error.message));
+  await assert.rejects(glob({ pattern: '**/*a*/**/*b' }), (error: unknown) => error instanceof ToolError && /has 5 wildcards \(\* or \*\*\) and a path glob may have at most 3/.test(error.message));
+  assert.equal(pathGlobFilter('.*')('.gitignore'), true, 'dotfiles match');
+  assert.equal(pathGlobFilter('src/(x)/*')('src/(x)/a.ts'), true, 'parentheses are plain characters');
+});

@@ -81,6 +81,16 @@ test('issue 4 Settings: a bad field deep inside a setting is named with its inde
   assert.match(unknown, /zuno\.hooks\.preTool\[0\]\.timeoutMs \(User settings\) is not a known field/);
 });
 
+test('issue 8 §9: an invalid glob in zuno.permission.rules is reported like any bad value, naming the setting, the rule and the source', () => {
+  const layers = [user({ 'zuno.concurrency.toolCalls': 4 }), workspace({ 'zuno.permission.rules': [{ tool: 'read', match: 'src/**', action: 'allow' }, { tool: '*', match: '[z-a]', action: 'deny' }] })];
+  assert.match(problem(layers), /zuno\.permission\.rules\[1\]\.match \(Workspace settings\) "\[z-a\]" is not a valid glob: Range out of order in character class/);
+  assert.match(problem([file({ permission: { rules: [{ tool: 'read', match: 'a{1..3}', action: 'deny' }] } })]), /permission\.rules\[0\]\.match "a\{1\.\.3\}" is not a valid glob: .* \(\/repo\/\.zuno\/config\.json\)/);
+  // Fixing the glob restores every setting; an invalid rule is never skipped, since that could loosen permissions.
+  const fixed = resolved([user({ 'zuno.concurrency.toolCalls': 4 }), workspace({ 'zuno.permission.rules': [{ tool: 'shell', match: '[a-z]*', action: 'deny' }] })]);
+  assert.equal(fixed.concurrency.tool_calls, 4);
+  assert.deepEqual(fixed.permission.rules, [{ tool: 'shell', match: '[a-z]*', action: 'deny' }]);
+});
+
 test('issue 4 Settings: a bad value in .zuno/config.json is named as written in the file, with the file', () => {
   const message = problem([file({ concurrency: { tool_calls: 100 } })]);
   assert.match(message, /concurrency\.tool_calls must be an integer from 1 to 64 \(got 100\) \(\/repo\/\.zuno\/config\.json\)/);
