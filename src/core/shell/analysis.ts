@@ -543,6 +543,9 @@ function plainCommand(node: SyntaxNode, text: string, redirects: readonly Syntax
     if (part.type === 'ansi_c_string') return { reason: `it has ${describe(part.type)}` };
     const word = wordOf(part, text);
     if (word.computed !== undefined) return { reason: `the word "${shorten(word.value)}" is not literal (${word.computed})` };
+    // `'git status'` runs a program named "git status": joined with spaces, its resolved name
+    // would read as `git` with an argument, so such a command is only matched as written.
+    if (child.field === 'name' && (word.value === '' || /\s/.test(word.value))) return { command: collapse(text.slice(node.start, node.end)) };
     words.push(word.value);
   }
   for (const redirect of redirects) {
