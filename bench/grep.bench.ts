@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../src/core/config';
 import { OutputCapture } from '../src/core/output';
-import type { ToolContext } from '../src/core/tool';
+import { checkedPathsOf, type ToolContext } from '../src/core/tool';
 import { createNodeHost } from '../src/hosts/node/host';
 import { grepTool } from '../src/tools/grep';
+import { pathSubject } from '../src/tools/paths';
 import { COMMON_RIPGREP_FLAGS, EXCLUDE_GIT_DIRECTORY } from '../src/tools/ripgrep-run';
 import type { BenchResult } from './run';
 
@@ -103,6 +104,8 @@ export default async function grepBench(): Promise<BenchResult[]> {
     signal: new AbortController().signal,
     progress: () => undefined,
     captureOutput: () => new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () => host.createSpill('bench.txt')),
+    // grep searches the root: the path the scheduler would have checked.
+    paths: checkedPathsOf([await pathSubject({ host, config, workspaceRoot: TREE }, '.')]),
   };
   const { path: rg } = await host.ripgrep();
   const results: BenchResult[] = [];

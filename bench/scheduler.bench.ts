@@ -73,6 +73,7 @@ async function overhead(stateDir: string): Promise<BenchResult[]> {
     signal,
     progress: () => undefined,
     captureOutput: () => new OutputCapture({ maxBytes: 51_200, maxLines: 2000 }, () => env.host.createSpill('direct.txt')),
+    paths: new Map(),
   };
   const total = turnSize * turns;
 

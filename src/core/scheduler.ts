@@ -2,9 +2,11 @@
  * The scheduler runs the tool calls of one model turn (SPEC C1, C2, B1–B3, R1–R3).
  *
  * 1. Preflight, in the model's order, one call at a time: resolve the tool, validate its
- *    arguments, classify the call, run pre-tool hooks, evaluate permission and ask the user when
- *    needed. A call refused here is blocked: its `dispatch-blocked` event comes first, and it
- *    never runs (I6).
+ *    arguments, classify the call, resolve its subjects, run pre-tool hooks, evaluate permission
+ *    and ask the user when needed. A call refused here is blocked: its `dispatch-blocked` event
+ *    comes first, and it never runs (I6). This is the one place permission is decided: the tool
+ *    receives the path subjects exactly as they were checked (`ToolContext.paths`), and the host
+ *    re-verifies them when it opens them, so nothing is resolved or evaluated twice.
  * 2. Execution: every approved call queues on one fair reader/writer lock in model order.
  *    Non-exclusive calls hold it shared, up to `concurrency.tool_calls` at once (I3); an
  *    Exclusive call holds it alone, so it is a two-way barrier (I2).
@@ -27,7 +29,7 @@ import { blockedMessage, type BlockedCategory, type Outcome } from './outcome';
 import { capOutput, OutputCapture, type OutputLimits } from './output';
 import { evaluatePermission } from './policy';
 import type { ToolRegistry } from './registry';
-import type { CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
+import { checkedPathsOf, type CallEnvironment, type CallSubject, type CheckedPaths, type Tool, type ToolContext, type ToolResult } from './tool';
 
 
 /** Characters of live output sent as events per call (about 1 MiB of text). */
@@ -112,6 +114,8 @@ interface ReadyCall {
   readonly tool: Tool;
   readonly args: unknown;
   readonly declarations: Declarations;
+  /** The path subjects the policy was evaluated on, handed to the tool as they are (no second resolution). */
+  readonly paths: CheckedPaths;
   readonly approvedEdits?: Readonly<Record<string, string>>;
 }
 
@@ -345,7 +349,7 @@ export class Scheduler {
       workspaceRoot: await this.workspaceRoot(),
     });
     if (decision.action === 'deny') return this.block(turn, position, request, declarations, 'denied', `Refused: ${decision.reason}.`);
-    const ready: ReadyCall = { position, request, tool, args, declarations };
+    const ready: ReadyCall = { position, request, tool, args, declarations, paths: checkedPathsOf(subjects) };
     if (decision.action === 'allow') return ready;
     return this.askApproval(turn, ready, subjects, decision.reason);
   }
@@ -539,6 +543,7 @@ export class Scheduler {
       progress: this.liveOutput(turn, callId),
       captureOutput: () => new OutputCapture(this.limits, () => this.env.host.createSpill(`${callId}.txt`)),
       ...(call.approvedEdits ? { approvedEdits: call.approvedEdits } : {}),
+      paths: call.paths,
     };
   }
 

@@ -8,7 +8,7 @@ import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { FileStat } from '../core/host';
 import { defineTool, type ToolContext, type ToolResult } from '../core/tool';
-import { pathSubject, resolveForRun, type ResolvedPath } from './paths';
+import { checkedPath, pathSubject, type ResolvedPath } from './paths';
 import { comparePaths } from './ripgrep-run';
 import { suggestNearNames, suggestionText } from './suggest';
 
@@ -61,7 +61,7 @@ function looksBinary(sample: Uint8Array): boolean {
 }
 
 async function listDirectory(context: ToolContext, resolved: ResolvedPath, args: ReadArgs): Promise<ToolResult> {
-  const entries = await context.host.fs.readDirectory(resolved.real);
+  const entries = await context.host.fs.readDirectoryChecked(resolved.real);
   const names = await Promise.all(
     entries.map(async (entry) => {
       const type = entry.type === 'symlink' ? (await context.host.fs.stat(join(resolved.real, entry.name)))?.type : entry.type;
@@ -144,7 +144,7 @@ async function readWindow(context: ToolContext, path: string, offset: number, li
     append(text.slice(start));
   };
 
-  for await (const chunk of context.host.fs.readStream(path, context.signal)) {
+  for await (const chunk of context.host.fs.readStreamChecked(path, context.signal)) {
     if (done) {
       // One more chunk tells whether the file goes on past the window.
       if (chunk.length > 0) window.more = true;
@@ -213,7 +213,7 @@ export const readTool = defineTool({
   declarations: DECLARATIONS,
   subjects: async (args, env) => [await pathSubject(env, args.path)],
   async run(args, context) {
-    const resolved = await resolveForRun(context, 'read', DECLARATIONS, args.path);
+    const resolved = checkedPath(context, args.path);
     const stat = await context.host.fs.stat(resolved.real);
     if (!stat) {
       const suggestions = await suggestNearNames(context, resolved);

@@ -4,10 +4,9 @@
  * it. Results are shown relative to the workspace.
  */
 import { basename, dirname, relative } from 'node:path';
-import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { ToolContext } from '../core/tool';
-import { isWithin, resolveForRun } from './paths';
+import { checkedPath, isWithin } from './paths';
 import { suggestNearNames, suggestionText } from './suggest';
 
 export interface SearchRoot {
@@ -20,8 +19,8 @@ export interface SearchRoot {
   readonly isFile: boolean;
 }
 
-export async function resolveSearchRoot(context: ToolContext, tool: string, declarations: Declarations, path: string | undefined): Promise<SearchRoot> {
-  const resolved = await resolveForRun(context, tool, declarations, path ?? '.');
+export async function resolveSearchRoot(context: ToolContext, path: string | undefined): Promise<SearchRoot> {
+  const resolved = checkedPath(context, path ?? '.');
   const stat = await context.host.fs.stat(resolved.real);
   if (!stat) {
     const suggestions = await suggestNearNames(context, resolved);
