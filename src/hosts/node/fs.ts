@@ -109,8 +109,6 @@ function defaultVerification(): VerificationMode {
 
 const fdPath = (handle: FileHandle): string => `/proc/self/fd/${handle.fd}`;
 
-const isLinkRefusal = (error: unknown): boolean => errorCode(error) === 'ELOOP' || errorCode(error) === 'ENOTDIR';
-
 /** Every ancestor of an absolute path, outermost first, then the path itself. */
 function components(path: string): string[] {
   const chain: string[] = [];
@@ -138,14 +136,23 @@ async function lstatChain(path: string, nothing: 'written' | 'read'): Promise<St
   return last;
 }
 
-async function hasSymlink(path: string): Promise<boolean> {
-  try {
-    await lstatChain(path, 'read');
-    return false;
-  } catch (error) {
-    if (error instanceof PathChangedError) return true;
-    throw error;
+/**
+ * Whether an open of a checked real path failed because a symlink stood in it. ELOOP: the final
+ * component was one (O_NOFOLLOW), and a checked real path has none. ENOTDIR (a directory was
+ * asked for, or a component is not one): a swap too, unless a component really is a file now,
+ * which is the model's mistake (`a.txt/b`), not a race. The link may be gone again by now.
+ */
+async function isSwap(error: unknown, path: string): Promise<boolean> {
+  const code = errorCode(error);
+  if (code === 'ELOOP') return true;
+  if (code !== 'ENOTDIR') return false;
+  for (const component of components(path)) {
+    const stats = await fsp.lstat(component).catch(() => undefined);
+    if (!stats) return true;
+    if (stats.isSymbolicLink()) return true;
+    if (!stats.isDirectory()) return false;
   }
+  return true;
 }
 
 const sameFile = (left: Stats, right: Stats): boolean => left.dev === right.dev && left.ino === right.ino;
@@ -163,9 +170,7 @@ class VerifiedFileSystem {
     try {
       handle = await fsp.open(openAt, flags | O_NOFOLLOW, createMode);
     } catch (error) {
-      // The final component is a symlink now (ELOOP; ENOTDIR when a directory was asked for). A
-      // checked real path has none, so that is a swap, not a missing file.
-      if (isLinkRefusal(error) && (await hasSymlink(path))) throw new PathChangedError(path, nothing);
+      if (await isSwap(error, path)) throw new PathChangedError(path, nothing);
       throw error;
     }
     try {
