@@ -123,6 +123,16 @@ for (const verification of ['fd-path', 'identity'] as const satisfies readonly V
     await assert.rejects(checked.readDirectoryChecked(dir), PathChangedError);
   });
 
+  test(`§9 ${verification}: a checked read whose last component became a symlink is not followed (O_NOFOLLOW) (issue 8 item 4)`, { skip }, async () => {
+    const { workspace, outside } = swappedWorkspace();
+    symlinkSync(join(outside, 'secret.txt'), join(workspace, 'innocent.txt'));
+    await assert.rejects(checked.readFileChecked(join(workspace, 'innocent.txt')), PathChangedError);
+    await assert.rejects(checked.readDirectoryChecked(join(workspace, 'dir')), PathChangedError);
+    // A real file where a folder was checked is the caller's mistake, not a swap: the system's own error.
+    writeFileSync(join(workspace, 'plain.txt'), '');
+    await assert.rejects(checked.writeFileAtomic(join(workspace, 'plain.txt', 'below.txt'), new Uint8Array()), (error: unknown) => !(error instanceof PathChangedError) && /ENOTDIR/.test(String(error)));
+  });
+
   test(`§9 ${verification}: writes, mkdir, rename and remove under a swapped parent change nothing outside (issue 8 item 4)`, { skip }, async () => {
     const { dir, outside } = swappedWorkspace();
     const before = outsideSnapshot(outside);
