@@ -165,10 +165,10 @@ class VerifiedFileSystem {
    * descriptor is that path. `openAt` is where to open it from: the path itself, or on Linux a
    * name under an already verified directory's descriptor.
    */
-  async open(path: string, flags: number, nothing: 'written' | 'read', openAt = path, createMode?: number): Promise<FileHandle> {
+  async open(path: string, flags: number, nothing: 'written' | 'read', openAt = path): Promise<FileHandle> {
     let handle: FileHandle;
     try {
-      handle = await fsp.open(openAt, flags | O_NOFOLLOW, createMode);
+      handle = await fsp.open(openAt, flags | O_NOFOLLOW);
     } catch (error) {
       if (await isSwap(error, path)) throw new PathChangedError(path, nothing);
       throw error;
