@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { parseConfig } from '../src/core/config';
 import { OutputCapture } from '../src/core/output';
 import { pathVisibility } from '../src/core/policy';
-import type { ToolContext } from '../src/core/tool';
+import { checkedPathsOf, type ToolContext } from '../src/core/tool';
 import { createNodeHost } from '../src/hosts/node/host';
 import { grepTool } from '../src/tools/grep';
+import { pathSubject } from '../src/tools/paths';
 import { COMMON_RIPGREP_FLAGS, EXCLUDE_GIT_DIRECTORY } from '../src/tools/ripgrep-run';
 import type { BenchResult } from './run';
 
@@ -106,6 +107,8 @@ export default async function grepBench(): Promise<BenchResult[]> {
     progress: () => undefined,
     captureOutput: () => new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () => host.createSpill('bench.txt')),
     visibility: pathVisibility({ tool: 'grep', rules: config.permission.rules, workspaceRoot: TREE }),
+    // grep searches the root: the path the scheduler would have checked.
+    paths: checkedPathsOf([await pathSubject({ host, config, workspaceRoot: TREE }, '.')]),
   };
   const { path: rg } = await host.ripgrep();
   const results: BenchResult[] = [];

@@ -76,6 +76,7 @@ async function overhead(stateDir: string): Promise<BenchResult[]> {
     progress: () => undefined,
     captureOutput: () => new OutputCapture({ maxBytes: 51_200, maxLines: 2000 }, () => env.host.createSpill('direct.txt')),
     visibility: pathVisibility({ tool: 'echo', rules: env.config.permission.rules, workspaceRoot: env.workspaceRoot }),
+    paths: new Map(),
   };
   const total = turnSize * turns;
 

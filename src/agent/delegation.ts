@@ -12,19 +12,19 @@
  * - Its calls go through a scheduler that stamps them with their origin, so every one is
  *   evaluated by the policy again and an approval prompt says which parent call it serves.
  * - At most `concurrency.delegations` children run at once: a semaphore shared by the runtime.
- * - Exclusive calls of different agents never overlap: the child's tools are wrapped by the
- *   runtime's AgentExclusivity (see src/core/delegation.ts for why this does not deadlock).
+ * - Exclusive calls of different agents never overlap: the child's scheduler shares the
+ *   runtime's AgentExclusivity (see src/core/scheduler.ts for why this does not deadlock).
  * - Its background commands are stopped when it finishes.
  *
  * What it changed is read back from its call rows, not from what it says.
  */
 import { relative, isAbsolute, sep } from 'node:path';
-import type { AgentExclusivity, ChildCall, DelegationPlan, DelegationRequest, DelegationResult, Delegator } from '../core/delegation';
+import type { ChildCall, DelegationPlan, DelegationRequest, DelegationResult, Delegator } from '../core/delegation';
 import { ToolError } from '../core/errors';
 import type { EventBus } from '../core/events';
 import type { FairSharedLock } from '../core/lock';
 import { ToolRegistry } from '../core/registry';
-import { Scheduler, type SchedulerOptions, type ToolCallRequest, type ToolCallResult, type TurnOptions } from '../core/scheduler';
+import { Scheduler, type AgentExclusivity, type SchedulerOptions, type ToolCallRequest, type ToolCallResult, type TurnOptions } from '../core/scheduler';
 import type { CallEnvironment, CallSubject } from '../core/tool';
 import type { CallRow, Store } from '../store/store';
 import { runAgent } from './loop';
@@ -81,7 +81,7 @@ class ChildScheduler extends Scheduler {
 
 export interface ChildAgentsOptions {
   readonly store: Store;
-  /** The parent's registry; children see the same tools, wrapped by `exclusivity`, through their allowlist. */
+  /** The parent's registry; children see the same tools through their allowlist. */
   readonly registry: ToolRegistry;
   readonly events: EventBus;
   /** The parent's environment. Children get it without `delegation`. */
@@ -89,7 +89,7 @@ export interface ChildAgentsOptions {
   readonly models: ModelSource;
   /** Shared by every delegator of the runtime: `new FairSharedLock(config.concurrency.delegations)`, taken shared. */
   readonly slots: FairSharedLock;
-  /** Shared by every agent of the runtime. */
+  /** Shared by every scheduler of the runtime: children's Exclusive calls never overlap another agent's. */
   readonly exclusivity: AgentExclusivity;
 }
 
@@ -106,13 +106,13 @@ export class ChildAgents implements Delegator {
   constructor(private readonly options: ChildAgentsOptions) {
     const { delegation: _noFurtherDelegation, ...childEnv } = options.env;
     this.childEnv = childEnv;
-    const { registry, exclusivity } = options;
+    const { registry } = options;
     // Children always run with an allowlist, which replaces the default surface (A1), so the
     // default-surface flag plays no part here.
     this.childRegistry = new ToolRegistry(
       registry.names().flatMap((name) => {
         const tool = registry.get(name);
-        return tool ? [{ tool: exclusivity.guard(tool), defaultSurface: false }] : [];
+        return tool ? [{ tool, defaultSurface: false }] : [];
       }),
     );
   }
@@ -164,7 +164,7 @@ export class ChildAgents implements Delegator {
         title: `task ${request.parentCallId} of session ${request.parentSessionId} (${plan.agent}): ${goalLine.slice(0, 60)}`,
       });
       const scheduler = new ChildScheduler(
-        { registry: this.childRegistry, ledger: store, events, env: this.childEnv },
+        { registry: this.childRegistry, ledger: store, events, env: this.childEnv, exclusivity: this.options.exclusivity },
         { parentCallId: request.parentCallId, agent: plan.agent },
       );
       try {

@@ -8,9 +8,8 @@ import { ConfigError } from '../core/errors';
 import { EventBus, type ZunoEvent } from '../core/events';
 import type { Host } from '../core/host';
 import { ToolRegistry, type ToolRegistration } from '../core/registry';
-import { Scheduler } from '../core/scheduler';
+import { AgentExclusivity, Scheduler } from '../core/scheduler';
 import { BackgroundJobs } from '../core/background';
-import { AgentExclusivity } from '../core/delegation';
 import { FairSharedLock } from '../core/lock';
 import type { CallEnvironment } from '../core/tool';
 import { Store } from '../store/store';
@@ -70,7 +69,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const background = new BackgroundJobs({ host });
   // One runtime-wide mutex keeps the Exclusive calls of sibling agents apart (delegation).
   const exclusivity = new AgentExclusivity();
-  const registry = new ToolRegistry(exclusivity.guardAll(options.registrations ?? builtinToolRegistrations()));
+  const registry = new ToolRegistry(options.registrations ?? builtinToolRegistrations());
   const base: CallEnvironment = {
     host,
     config,
@@ -97,7 +96,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           : {}),
       }
     : base;
-  const scheduler = new Scheduler({ registry, ledger: store, events, env });
+  const scheduler = new Scheduler({ registry, ledger: store, events, env, exclusivity });
   return {
     config,
     store,

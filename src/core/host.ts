@@ -20,6 +20,15 @@ export interface DirectoryEntry {
   readonly type: FileType;
 }
 
+/**
+ * Two kinds of paths reach the file system. Plain reads (`readFile`, `readStream`,
+ * `readDirectory`, `stat`) take any absolute path and follow symlinks. Everything that changes
+ * the disk, and the `…Checked` reads, take a checked real path: what the scheduler resolved (every
+ * symlink resolved) and the policy allowed, handed to tools as `ToolContext.paths`. The host
+ * re-verifies such a path when it opens it (final component not followed, the descriptor proven
+ * to be that path) so a swap cannot redirect it; when the path now holds a symlink anywhere, the
+ * operation fails with a ToolError saying the path changed and nothing was read or written.
+ */
 export interface HostFileSystem {
   /** Follows symlinks. `undefined` when nothing exists at the path. */
   stat(path: string): Promise<FileStat | undefined>;
@@ -34,12 +43,23 @@ export interface HostFileSystem {
   /** Streams a file in chunks, so a huge file is never held whole. */
   readStream(path: string, signal?: AbortSignal): AsyncIterable<Uint8Array>;
   readDirectory(path: string): Promise<DirectoryEntry[]>;
-  /** Temp file beside the target, then rename: a reader sees the old or the new file, never half. */
+  /** `readFile` of a checked real path, verified at open. */
+  readFileChecked(path: string): Promise<Uint8Array>;
+  /** `readStream` of a checked real path, verified at open. */
+  readStreamChecked(path: string, signal?: AbortSignal): AsyncIterable<Uint8Array>;
+  /** `readDirectory` of a checked real path, verified at open. */
+  readDirectoryChecked(path: string): Promise<DirectoryEntry[]>;
+  /**
+   * Checked real path. Temp file in the verified directory, then rename there: a reader sees the
+   * old or the new file, never half. Missing parents are created without following symlinks; an
+   * existing file's mode is kept; the data is fsynced before the rename.
+   */
   writeFileAtomic(path: string, data: Uint8Array): Promise<void>;
-  /** Creates the directory and its parents; no error if it exists. */
+  /** Checked real path. Creates the directory and its parents, never through a symlink; no error if it exists. */
   mkdir(path: string): Promise<void>;
-  /** Removes a file (or an empty directory); no error if it is already gone. */
+  /** Checked real path. Removes a file (or an empty directory); no error if it is already gone. */
   remove(path: string): Promise<void>;
+  /** Checked real paths, both parents verified. */
   rename(from: string, to: string): Promise<void>;
 }
 

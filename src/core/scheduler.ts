@@ -2,12 +2,15 @@
  * The scheduler runs the tool calls of one model turn (SPEC C1, C2, B1–B3, R1–R3).
  *
  * 1. Preflight, in the model's order, one call at a time: resolve the tool, validate its
- *    arguments, classify the call, run pre-tool hooks, evaluate permission and ask the user when
- *    needed. A call refused here is blocked: its `dispatch-blocked` event comes first, and it
- *    never runs (I6).
+ *    arguments, classify the call, resolve its subjects, run pre-tool hooks, evaluate permission
+ *    and ask the user when needed. A call refused here is blocked: its `dispatch-blocked` event
+ *    comes first, and it never runs (I6). This is the one place permission is decided: the tool
+ *    receives the path subjects exactly as they were checked (`ToolContext.paths`), and the host
+ *    re-verifies them when it opens them, so nothing is resolved or evaluated twice.
  * 2. Execution: every approved call queues on one fair reader/writer lock in model order.
  *    Non-exclusive calls hold it shared, up to `concurrency.tool_calls` at once (I3); an
- *    Exclusive call holds it alone, so it is a two-way barrier (I2).
+ *    Exclusive call holds it alone, so it is a two-way barrier (I2). An Exclusive call also
+ *    holds the runtime-wide mutex shared with other agents' schedulers (AgentExclusivity).
  * 3. Persistence: outcomes are recorded and returned in the original call order, whatever order
  *    the calls physically finished in (I1). Every call ends with exactly one outcome (I5), even
  *    when a hook, the ledger or the tool itself misbehaves.
@@ -28,7 +31,7 @@ import { capOutput, OutputCapture, type OutputLimits } from './output';
 import { evaluatePermission, pathVisibility, type PathVisibility } from './policy';
 import type { ToolRegistry } from './registry';
 import type { ShellAnalyzer } from './shell/analysis';
-import type { Authorization, CallEnvironment, CallSubject, Tool, ToolContext, ToolResult } from './tool';
+import { checkedPathsOf, type Authorization, type CallEnvironment, type CallSubject, type CheckedPaths, type Tool, type ToolContext, type ToolResult } from './tool';
 import { looseningChanges, snapshotRules, stricterDecision, withUserRule, type RulesSnapshot } from './turn-rules';
 
 
@@ -66,11 +69,56 @@ export interface TurnOptions {
   readonly turn?: number;
 }
 
+/**
+ * Exclusive calls of different agents never overlap.
+ *
+ * One scheduler orders the calls of one turn of one agent (C1). Sibling children (and a parent
+ * whose background child keeps working) run separate turns, often through separate schedulers,
+ * so nothing else would stop two of them from writing the same file at once. Every scheduler of
+ * a runtime therefore shares one of these, and a call that needs it holds it while it runs.
+ *
+ * Which calls take it, and why:
+ * - Exclusive calls with an effect on the workspace (write, apply_patch, shell, execute, …),
+ *   and a call whose classifier failed (it counts as the strictest, T2).
+ * - Not Delegating calls (task, council_run): a parent's `task` call is in flight for as long as
+ *   its child runs, and the child's writes need the mutex, so holding it there would deadlock.
+ *   The child's own calls take it instead.
+ * - Not UserMediated calls (question): they wait for a person, not for the workspace.
+ * - Not non-exclusive calls (reads, background starts, bg/job inspection): they may overlap
+ *   another agent's write, as they may overlap a save in the editor; writes are atomic, so a
+ *   read sees the old or the new file.
+ *
+ * The mutex is taken when the call runs, after approval and after the turn's own lock, so a call
+ * waiting for the user holds nothing. A holder never waits for another lock while holding it
+ * (it is taken last and released first), so there is no cycle.
+ */
+export class AgentExclusivity {
+  private readonly mutex = new FairSharedLock(1);
+
+  /** Whether an Exclusive call holds the mutex and how many wait for it: for tests and diagnostics. */
+  get holders(): { readonly held: boolean; readonly waiting: number } {
+    const { exclusive, waiting } = this.mutex.holders;
+    return { held: exclusive, waiting };
+  }
+
+  /** Calls that hold the runtime-wide mutex while they run. */
+  static holdsMutex(declarations: Declarations): boolean {
+    return declarations.concurrency === 'Exclusive' && declarations.effect !== 'Delegating' && declarations.effect !== 'UserMediated';
+  }
+
+  /** Waits for the mutex (in arrival order); rejects when `signal` aborts first. */
+  acquire(signal: AbortSignal): Promise<() => void> {
+    return this.mutex.acquire('exclusive', signal);
+  }
+}
+
 export interface SchedulerOptions {
   readonly registry: ToolRegistry;
   readonly ledger: CallLedger;
   readonly events: EventBus;
   readonly env: CallEnvironment;
+  /** Shared by every scheduler of a runtime, the children's included. Without it the scheduler has its own. */
+  readonly exclusivity?: AgentExclusivity;
   /** For tests and benches: the sleep used between Safe retries. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -116,6 +164,8 @@ interface ReadyCall {
   readonly declarations: Declarations;
   /** Derived once, with the decision: what the call may reveal of the file tree. */
   readonly visibility: PathVisibility;
+  /** The path subjects the policy was evaluated on, handed to the tool as they are (no second resolution). */
+  readonly paths: CheckedPaths;
   readonly approvedEdits?: Readonly<Record<string, string>>;
 }
 
@@ -146,6 +196,7 @@ export class Scheduler {
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly hooks: HookRunner;
   private readonly limits: OutputLimits;
+  private readonly exclusivity: AgentExclusivity;
   private realWorkspaceRoot: Promise<string> | undefined;
   private realStateDir: Promise<string> | undefined;
   /** The permission config and hooks of the current prompt (issue 8 §3); see `beginPrompt`. */
@@ -157,6 +208,7 @@ export class Scheduler {
     this.events = options.events;
     this.env = options.env;
     this.sleep = options.sleep ?? abortableSleep;
+    this.exclusivity = options.exclusivity ?? new AgentExclusivity();
     this.hooks = new HookRunner(options.env, options.events, () => this.rules().hooks);
     this.limits = { maxBytes: options.env.config.tool_output.max_bytes, maxLines: options.env.config.tool_output.max_lines };
   }
@@ -403,7 +455,7 @@ export class Scheduler {
       const hidden = subject.kind === 'path' ? visibility.hiddenReason(subject.value) : undefined;
       if (hidden !== undefined) return this.block(turn, position, request, declarations, 'denied', `Refused: ${subject.value} is hidden: ${hidden}.`);
     }
-    const ready: ReadyCall = { position, request, tool, args, declarations, visibility };
+    const ready: ReadyCall = { position, request, tool, args, declarations, visibility, paths: checkedPathsOf(subjects) };
     if (decision.action === 'allow') return ready;
     return this.askApproval(turn, ready, subjects, decision.reason);
   }
@@ -470,20 +522,19 @@ export class Scheduler {
   private async execute(turn: Turn, call: ReadyCall, lock: FairSharedLock): Promise<SettledCall> {
     const mode = call.declarations.concurrency === 'Exclusive' ? 'exclusive' : 'shared';
     const { signal, dispose } = this.callSignal(turn);
+    const releases: (() => void)[] = [];
     try {
-      let release: () => void;
       try {
-        release = await lock.acquire(mode, signal);
+        releases.push(await lock.acquire(mode, signal));
+        // The turn's lock first, then other agents': see AgentExclusivity for why this cannot deadlock.
+        if (AgentExclusivity.holdsMutex(call.declarations)) releases.push(await this.exclusivity.acquire(signal));
       } catch {
         return this.notStarted(turn, call.position, call.request, call.declarations, 'cancelled');
       }
-      try {
-        if (signal.aborted) return this.notStarted(turn, call.position, call.request, call.declarations, 'cancelled');
-        return await this.runAttempts(turn, call, signal);
-      } finally {
-        release();
-      }
+      if (signal.aborted) return this.notStarted(turn, call.position, call.request, call.declarations, 'cancelled');
+      return await this.runAttempts(turn, call, signal);
     } finally {
+      for (const release of releases.reverse()) release();
       dispose();
     }
   }
@@ -611,6 +662,7 @@ export class Scheduler {
       visibility: call.visibility,
       ...(call.approvedEdits ? { approvedEdits: call.approvedEdits } : {}),
       authorize: (subject) => this.authorize(call, subject),
+      paths: call.paths,
     };
   }
 

@@ -14,6 +14,27 @@ import type { BackgroundJobs } from './background';
 import type { PathVisibility } from './policy';
 import type { Council, Delegator } from './delegation';
 
+/** A path argument as the scheduler resolved it before the call ran (SPEC §9, issue 8 item 4). */
+export interface CheckedPath {
+  /** The path exactly as the tool's argument gave it: the key in `ToolContext.paths`. */
+  readonly argument: string;
+  /** Made absolute against the workspace root; symlinks not resolved. */
+  readonly absolute: string;
+  /** Every symlink resolved: where the file is, or where a new file would land. The host re-verifies it when it opens it. */
+  readonly real: string;
+  readonly outsideWorkspace: boolean;
+  /** For messages: relative to the workspace when inside it, else the real path. */
+  readonly display: string;
+}
+
+/**
+ * The path arguments of an approved call, by argument as given. The policy was evaluated once,
+ * on exactly these real paths: one outside the workspace is here only because a permission rule
+ * named it (and, when the rule asked, the user approved). Tools use these and never resolve a
+ * path argument again nor consult the policy.
+ */
+export type CheckedPaths = ReadonlyMap<string, CheckedPath>;
+
 /** What a permission rule's `match` glob is tested against (SPEC §9). */
 export interface CallSubject {
   readonly kind: 'path' | 'command' | 'url' | 'name';
@@ -21,6 +42,13 @@ export interface CallSubject {
   readonly value: string;
   /** Paths only: true when the real path lies outside the workspace (symlinks count). */
   readonly outsideWorkspace?: boolean;
+  /** Paths from a tool argument: how it was resolved; handed to the tool in `ToolContext.paths` once the call is allowed. */
+  readonly resolved?: CheckedPath;
+}
+
+/** The checked paths of a call, from its subjects. */
+export function checkedPathsOf(subjects: readonly CallSubject[]): CheckedPaths {
+  return new Map(subjects.flatMap((subject) => (subject.resolved ? [[subject.resolved.argument, subject.resolved] as const] : [])));
 }
 
 /** Where a call is resolved, before it runs. */
@@ -75,6 +103,8 @@ export interface ToolContext extends CallEnvironment {
    * `deny` or `ask` the tool throws a BlockedError naming the subject.
    */
   readonly authorize: (subject: CallSubject) => Promise<Authorization>;
+  /** The call's path arguments, resolved and checked by the scheduler (see CheckedPaths). */
+  readonly paths: CheckedPaths;
 }
 
 export interface ToolResult {

@@ -12,7 +12,9 @@ import {
   commitChanges,
   previewOf,
   readExisting,
-  resolveInsideWorkspace,
+  previewPaths,
+  runPaths,
+  type PathSource,
   type PlannedChange,
 } from './patch/changes';
 import { NEW_FILE_FORMAT } from './patch/format';
@@ -71,9 +73,9 @@ function origin(operation: PatchOperation): string {
   return `Patch line ${operation.patchLine} (${verb} ${operation.path})`;
 }
 
-async function planOperation(operation: PatchOperation, env: CallEnvironment): Promise<PlannedChange> {
+async function planOperation(operation: PatchOperation, env: CallEnvironment, paths: PathSource): Promise<PlannedChange> {
   const { fs } = env.host;
-  const path = await resolveInsideWorkspace(env, operation.path, `${origin(operation)}: the path`, 'apply_patch');
+  const path = await paths(operation.path);
   if (operation.kind === 'add') {
     if (await fs.lstat(path.real)) {
       throw new ToolError(`${origin(operation)}: ${path.display} already exists. Use Update File to change it, or write to replace it whole.`);
@@ -91,7 +93,7 @@ async function planOperation(operation: PatchOperation, env: CallEnvironment): P
   if (operation.kind === 'delete') return { kind: 'delete', path, before };
   const after = applyHunks(before.text, operation.hunks, path.display);
   if (operation.moveTo === undefined) return { kind: 'update', path, before, after };
-  const movedTo = await resolveInsideWorkspace(env, operation.moveTo, `${origin(operation)}: Move to`, 'apply_patch');
+  const movedTo = await paths(operation.moveTo);
   if (movedTo.real === path.real) return { kind: 'update', path, before, after };
   if (await fs.lstat(movedTo.real)) {
     throw new ToolError(`${origin(operation)}: cannot move to ${movedTo.display}, which already exists. Choose another destination, or delete it in a separate patch first.`);
@@ -121,14 +123,14 @@ function duplicateProblem(changes: readonly PlannedChange[], operations: readonl
  * Verifies the whole patch against the files as they are now and computes every new content.
  * Reads only: nothing touches the disk here, so a refusal leaves every file as it was.
  */
-async function planPatch(patch: string, env: CallEnvironment): Promise<PlannedChange[]> {
+async function planPatch(patch: string, env: CallEnvironment, paths: PathSource): Promise<PlannedChange[]> {
   const operations = parsePatch(patch);
   const changes: PlannedChange[] = [];
   // Every file is verified even after one fails, so the model can repair all of them in one try.
   const problems: string[] = [];
   for (const operation of operations) {
     try {
-      changes.push(await planOperation(operation, env));
+      changes.push(await planOperation(operation, env, paths));
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;
       problems.push(error.message);
@@ -153,7 +155,7 @@ async function subjects(args: Arguments, env: CallEnvironment): Promise<CallSubj
 async function run(args: Arguments, context: ToolContext): Promise<ToolResult> {
   // Planned again from disk at run time: a file that changed since the preview is verified as
   // it is now, and a result computed before approval is never written.
-  const planned = await planPatch(args.patch, context);
+  const planned = await planPatch(args.patch, context, runPaths(context));
   const { changes, edits } = applyUserEdits(planned, context.approvedEdits);
   if (context.signal.aborted) throw new ToolError('Cancelled before anything was written; no file was changed.');
   const leftovers = await commitChanges(context.host.fs, changes);
@@ -166,6 +168,6 @@ export const applyPatchTool = defineTool({
   parameters,
   declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
   subjects,
-  preview: async (args, env) => (await planPatch(args.patch, env)).map(previewOf),
+  preview: async (args, env) => (await planPatch(args.patch, env, previewPaths(env))).map(previewOf),
   run,
 });

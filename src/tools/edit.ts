@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ToolError } from '../core/errors';
 import { defineTool, type CallEnvironment, type ToolContext, type ToolResult } from '../core/tool';
 import { pathSubject } from './paths';
-import { applyUserEdits, commitChanges, previewOf, readExisting, resolveInsideWorkspace, type FileOnDisk, type PlannedChange } from './patch/changes';
+import { applyUserEdits, commitChanges, previewOf, previewPaths, readExisting, runPaths, type FileOnDisk, type PathSource, type PlannedChange } from './patch/changes';
 import { adoptText, NEW_FILE_FORMAT, normalizedText, splitLines, withLines, type FileText } from './patch/format';
 import { describeCandidates, describeClosestRegion, EXACT_PASS, LineIndex, TOLERANT_PASSES, type MatchPass } from './patch/matcher';
 import { describeOutcome } from './patch/report';
@@ -134,8 +134,8 @@ function replaceIn(before: FileOnDisk, args: Arguments, display: string): { afte
   return { after, note: `Replaced ${count} in ${display} (line${found.spans.length === 1 ? '' : 's'} ${where}${how}):` };
 }
 
-async function planEdit(args: Arguments, env: CallEnvironment): Promise<{ change: PlannedChange; heading: string }> {
-  const path = await resolveInsideWorkspace(env, args.path, 'The path', 'edit');
+async function planEdit(args: Arguments, env: CallEnvironment, paths: PathSource): Promise<{ change: PlannedChange; heading: string }> {
+  const path = await paths(args.path);
   const before = await readExisting(env.host.fs, path);
   if (!before) {
     if (args.old_string !== '') {
@@ -155,7 +155,7 @@ async function planEdit(args: Arguments, env: CallEnvironment): Promise<{ change
 
 async function run(args: Arguments, context: ToolContext): Promise<ToolResult> {
   // Planned again from disk at run time, so a change since the preview is verified, not overwritten.
-  const { change, heading } = await planEdit(args, context);
+  const { change, heading } = await planEdit(args, context, runPaths(context));
   const { changes, edits } = applyUserEdits([change], context.approvedEdits);
   if (context.signal.aborted) throw new ToolError('Cancelled before anything was written; the file was not changed.');
   const leftovers = await commitChanges(context.host.fs, changes);
@@ -168,6 +168,6 @@ export const editTool = defineTool({
   parameters,
   declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
   subjects: async (args, env) => [await pathSubject(env, args.path)],
-  preview: async (args, env) => [previewOf((await planEdit(args, env)).change)],
+  preview: async (args, env) => [previewOf((await planEdit(args, env, previewPaths(env))).change)],
   run,
 });

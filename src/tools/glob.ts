@@ -34,7 +34,7 @@ export const globTool = defineTool({
   declarations: DECLARATIONS,
   subjects: async (args, env) => [await pathSubject(env, args.path ?? '.')],
   async run(args, context) {
-    const root = await resolveSearchRoot(context, 'glob', DECLARATIONS, args.path);
+    const root = await resolveSearchRoot(context, args.path);
     if (root.isFile) throw new ToolError(`${args.path ?? '.'} is a file, not a folder. glob searches folders; use read to see the file.`);
     const limit = args.limit ?? DEFAULT_LIMIT;
     const paths = new SmallestItems<string>(limit, comparePaths);

@@ -244,7 +244,7 @@ export const grepTool = defineTool({
   declarations: DECLARATIONS,
   subjects: async (args, env) => [await pathSubject(env, args.path ?? '.')],
   async run(args, context) {
-    const root = await resolveSearchRoot(context, 'grep', DECLARATIONS, args.path);
+    const root = await resolveSearchRoot(context, args.path);
     const limit = args.limit ?? DEFAULT_LIMIT;
     const mode = args.output_mode ?? 'content';
     const result = mode === 'content' ? await searchContent(args, context, root, limit) : await searchFiles(args, context, root, limit, mode === 'count');

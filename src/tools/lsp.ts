@@ -9,7 +9,7 @@ import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { LanguageFeatures, SourceDiagnostic, SourceRange, SourceSymbol } from '../core/host';
 import { defineTool, type ToolContext } from '../core/tool';
-import { isWithin, pathSubject, resolveForRun } from './paths';
+import { checkedPath, isWithin, pathSubject } from './paths';
 
 const DECLARATIONS: Declarations = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' };
 /** Locations listed with their source line; the rest are counted. */
@@ -138,7 +138,7 @@ export const lspTool = defineTool({
   async run(args, context) {
     const features = context.host.languageFeatures;
     if (!features) throw new ToolError('lsp needs the editor: language features are not available in this host.');
-    const resolved = await resolveForRun(context, 'lsp', DECLARATIONS, args.path);
+    const resolved = checkedPath(context, args.path);
     const stat = await context.host.fs.stat(resolved.real);
     if (!stat) throw new ToolError(`${args.path} does not exist. Use glob to find the file.`);
     if (stat.type === 'directory' && args.action !== 'diagnostics') throw new ToolError(`${args.path} is a folder; ${args.action} needs a file.`);

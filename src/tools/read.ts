@@ -8,7 +8,7 @@ import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { FileStat } from '../core/host';
 import { defineTool, type ToolContext, type ToolResult } from '../core/tool';
-import { pathSubject, resolveForRun, type ResolvedPath } from './paths';
+import { checkedPath, pathSubject, type ResolvedPath } from './paths';
 import { comparePaths } from './ripgrep-run';
 import { suggestNearNames, suggestionText } from './suggest';
 
@@ -61,7 +61,7 @@ function looksBinary(sample: Uint8Array): boolean {
 }
 
 async function listDirectory(context: ToolContext, resolved: ResolvedPath, args: ReadArgs): Promise<ToolResult> {
-  const all = await context.host.fs.readDirectory(resolved.real);
+  const all = await context.host.fs.readDirectoryChecked(resolved.real);
   // Entries that permission rules hide are left out; the model learns only how many (issue 8 §5).
   const entries = all.filter((entry) => !context.visibility.isHidden(join(resolved.real, entry.name)));
   const hidden = all.length - entries.length;
@@ -148,7 +148,7 @@ async function readWindow(context: ToolContext, path: string, offset: number, li
     append(text.slice(start));
   };
 
-  for await (const chunk of context.host.fs.readStream(path, context.signal)) {
+  for await (const chunk of context.host.fs.readStreamChecked(path, context.signal)) {
     if (done) {
       // One more chunk tells whether the file goes on past the window.
       if (chunk.length > 0) window.more = true;
@@ -217,11 +217,7 @@ export const readTool = defineTool({
   declarations: DECLARATIONS,
   subjects: async (args, env) => [await pathSubject(env, args.path)],
   async run(args, context) {
-    const resolved = await resolveForRun(context, 'read', DECLARATIONS, args.path);
-    // The scheduler refused a hidden path; a symlink changed since then must not lead into one either.
-    // Checked before the path's existence, which would itself say something about a hidden folder.
-    const hidden = context.visibility.hiddenReason(resolved.real);
-    if (hidden !== undefined) throw new ToolError(`${args.path} leads to a hidden path: ${hidden}.`);
+    const resolved = checkedPath(context, args.path);
     const stat = await context.host.fs.stat(resolved.real);
     if (!stat) {
       const suggestions = await suggestNearNames(context, resolved);

@@ -4,10 +4,9 @@
  * it. Results are shown relative to the workspace.
  */
 import { basename, dirname, relative } from 'node:path';
-import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { ToolContext } from '../core/tool';
-import { isWithin, resolveForRun } from './paths';
+import { checkedPath, isWithin } from './paths';
 import { hiddenPathExclusions } from './ripgrep-run';
 import { suggestNearNames, suggestionText } from './suggest';
 
@@ -23,12 +22,8 @@ export interface SearchRoot {
   readonly exclusions: readonly string[];
 }
 
-export async function resolveSearchRoot(context: ToolContext, tool: string, declarations: Declarations, path: string | undefined): Promise<SearchRoot> {
-  const resolved = await resolveForRun(context, tool, declarations, path ?? '.');
-  // The scheduler refused a hidden root; a symlink changed since then must not lead into one either.
-  // Checked before the path's existence, which would itself say something about a hidden folder.
-  const hidden = context.visibility.hiddenReason(resolved.real);
-  if (hidden !== undefined) throw new ToolError(`${path ?? '.'} leads to a hidden path: ${hidden}. Search elsewhere.`);
+export async function resolveSearchRoot(context: ToolContext, path: string | undefined): Promise<SearchRoot> {
+  const resolved = checkedPath(context, path ?? '.');
   const stat = await context.host.fs.stat(resolved.real);
   if (!stat) {
     const suggestions = await suggestNearNames(context, resolved);

@@ -56,7 +56,8 @@ export async function suggestNearNames(context: ToolContext, resolved: ResolvedP
 
   const nearest = await nearestExistingDirectory(context, resolved.real);
   if (nearest) {
-    const entries = await context.host.fs.readDirectory(nearest.directory).catch(() => []);
+    // An ancestor of a checked real path is real too: listed checked, so a swapped-in link shows nothing outside.
+    const entries = await context.host.fs.readDirectoryChecked(nearest.directory).catch(() => []);
     entries
       .filter((entry) => isNear(nearest.missing, entry.name) && visible(join(nearest.directory, entry.name)))
       .map((entry) => ({ entry, distance: editDistance(nearest.missing, entry.name) }))

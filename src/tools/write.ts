@@ -9,7 +9,7 @@ import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { FileChange } from '../core/host';
 import { defineTool, type CallEnvironment } from '../core/tool';
-import { pathSubject, resolveForRun, resolveWorkspacePath } from './paths';
+import { checkedPath, pathSubject, resolveWorkspacePath } from './paths';
 
 const DECLARATIONS: Declarations = { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' };
 
@@ -33,12 +33,12 @@ function lineEndings(text: string): 'CRLF' | 'LF' | 'none' {
   return text.includes('\r\n') ? 'CRLF' : 'LF';
 }
 
-/** The current text of a file, if it is a file and decodes as UTF-8 text. */
+/** The current text of a file, if it is a file and decodes as UTF-8 text. `path` is real, so it is read checked. */
 async function currentText(env: CallEnvironment, path: string): Promise<{ exists: boolean; text: string | undefined }> {
   const stat = await env.host.fs.stat(path);
   if (!stat) return { exists: false, text: undefined };
   if (stat.type === 'directory') throw new ToolError(`${path} is a folder. write creates or replaces files; choose a file path inside it.`);
-  const bytes = await env.host.fs.readFile(path);
+  const bytes = await env.host.fs.readFileChecked(path);
   try {
     return { exists: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
   } catch {
@@ -65,7 +65,7 @@ export const writeTool = defineTool({
     ];
   },
   async run(args, context) {
-    const resolved = await resolveForRun(context, 'write', DECLARATIONS, args.path);
+    const resolved = checkedPath(context, args.path);
     const current = await currentText(context, resolved.real);
     const edited = context.approvedEdits?.[resolved.real] ?? context.approvedEdits?.[resolved.absolute];
     const content = edited ?? args.content;

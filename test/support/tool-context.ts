@@ -10,7 +10,7 @@ import type { ApprovalGateway, Host } from '../../src/core/host';
 import { OutputCapture } from '../../src/core/output';
 import { evaluatePermission, pathVisibility } from '../../src/core/policy';
 import { completeDeclarations } from '../../src/core/declarations';
-import type { ToolContext } from '../../src/core/tool';
+import { checkedPathsOf, type Tool, type ToolContext } from '../../src/core/tool';
 import { createNodeHost } from '../../src/hosts/node/host';
 
 export interface ToolContextOptions {
@@ -70,8 +70,34 @@ export function makeToolContext(options: ToolContextOptions): TestToolContext {
       });
       return { action: decision.action, reason: decision.reason, byNamingRule: decision.rule?.match !== undefined };
     },
+    // A tool that needs checked paths gets them from `checkCall`, as the scheduler would give them.
+    paths: new Map(),
     progressChunks,
   };
+}
+
+/** The policy refused the call: the scheduler would block it (`blocked: denied`) and never run it. */
+export class PolicyRefusal extends Error {
+  override readonly name = 'PolicyRefusal';
+}
+
+/**
+ * What the scheduler does between validating a call and running it, for tests that run a tool
+ * directly: resolve the call's subjects, evaluate the policy once on them, and hand the tool the
+ * checked paths. A refused call throws a PolicyRefusal with the policy's reason; one the policy
+ * asks about goes through, as if the user approved.
+ */
+export async function checkCall(tool: Tool, args: unknown, context: TestToolContext): Promise<TestToolContext> {
+  const subjects = await tool.subjectsFor(args, context);
+  const decision = evaluatePermission({
+    tool: tool.name,
+    declarations: tool.declarationsFor(args),
+    subjects,
+    permission: context.config.permission,
+    workspaceRoot: realpathSync(context.workspaceRoot),
+  });
+  if (decision.action === 'deny') throw new PolicyRefusal(`Refused: ${decision.reason}.`);
+  return { ...context, paths: checkedPathsOf(subjects) };
 }
 
 /** A fresh directory under the OS temp dir, symlinks resolved (macOS's /tmp is one). */

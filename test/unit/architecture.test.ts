@@ -46,3 +46,10 @@ test('the import scanner sees every import form it is meant to catch', () => {
   assert.equal(mayImportVscode('src/hosts/vscode/host.ts'), true);
   assert.equal(mayImportVscode('src/core/tool.ts'), false);
 });
+
+test('tools never import the policy: the scheduler decides permission once, and tools get checked paths (issue 8 item 4)', () => {
+  const offenders = sourceFiles(join(root, 'src', 'tools'))
+    .map((file) => relative(root, file).split('\\').join('/'))
+    .filter((path) => importsOf(readFileSync(join(root, path), 'utf8')).some((specifier) => /(^|\/)core\/policy$/.test(specifier)));
+  assert.deepEqual(offenders, []);
+});

@@ -1,9 +1,15 @@
 /**
  * The host file system on node:fs/promises. Paths are absolute; tools resolve them first.
+ *
+ * Everything that changes the disk, and the `…Checked` reads, take a checked real path (the
+ * scheduler resolved it and the policy allowed it, SPEC §9) and re-verify it at the moment they
+ * open it, so a process swapping a folder for a symlink cannot redirect them (issue 8 item 4).
  */
-import { createReadStream, promises as fsp, type Stats } from 'node:fs';
+import { constants, createReadStream, existsSync, promises as fsp, type Dirent, type ReadStream, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
+import { ToolError } from '../../core/errors';
 import type { DirectoryEntry, FileStat, FileType, HostFileSystem } from '../../core/host';
 
 /** Symlink hops followed while resolving a path that does not exist yet, as the kernel's own limit. */
@@ -60,10 +66,10 @@ async function realpathAllowingMissing(path: string, hops = 0): Promise<string> 
   return join(await realpathAllowingMissing(parent, hops), name);
 }
 
-async function* readChunks(path: string, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
-  // Breaking out of the loop runs the generator's finally, which destroys the stream: a reader
-  // that stops early stops the disk reads too.
-  const stream = createReadStream(path, { highWaterMark: 64 * 1024, ...(signal ? { signal } : {}) });
+async function* readChunks(open: () => ReadStream | Promise<ReadStream>): AsyncGenerator<Uint8Array> {
+  // Opened on the first read, not before. Breaking out of the loop runs the generator's finally,
+  // which destroys the stream: a reader that stops early stops the disk reads too.
+  const stream = await open();
   try {
     for await (const chunk of stream) yield chunk as Buffer;
   } finally {
@@ -71,58 +77,286 @@ async function* readChunks(path: string, signal: AbortSignal | undefined): Async
   }
 }
 
-async function writeFileAtomic(path: string, data: Uint8Array): Promise<void> {
-  // Write through a symlink to its target, so the link itself survives.
-  const target = await realpathAllowingMissing(path);
-  const directory = dirname(target);
-  await fsp.mkdir(directory, { recursive: true });
-  const existingMode = await fsp.stat(target).then(
-    (stats) => stats.mode & 0o7777,
-    () => undefined,
-  );
-  const temporary = join(directory, `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await fsp.open(temporary, 'wx', existingMode ?? 0o666);
-  try {
-    await handle.writeFile(data);
-    // The umask applies at open; the old file's mode must survive exactly.
-    if (existingMode !== undefined) await handle.chmod(existingMode);
-    await handle.sync();
-    await handle.close();
-    await fsp.rename(temporary, target);
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await fsp.rm(temporary, { force: true });
-    throw error;
+/**
+ * Why a checked path was refused: what was there when the call was checked is not what is there
+ * now. Paths reaching the host have every symlink resolved, so a symlink in one means a swap.
+ */
+export class PathChangedError extends ToolError {
+  constructor(path: string, nothing: 'written' | 'read') {
+    super(
+      `${path} changed while the call ran (a symlink now leads outside the workspace, or somewhere else than when the call was checked); ` +
+        `nothing was ${nothing}. Look at the path again (read or glob), then send the call again if it is still what you mean.`,
+    );
   }
 }
 
-export function createNodeFileSystem(): HostFileSystem {
+/** O_NOFOLLOW and O_DIRECTORY are missing on Windows; there the lstat walk below does the work. */
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
+
+/**
+ * How an opened descriptor is tied back to the checked path. `fd-path` (Linux): the kernel's own
+ * name for the descriptor, `/proc/self/fd/N`, must be the checked path, and every later step goes
+ * through that magic link, which resolves through the opened directory and never by name again.
+ * `identity` (elsewhere): every component is lstat-ed (no symlink allowed), and the descriptor's
+ * dev/inode must be the path's, checked before and after each step; a mismatch fails closed.
+ */
+export type VerificationMode = 'fd-path' | 'identity';
+
+function defaultVerification(): VerificationMode {
+  return process.platform === 'linux' && existsSync('/proc/self/fd') ? 'fd-path' : 'identity';
+}
+
+const fdPath = (handle: FileHandle): string => `/proc/self/fd/${handle.fd}`;
+
+/** Every ancestor of an absolute path, outermost first, then the path itself. */
+function components(path: string): string[] {
+  const chain: string[] = [];
+  for (let current = path; ; current = dirname(current)) {
+    chain.unshift(current);
+    if (dirname(current) === current) return chain;
+  }
+}
+
+/**
+ * The checked path's own stats, after making sure no component of it is a symlink. `undefined`
+ * when the path (or an ancestor) does not exist.
+ */
+async function lstatChain(path: string, nothing: 'written' | 'read'): Promise<Stats | undefined> {
+  let last: Stats | undefined;
+  for (const component of components(path)) {
+    try {
+      last = await fsp.lstat(component);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    if (last.isSymbolicLink()) throw new PathChangedError(path, nothing);
+  }
+  return last;
+}
+
+/**
+ * Whether an open of a checked real path failed because a symlink stood in it. ELOOP: the final
+ * component was one (O_NOFOLLOW), and a checked real path has none. ENOTDIR (a directory was
+ * asked for, or a component is not one): a swap too, unless a component really is a file now,
+ * which is the model's mistake (`a.txt/b`), not a race. The link may be gone again by now.
+ */
+async function isSwap(error: unknown, path: string): Promise<boolean> {
+  const code = errorCode(error);
+  if (code === 'ELOOP') return true;
+  if (code !== 'ENOTDIR') return false;
+  for (const component of components(path)) {
+    const stats = await fsp.lstat(component).catch(() => undefined);
+    if (!stats) return true;
+    if (stats.isSymbolicLink()) return true;
+    if (!stats.isDirectory()) return false;
+  }
+  return true;
+}
+
+const sameFile = (left: Stats, right: Stats): boolean => left.dev === right.dev && left.ino === right.ino;
+
+class VerifiedFileSystem {
+  constructor(private readonly mode: VerificationMode) {}
+
+  /**
+   * Opens `path` (a checked real path) without following a final symlink, and proves the
+   * descriptor is that path. `openAt` is where to open it from: the path itself, or on Linux a
+   * name under an already verified directory's descriptor.
+   */
+  async open(path: string, flags: number, nothing: 'written' | 'read', openAt = path): Promise<FileHandle> {
+    let handle: FileHandle;
+    try {
+      handle = await fsp.open(openAt, flags | O_NOFOLLOW);
+    } catch (error) {
+      if (await isSwap(error, path)) throw new PathChangedError(path, nothing);
+      throw error;
+    }
+    try {
+      await this.verify(handle, path, nothing);
+      return handle;
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Throws PathChangedError unless `handle` is the file or directory at `path`, reached without symlinks. */
+  async verify(handle: FileHandle, path: string, nothing: 'written' | 'read'): Promise<void> {
+    if (this.mode === 'fd-path') {
+      // A swapped-in symlink anywhere along the path shows here as a different name.
+      if ((await fsp.readlink(fdPath(handle))) !== path) throw new PathChangedError(path, nothing);
+      return;
+    }
+    const [byName, opened] = await Promise.all([lstatChain(path, nothing), handle.stat()]);
+    if (!byName || !sameFile(byName, opened)) throw new PathChangedError(path, nothing);
+  }
+
+  /** Where to reach `name` inside the verified directory `directory` opened as `handle`. */
+  child(handle: FileHandle, directory: string, name: string): string {
+    return this.mode === 'fd-path' ? join(fdPath(handle), name) : join(directory, name);
+  }
+
+  async openDirectory(path: string, nothing: 'written' | 'read'): Promise<FileHandle> {
+    return this.open(path, constants.O_RDONLY | O_DIRECTORY, nothing);
+  }
+
+  /**
+   * `mkdir -p` that never follows a symlink: each missing directory is created inside its
+   * verified parent (through the parent's descriptor on Linux) and verified in turn.
+   */
+  async openDirectoryCreating(path: string): Promise<FileHandle> {
+    try {
+      return await this.openDirectory(path, 'written');
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT' || dirname(path) === path) throw error;
+    }
+    const parent = await this.openDirectoryCreating(dirname(path));
+    try {
+      const at = this.child(parent, dirname(path), basename(path));
+      await fsp.mkdir(at).catch((error: unknown) => {
+        if (errorCode(error) !== 'EEXIST') throw error;
+      });
+      return await this.open(path, constants.O_RDONLY | O_DIRECTORY, 'written', at);
+    } finally {
+      await parent.close();
+    }
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    const handle = await this.open(path, constants.O_RDONLY, 'read');
+    try {
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  readStream(path: string, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
+    // The stream owns the descriptor once opened and closes it, also when the reader stops early.
+    return readChunks(async () => createReadStream('', { fd: await this.open(path, constants.O_RDONLY, 'read'), ...streamOptions(signal) }));
+  }
+
+  async readDirectory(path: string): Promise<DirectoryEntry[]> {
+    const handle = await this.openDirectory(path, 'read');
+    try {
+      const entries = await fsp.readdir(this.child(handle, path, ''), { withFileTypes: true });
+      // Elsewhere the listing went by name: make sure it was still the checked directory.
+      if (this.mode === 'identity') await this.verify(handle, path, 'read');
+      return entries.map((entry) => ({ name: entry.name, type: direntType(entry) }));
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Runs `step` with `path`'s parent directory opened and verified, given how to reach `path` inside it. */
+  async inParent<T>(path: string, step: (at: string, verifyParent: () => Promise<void>) => Promise<T>, create = false): Promise<T> {
+    const directory = dirname(path);
+    const handle = create ? await this.openDirectoryCreating(directory) : await this.openDirectory(directory, 'written');
+    try {
+      return await step(this.child(handle, directory, basename(path)), () => this.verify(handle, directory, 'written'));
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async writeFileAtomic(path: string, data: Uint8Array): Promise<void> {
+    await this.inParent(
+      path,
+      async (at, verifyParent) => {
+        const existing = await fsp.lstat(at).catch((error: unknown) => {
+          if (isMissing(error)) return undefined;
+          throw error;
+        });
+        if (existing?.isSymbolicLink()) throw new PathChangedError(path, 'written');
+        const existingMode = existing ? existing.mode & 0o7777 : undefined;
+        const temporary = join(dirname(at), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+        const handle = await fsp.open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, existingMode ?? 0o666);
+        try {
+          await handle.writeFile(data);
+          // The umask applies at open; the old file's mode must survive exactly.
+          if (existingMode !== undefined) await handle.chmod(existingMode);
+          await handle.sync();
+          await handle.close();
+          // Through the descriptor on Linux this cannot be redirected; elsewhere check again right before.
+          await verifyParent();
+          await fsp.rename(temporary, at);
+        } catch (error) {
+          await handle.close().catch(() => undefined);
+          await fsp.rm(temporary, { force: true });
+          throw error;
+        }
+        // Elsewhere a swap between the check and the rename is caught here: fail closed.
+        await verifyParent();
+      },
+      true,
+    );
+  }
+
+  async mkdir(path: string): Promise<void> {
+    await (await this.openDirectoryCreating(path)).close();
+  }
+
+  async remove(path: string): Promise<void> {
+    await this.inParent(path, async (at, verifyParent) => {
+      const stats = await fsp.lstat(at).catch((error: unknown) => {
+        if (isMissing(error)) return undefined;
+        throw error;
+      });
+      if (!stats) return;
+      await verifyParent();
+      if (stats.isDirectory()) await fsp.rmdir(at);
+      else await fsp.rm(at, { force: true });
+    }).catch((error: unknown) => {
+      // Nothing to remove when the parent is gone too.
+      if (isMissing(error)) return;
+      throw error;
+    });
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    await this.inParent(from, (source, verifySource) =>
+      this.inParent(to, async (target, verifyTarget) => {
+        await verifySource();
+        await verifyTarget();
+        await fsp.rename(source, target);
+      }),
+    );
+  }
+}
+
+function streamOptions(signal: AbortSignal | undefined): { highWaterMark: number; signal?: AbortSignal } {
+  return { highWaterMark: 64 * 1024, ...(signal ? { signal } : {}) };
+}
+
+function direntType(entry: Dirent): FileType {
+  return entry.isFile() ? 'file' : entry.isDirectory() ? 'directory' : entry.isSymbolicLink() ? 'symlink' : 'other';
+}
+
+export interface NodeFileSystemOptions {
+  /** Tests force `identity` to exercise the portable checks on Linux too. */
+  readonly verification?: VerificationMode;
+}
+
+export function createNodeFileSystem(options: NodeFileSystemOptions = {}): HostFileSystem {
+  const verified = new VerifiedFileSystem(options.verification ?? defaultVerification());
   return {
     stat: (path) => statOrUndefined(() => fsp.stat(path)),
     lstat: (path) => statOrUndefined(() => fsp.lstat(path)),
     realpath: (path) => realpathAllowingMissing(path),
     readFile: async (path) => fsp.readFile(path),
-    readStream: (path, signal) => readChunks(path, signal),
+    readStream: (path, signal) => readChunks(() => createReadStream(path, streamOptions(signal))),
     async readDirectory(path): Promise<DirectoryEntry[]> {
       const entries = await fsp.readdir(path, { withFileTypes: true });
-      return entries.map((entry) => ({
-        name: entry.name,
-        type: entry.isFile() ? 'file' : entry.isDirectory() ? 'directory' : entry.isSymbolicLink() ? 'symlink' : 'other',
-      }));
+      return entries.map((entry) => ({ name: entry.name, type: direntType(entry) }));
     },
-    writeFileAtomic,
-    async mkdir(path) {
-      await fsp.mkdir(path, { recursive: true });
-    },
-    async remove(path) {
-      const stats = await fsp.lstat(path).catch((error: unknown) => {
-        if (isMissing(error)) return undefined;
-        throw error;
-      });
-      if (!stats) return;
-      if (stats.isDirectory()) await fsp.rmdir(path);
-      else await fsp.rm(path, { force: true });
-    },
-    rename: (from, to) => fsp.rename(from, to),
+    readFileChecked: (path) => verified.readFile(path),
+    readStreamChecked: (path, signal) => verified.readStream(path, signal),
+    readDirectoryChecked: (path) => verified.readDirectory(path),
+    writeFileAtomic: (path, data) => verified.writeFileAtomic(path, data),
+    mkdir: (path) => verified.mkdir(path),
+    remove: (path) => verified.remove(path),
+    rename: (from, to) => verified.rename(from, to),
   };
 }

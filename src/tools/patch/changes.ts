@@ -6,9 +6,8 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { ToolError } from '../../core/errors';
 import type { FileChange, HostFileSystem } from '../../core/host';
-import type { CallEnvironment } from '../../core/tool';
-import { resolveWorkspacePath, ruleNamesOutsidePath, type ResolvedPath } from '../paths';
-import type { Declarations } from '../../core/declarations';
+import type { CallEnvironment, ToolContext } from '../../core/tool';
+import { checkedPath, resolveWorkspacePath, type ResolvedPath } from '../paths';
 import { commitWrites, type FileWrite } from './commit';
 import { adoptText, decodeText, encodeText, normalizedText, renderText, type FileText } from './format';
 
@@ -35,33 +34,29 @@ export interface UserEdit {
   readonly diff: string;
 }
 
-/** What edits declare; the outside-workspace check evaluates rules as for the call itself. */
-const EDIT_DECLARATIONS: Declarations = { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' };
+/** How planning gets a path argument of the call. */
+export type PathSource = (path: string) => Promise<ResolvedPath>;
 
-/**
- * Resolves a model-given path and refuses one outside the workspace unless a permission rule
- * names it, as for write: a symlink that leads out of the workspace counts as outside.
- */
-export async function resolveInsideWorkspace(env: CallEnvironment, path: string, role: string, tool: string): Promise<ResolvedPath> {
-  const resolved = await resolveWorkspacePath(env, path);
-  if (resolved.outsideWorkspace && !(await ruleNamesOutsidePath(env, tool, EDIT_DECLARATIONS, resolved.real))) {
-    throw new ToolError(
-      `${role} ${JSON.stringify(path)} resolves to ${resolved.real}, which is outside the workspace (${env.workspaceRoot}); ` +
-        `only files inside the workspace can be edited unless a permission rule names the path, for example ` +
-        `{"tool": "${tool}", "match": "${resolved.real}", "action": "allow"}. Use a path inside the workspace.`,
-    );
-  }
-  return resolved;
-}
+/** For the diff preview, before the call runs: resolved here; the policy was already evaluated on the same subjects. */
+export const previewPaths =
+  (env: CallEnvironment): PathSource =>
+  (path) =>
+    resolveWorkspacePath(env, path);
 
-/** Reads and decodes an existing regular file; `undefined` when nothing is there. */
+/** When the call runs: the path the scheduler checked, never resolved again (the host re-verifies it when it opens it). */
+export const runPaths =
+  (context: ToolContext): PathSource =>
+  async (path) =>
+    checkedPath(context, path);
+
+/** Reads (checked: the path is real) and decodes an existing regular file; `undefined` when nothing is there. */
 export async function readExisting(fs: HostFileSystem, path: ResolvedPath): Promise<FileOnDisk | undefined> {
   const stat = await fs.stat(path.real);
   if (!stat) return undefined;
   if (stat.type !== 'file') {
     throw new ToolError(`${path.display} is a ${stat.type}, not a file; only files can be edited.`);
   }
-  const bytes = await fs.readFile(path.real);
+  const bytes = await fs.readFileChecked(path.real);
   return { bytes, text: decodeText(bytes, path.display) };
 }
 

@@ -12,19 +12,19 @@ import { runAgent, type AgentRunResult } from '../../../src/agent/loop';
 import { OpenAIProvider } from '../../../src/agent/openai';
 import { BackgroundJobs } from '../../../src/core/background';
 import { parseConfig, type ZunoConfigInput } from '../../../src/core/config';
-import { AgentExclusivity } from '../../../src/core/delegation';
 import { ToolError } from '../../../src/core/errors';
 import { EventBus, type ZunoEvent } from '../../../src/core/events';
 import type { ApprovalDecision, ApprovalRequest } from '../../../src/core/host';
 import { FairSharedLock } from '../../../src/core/lock';
 import { ToolRegistry, type ToolRegistration } from '../../../src/core/registry';
-import { Scheduler } from '../../../src/core/scheduler';
-import { defineTool, type CallEnvironment, type ToolContext } from '../../../src/core/tool';
+import { AgentExclusivity, Scheduler } from '../../../src/core/scheduler';
+import { defineTool, type CallEnvironment } from '../../../src/core/tool';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { Store } from '../../../src/store/store';
 import { builtinToolRegistrations } from '../../../src/tools/index';
 import { lastToolResult, startScriptedOpenAI, type RecordedRequest, type ScriptedReply, type ScriptedOpenAIServer } from '../../support/scripted-openai';
-import { makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
+import { MemoryLedger } from '../../support/memory-ledger';
+import { makeTempDir, removeDir } from '../../support/tool-context';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
@@ -98,7 +98,7 @@ async function fixture(options: FixtureOptions): Promise<Fixture> {
   bus.on((event) => events.push(event));
   const config = parseConfig(options.config ?? {});
   const exclusivity = new AgentExclusivity();
-  const registry = new ToolRegistry(exclusivity.guardAll([...builtinToolRegistrations(), ...(options.extraTools ?? [])]));
+  const registry = new ToolRegistry([...builtinToolRegistrations(), ...(options.extraTools ?? [])]);
   const background = new BackgroundJobs({ host });
   cleanups.push(() => background.dispose());
   const provider = new OpenAIProvider({ baseUrl: server.baseUrl, model: 'scripted-model', apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } });
@@ -113,7 +113,7 @@ async function fixture(options: FixtureOptions): Promise<Fixture> {
     exclusivity,
   });
   const env: CallEnvironment = { ...base, delegation };
-  const scheduler = new Scheduler({ registry, ledger: store, events: bus, env });
+  const scheduler = new Scheduler({ registry, ledger: store, events: bus, env, exclusivity });
   return {
     server,
     workspace,
@@ -413,7 +413,7 @@ test('T1 C1 Exclusive calls of sibling children never overlap: the second waits 
       // The first probe leaves only once the sibling's probe is queued on the mutex, or (were
       // there no mutex) running beside it; the second has nobody left to wait for.
       if (++entries === 1) {
-        while (!(shared.exclusivity && shared.exclusivity.holders.waiting > 0) && active < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+        while (!(shared.exclusivity && shared.exclusivity.holders.waiting > 0) && most < 2) await new Promise((resolve) => setTimeout(resolve, 5));
       }
       active--;
       return { output: 'probed' };
@@ -443,55 +443,77 @@ test('T1 C1 Exclusive calls of sibling children never overlap: the second waits 
   assert.equal(most, 1);
 });
 
-test('T1 AgentExclusivity: a guarded Exclusive call waits for another agent\'s; reads, delegation and questions pass; guarding twice is harmless', async () => {
+test('T1 AgentExclusivity: the schedulers of a runtime share it; an Exclusive call of one agent waits for another\'s; reads, delegation and questions pass; a cancelled waiter never runs (issue 8 item 4)', async () => {
   const exclusivity = new AgentExclusivity();
   const opened: Record<string, () => void> = {};
   const entered: string[] = [];
   const gated = (name: string, declarations: { effect: 'SideEffecting' | 'ReadOnly' | 'Delegating' | 'UserMediated'; concurrency: 'Exclusive' | 'ParallelSafe' }) =>
-    exclusivity.guard(
-      defineTool({
-        name,
-        description: name,
-        parameters: z.strictObject({ key: z.string() }),
-        declarations: { ...declarations, replay: 'Never' },
-        run: (args) =>
-          new Promise((resolve) => {
-            entered.push(args.key);
-            opened[args.key] = () => resolve({ output: args.key });
-          }),
-      }),
+    defineTool({
+      name,
+      description: name,
+      parameters: z.strictObject({ key: z.string() }),
+      declarations: { ...declarations, replay: 'Never' },
+      run: (args) =>
+        new Promise((resolve) => {
+          entered.push(args.key);
+          opened[args.key] = () => resolve({ output: args.key });
+          if (failed) resolve({ output: args.key });
+        }),
+    });
+  // Once an assertion fails, every call is let go, so a broken mutex fails the test instead of hanging it.
+  let failed = false;
+  const tools = [
+    gated('change', { effect: 'SideEffecting', concurrency: 'Exclusive' }),
+    gated('look', { effect: 'ReadOnly', concurrency: 'ParallelSafe' }),
+    gated('delegate', { effect: 'Delegating', concurrency: 'Exclusive' }),
+    gated('ask', { effect: 'UserMediated', concurrency: 'Exclusive' }),
+  ];
+  const root = makeTempDir('zuno-exclusivity-');
+  cleanups.push(() => removeDir(root));
+  const env: CallEnvironment = {
+    host: createNodeHost({ stateDir: join(root, 'state'), approvals: { request: async () => ({ approved: true }) } }),
+    config: parseConfig({ permission: { mode: 'auto' } }),
+    workspaceRoot: root,
+  };
+  // Each call is a turn of a different agent: its own scheduler, as a sibling child has.
+  const agentTurn = (tool: string, key: string, signal = new AbortController().signal) =>
+    new Scheduler({ registry: new ToolRegistry(tools.map((entry) => ({ tool: entry, defaultSurface: true }))), ledger: new MemoryLedger(), events: new EventBus(), env, exclusivity }).runTurn(
+      'session',
+      [{ id: key, name: tool, arguments: JSON.stringify({ key }) }],
+      { signal },
     );
-  const write = gated('write', { effect: 'SideEffecting', concurrency: 'Exclusive' });
-  assert.equal(exclusivity.guard(write), write);
-  const read = gated('read', { effect: 'ReadOnly', concurrency: 'ParallelSafe' });
-  const delegate = gated('task', { effect: 'Delegating', concurrency: 'Exclusive' });
-  const ask = gated('question', { effect: 'UserMediated', concurrency: 'Exclusive' });
-  const context = (): ToolContext => makeToolContext({ workspaceRoot: makeTempDir() });
-  const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  const until = async (condition: () => boolean): Promise<void> => {
+    for (let wait = 0; wait < 2000 && !condition(); wait++) await new Promise((resolve) => setTimeout(resolve, 1));
+    if (condition()) return;
+    failed = true;
+    for (const open of Object.values(opened)) open();
+    assert.fail(`the calls did not get there: entered ${JSON.stringify(entered)}, mutex ${JSON.stringify(exclusivity.holders)}`);
+  };
 
-  const first = write.run({ key: 'write-a' }, context());
-  const second = write.run({ key: 'write-b' }, context());
-  const others = [read.run({ key: 'read' }, context()), delegate.run({ key: 'task' }, context()), ask.run({ key: 'question' }, context())];
-  for (let index = 0; index < 5; index++) await tick();
-  // Order of entry is not the point: the second write is the one not in.
-  assert.deepEqual([...entered].sort(), ['question', 'read', 'task', 'write-a']);
+  const first = agentTurn('change', 'change-a');
+  await until(() => entered.includes('change-a'));
+  const second = agentTurn('change', 'change-b');
+  const others = [agentTurn('look', 'look'), agentTurn('delegate', 'delegate'), agentTurn('ask', 'ask')];
+  await until(() => entered.length === 4 && exclusivity.holders.waiting === 1);
+  assert.deepEqual([...entered].sort(), ['ask', 'change-a', 'delegate', 'look']);
   assert.deepEqual(exclusivity.holders, { held: true, waiting: 1 });
-  opened['write-a']?.();
+  opened['change-a']?.();
   await first;
-  for (let index = 0; index < 5 && !entered.includes('write-b'); index++) await tick();
-  assert.equal(entered.at(-1), 'write-b');
-  opened['write-b']?.();
-  for (const key of ['read', 'task', 'question']) opened[key]?.();
-  await Promise.all([second, ...others]);
+  await until(() => entered.includes('change-b'));
+  opened['change-b']?.();
+  for (const key of ['look', 'delegate', 'ask']) opened[key]?.();
+  const results = await Promise.all([second, ...others]);
+  assert.deepEqual(results.map((result) => result[0]?.outcome.kind), ['ok', 'ok', 'ok', 'ok']);
   assert.deepEqual(exclusivity.holders, { held: false, waiting: 0 });
 
   // A call cancelled while it waits for the mutex never runs.
-  const holder = write.run({ key: 'hold' }, context());
+  const holder = agentTurn('change', 'hold');
+  await until(() => entered.includes('hold'));
   const controller = new AbortController();
-  const waiting = write.run({ key: 'never' }, { ...context(), signal: controller.signal });
-  await tick();
+  const waiting = agentTurn('change', 'never', controller.signal);
+  await until(() => exclusivity.holders.waiting === 1);
   controller.abort();
-  await assert.rejects(waiting);
+  assert.equal((await waiting)[0]?.outcome.kind, 'cancelled');
   opened.hold?.();
   await holder;
   assert.ok(!entered.includes('never'));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parseConfig, type ZunoConfigInput } from '../../../src/core/config';
@@ -12,6 +12,7 @@ import { blockedMessage } from '../../../src/core/outcome';
 import { ToolRegistry } from '../../../src/core/registry';
 import { LIVE_OUTPUT_LIMIT, Scheduler, type ToolCallRequest, type TurnOptions } from '../../../src/core/scheduler';
 import { defineTool, type Tool, type ToolContext } from '../../../src/core/tool';
+import { writeTool } from '../../../src/tools/write';
 import { MemoryLedger, type MemoryLedgerOptions } from '../../support/memory-ledger';
 import { ScriptedApprovals, testEnvironment } from './fixtures';
 
@@ -658,6 +659,39 @@ test('§9 rules: relative path globs work when the workspace is reached through 
   const results = await scheduler.runTurn('s', [callOf('1', 'write', { path: 'docs/a.md' }), callOf('2', 'write', { path: 'src/a.ts' })], { signal: new AbortController().signal });
   assert.deepEqual(results.map((result) => result.outcome.kind), ['ok', 'blocked']);
   assert.deepEqual(base.approvals.requests.map((request) => request.callId), ['2'], 'the rule allowed call 1 without asking');
+});
+
+test('§9 one enforcement point: the tool runs on the paths the policy checked; a link changed during approval cannot redirect it (issue 8 item 4)', async () => {
+  const { run, env } = harness([writeTool], { approve: (request) => {
+    // While the user looks at the prompt, something re-points the link the call went through,
+    // then swaps the real folder itself for a link out of the workspace.
+    const swap = swaps.shift();
+    swap?.();
+    return { approved: request.callId !== 'refused' };
+  } });
+  const outside = join(env.workspaceRoot, '..', 'outside');
+  mkdirSync(outside);
+  mkdirSync(join(env.workspaceRoot, 'dir'));
+  mkdirSync(join(env.workspaceRoot, 'other'));
+  symlinkSync('dir', join(env.workspaceRoot, 'link'));
+  const swaps = [
+    () => {
+      rmSync(join(env.workspaceRoot, 'link'));
+      symlinkSync('../outside', join(env.workspaceRoot, 'link'));
+    },
+    () => {
+      renameSync(join(env.workspaceRoot, 'other'), join(env.workspaceRoot, 'other.real'));
+      symlinkSync('../outside', join(env.workspaceRoot, 'other'));
+    },
+  ];
+  const results = await run([callOf('via-link', 'write', { path: 'link/a.txt', content: 'A' }), callOf('swapped', 'write', { path: 'other/b.txt', content: 'B' })]);
+  // Resolved once, before approval: the write lands where it was checked to land.
+  assert.equal(results[0]?.outcome.kind, 'ok', results[0]?.output);
+  assert.equal(readFileSync(join(env.workspaceRoot, 'dir', 'a.txt'), 'utf8'), 'A');
+  // The checked folder became a link out: the host refuses instead of following it.
+  assert.equal(results[1]?.outcome.kind, 'error');
+  assert.match(results[1]?.output ?? '', /changed while the call ran \(a symlink now leads outside the workspace.*nothing was written/);
+  assert.deepEqual(readdirSync(outside), []);
 });
 
 test('§9 hooks: a pre-tool hook blocks the call as denied with its reason, through a real process', async () => {

@@ -20,7 +20,8 @@ const corpora = join(__dirname, '..', '..', 'fixtures', 'patches');
 
 interface CaseMeta {
   readonly about: string;
-  readonly refusedAt?: 'arguments' | 'run';
+  /** `policy`: the scheduler refuses the call on its path subjects before the tool runs (issue 8 item 4). */
+  readonly refusedAt?: 'arguments' | 'policy' | 'run';
   /** Links to create in the workspace: name -> target (relative targets resolve from the link). */
   readonly symlinks?: Readonly<Record<string, string>>;
 }
@@ -112,9 +113,10 @@ for (const name of caseNames('refuse')) {
       const before = snapshotTree(sandbox.root);
 
       const invocation = await invoke(applyPatchTool, { patch }, context);
-      // A malformed envelope is malformed arguments, blocked before the tool runs (SPEC B1);
-      // everything else is refused by the tool itself at run time.
-      assert.equal(invocation.outcome, meta.refusedAt === 'arguments' ? 'blocked' : 'error');
+      // A malformed envelope is malformed arguments, and a path outside the workspace is refused by
+      // the policy: both are blocked before the tool runs (SPEC B1, §9). The rest is refused by the
+      // tool itself at run time.
+      assert.equal(invocation.outcome, meta.refusedAt === 'run' ? 'error' : 'blocked');
       for (const substring of expected) {
         assert.ok(invocation.message.includes(substring), `expected ${JSON.stringify(substring)} in:\n${invocation.message}`);
       }
@@ -154,7 +156,7 @@ test('subjects: one path subject per touched path, move destinations included, w
       '*** End Patch',
     ].join('\n');
     const subjects = await applyPatchTool.subjectsFor({ patch }, context);
-    assert.deepEqual(subjects, [
+    assert.deepEqual(subjects.map(({ kind, value, outsideWorkspace }) => ({ kind, value, outsideWorkspace })), [
       { kind: 'path', value: join(sandbox.workspace, 'a.txt'), outsideWorkspace: false },
       { kind: 'path', value: join(sandbox.workspace, 'sub', 'b.txt'), outsideWorkspace: false },
       { kind: 'path', value: join(sandbox.outside, 'planted.txt'), outsideWorkspace: true },

@@ -152,11 +152,12 @@ test('edit refuses paths outside the workspace, through ../ or a symlink (issue 
     writeFileSync(join(sandbox.root, 'outside', 'secret.txt'), 'secret\n');
     symlinkSync('../outside', join(sandbox.workspace, 'escape'));
     for (const path of ['../outside/secret.txt', 'escape/secret.txt']) {
-      const message = await refused(sandbox, { path, old_string: 'secret', new_string: 'leaked' });
-      assert.match(message, /which is outside the workspace/);
+      // The policy refuses it on the call's real path, before the tool runs (issue 8 item 4).
+      const message = await refused(sandbox, { path, old_string: 'secret', new_string: 'leaked' }, 'blocked');
+      assert.match(message, /is outside the workspace/);
     }
     const subjects = await editTool.subjectsFor({ path: 'escape/secret.txt', old_string: 'a', new_string: 'b', replace_all: false }, makeToolContext({ workspaceRoot: sandbox.workspace }));
-    assert.deepEqual(subjects, [{ kind: 'path', value: join(sandbox.root, 'outside', 'secret.txt'), outsideWorkspace: true }]);
+    assert.deepEqual(subjects.map(({ kind, value, outsideWorkspace }) => ({ kind, value, outsideWorkspace })), [{ kind: 'path', value: join(sandbox.root, 'outside', 'secret.txt'), outsideWorkspace: true }]);
   });
 });
 

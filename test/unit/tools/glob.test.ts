@@ -6,7 +6,7 @@ import { StartupError, ToolError } from '../../../src/core/errors';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { globTool } from '../../../src/tools/glob';
 import { pathGlobFilter } from '../../../src/tools/ripgrep-run';
-import { approveEverything, makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
+import { approveEverything, makeTempDir, makeToolContext, removeDir, checkCall } from '../../support/tool-context';
 
 const workspace = makeTempDir('zuno-glob-');
 // Outside the workspace, so spill files never show up in the listings.
@@ -30,7 +30,7 @@ touch('.gitignore', 'build/\n');
 async function glob(args: Record<string, unknown>, ctx = context) {
   const parsed = globTool.parse(args);
   assert.ok(parsed.success, JSON.stringify(parsed));
-  return globTool.run(parsed.args, ctx);
+  return globTool.run(parsed.args, await checkCall(globTool, parsed.args, ctx));
 }
 
 test('T1 glob declares ReadOnly, Safe, ParallelSafe (E3, R1)', () => {

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { ToolError } from '../../../src/core/errors';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { grepTool } from '../../../src/tools/grep';
-import { approveEverything, makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
+import { approveEverything, makeTempDir, makeToolContext, removeDir, checkCall } from '../../support/tool-context';
 import { waitUntilGone } from '../../support/processes';
 
 const workspace = makeTempDir('zuno-grep-');
@@ -35,7 +35,7 @@ write('.gitignore', 'ignored/\n');
 async function grep(args: Record<string, unknown>, ctx = context) {
   const parsed = grepTool.parse(args);
   assert.ok(parsed.success, JSON.stringify(parsed));
-  return grepTool.run(parsed.args, ctx);
+  return grepTool.run(parsed.args, await checkCall(grepTool, parsed.args, ctx));
 }
 
 test('T1 grep declares ReadOnly, Safe, ParallelSafe (E3, R1)', () => {

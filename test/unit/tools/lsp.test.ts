@@ -6,7 +6,7 @@ import { DEFAULT_CONFIG } from '../../../src/core/config';
 import type { LanguageFeatures, SourceRange } from '../../../src/core/host';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { lspTool } from '../../../src/tools/lsp';
-import { approveEverything, makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
+import { approveEverything, checkCall, makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
 
 const workspace = makeTempDir('zuno-lsp-');
 after(() => removeDir(workspace));
@@ -62,7 +62,7 @@ function contextWith(features: FakeLanguageFeatures | undefined, config = {}) {
 async function lsp(args: Record<string, unknown>, features = new FakeLanguageFeatures(), config = {}) {
   const parsed = lspTool.parse(args);
   assert.ok(parsed.success, JSON.stringify(parsed));
-  return { result: await lspTool.run(parsed.args, contextWith(features, config)), features };
+  return { result: await lspTool.run(parsed.args, await checkCall(lspTool, parsed.args, contextWith(features, config))), features };
 }
 
 test('S3, E3, R1: lsp is ReadOnly, Safe, ParallelSafe, and unavailable without an editor (the CLI host)', () => {
@@ -112,7 +112,8 @@ test('C3 lsp_requests: at most concurrency.lsp_requests language requests run at
   const context = contextWith(features, { concurrency: { lsp_requests: 2 } });
   const parsed = lspTool.parse({ action: 'symbols', path: 'src/cart.ts' });
   assert.ok(parsed.success);
-  const runs = Array.from({ length: 5 }, () => lspTool.run(parsed.args, context));
+  const checked = await checkCall(lspTool, parsed.args, context);
+  const runs = Array.from({ length: 5 }, () => lspTool.run(parsed.args, checked));
   while (features.asked.length < 2) await new Promise((resolve) => setImmediate(resolve));
   assert.equal(features.active, 2, 'two requests are in flight, three wait');
   release();
@@ -130,7 +131,7 @@ test('issue 3 lsp: a cancelled call stops waiting for the editor', async () => {
   const context = makeToolContext({ workspaceRoot: workspace, host, signal: controller.signal });
   const parsed = lspTool.parse({ action: 'hover', path: 'src/cart.ts', line: 1, character: 1 });
   assert.ok(parsed.success);
-  const running = lspTool.run(parsed.args, context);
+  const running = lspTool.run(parsed.args, await checkCall(lspTool, parsed.args, context));
   while (features.asked.length < 1) await new Promise((resolve) => setImmediate(resolve));
   controller.abort(new Error('cancelled by the user'));
   await assert.rejects(running, /cancelled by the user/);

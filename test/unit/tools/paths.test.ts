@@ -2,8 +2,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ToolError } from '../../../src/core/errors';
-import { isWithin, pathSubject, resolveForRun, resolveWorkspacePath } from '../../../src/tools/paths';
+import { checkedPathsOf, type CallSubject } from '../../../src/core/tool';
+import { checkedPath, isWithin, pathSubject, resolveWorkspacePath } from '../../../src/tools/paths';
 import { makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
 
 const workspace = makeTempDir('zuno-paths-');
@@ -20,17 +20,20 @@ symlinkSync(join(workspace, 'src'), join(workspace, 'inner-link'));
 
 const context = makeToolContext({ workspaceRoot: workspace });
 
+/** What the policy matches: the subject without the resolution that travels with it to the tool. */
+const matched = ({ kind, value, outsideWorkspace }: CallSubject): CallSubject => ({ kind, value, ...(outsideWorkspace !== undefined ? { outsideWorkspace } : {}) });
+
 test('§9 relative and absolute paths inside the workspace are inside', async () => {
-  assert.deepEqual(await pathSubject(context, 'src/a.ts'), { kind: 'path', value: join(workspace, 'src', 'a.ts'), outsideWorkspace: false });
+  assert.deepEqual(matched(await pathSubject(context, 'src/a.ts')), { kind: 'path', value: join(workspace, 'src', 'a.ts'), outsideWorkspace: false });
   assert.equal((await resolveWorkspacePath(context, join(workspace, 'src'))).display, 'src');
   assert.equal((await resolveWorkspacePath(context, '.')).display, '.');
   assert.equal((await resolveWorkspacePath(context, 'src/new/file.ts')).outsideWorkspace, false);
 });
 
 test('§9 a symlink that leaves the workspace makes the path outside, with its real path as the subject', async () => {
-  assert.deepEqual(await pathSubject(context, 'escape/secret.txt'), { kind: 'path', value: join(outside, 'secret.txt'), outsideWorkspace: true });
-  assert.deepEqual(await pathSubject(context, 'escape/not-yet.txt'), { kind: 'path', value: join(outside, 'not-yet.txt'), outsideWorkspace: true });
-  assert.deepEqual(await pathSubject(context, 'inner-link/a.ts'), { kind: 'path', value: join(workspace, 'src', 'a.ts'), outsideWorkspace: false });
+  assert.deepEqual(matched(await pathSubject(context, 'escape/secret.txt')), { kind: 'path', value: join(outside, 'secret.txt'), outsideWorkspace: true });
+  assert.deepEqual(matched(await pathSubject(context, 'escape/not-yet.txt')), { kind: 'path', value: join(outside, 'not-yet.txt'), outsideWorkspace: true });
+  assert.deepEqual(matched(await pathSubject(context, 'inner-link/a.ts')), { kind: 'path', value: join(workspace, 'src', 'a.ts'), outsideWorkspace: false });
 });
 
 test('§9 .. out of the workspace is outside; a sibling with the root as prefix is too', async () => {
@@ -40,17 +43,17 @@ test('§9 .. out of the workspace is outside; a sibling with the root as prefix 
   assert.equal(isWithin('/work/ws', '/work/ws'), true);
 });
 
-test('§9 at run time an outside path is refused unless a permission rule names it', async () => {
-  await assert.rejects(resolveForRun(context, 'read', { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' }, 'escape/secret.txt'), (error: unknown) => {
-    assert.ok(error instanceof ToolError);
-    assert.match(error.message, /outside the workspace/);
-    assert.match(error.message, /through a symlink/);
-    return true;
+test('§9 a tool gets its path arguments exactly as the scheduler checked them, never resolved again (issue 8 item 4)', async () => {
+  const subject = await pathSubject(context, 'inner-link/a.ts');
+  assert.deepEqual(subject.resolved, {
+    argument: 'inner-link/a.ts',
+    absolute: join(workspace, 'inner-link', 'a.ts'),
+    real: join(workspace, 'src', 'a.ts'),
+    outsideWorkspace: false,
+    display: join('src', 'a.ts'),
   });
-  const allowed = makeToolContext({
-    workspaceRoot: workspace,
-    config: { permission: { rules: [{ tool: 'read', match: `${outside}/**`, action: 'allow' }] } },
-  });
-  const resolved = await resolveForRun(allowed, 'read', { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' }, 'escape/secret.txt');
-  assert.equal(resolved.real, join(outside, 'secret.txt'));
+  const checked = { ...context, paths: checkedPathsOf([subject, { kind: 'command', value: 'ls' }]) };
+  assert.equal(checkedPath(checked, 'inner-link/a.ts'), subject.resolved);
+  // A path the tool did not report as a subject was never checked: a bug in the tool, not a path to resolve now.
+  assert.throws(() => checkedPath(checked, 'src/a.ts'), /was not among the call's subjects/);
 });

@@ -7,7 +7,7 @@ import { ToolError } from '../../../src/core/errors';
 import type { Host } from '../../../src/core/host';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { readTool } from '../../../src/tools/read';
-import { approveEverything, makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
+import { approveEverything, makeTempDir, makeToolContext, removeDir, checkCall } from '../../support/tool-context';
 
 const workspace = makeTempDir('zuno-read-');
 after(() => removeDir(workspace));
@@ -16,7 +16,7 @@ const context = makeToolContext({ workspaceRoot: workspace });
 async function read(args: Record<string, unknown>, ctx = context) {
   const parsed = readTool.parse(args);
   assert.ok(parsed.success, JSON.stringify(parsed));
-  return readTool.run(parsed.args, ctx);
+  return readTool.run(parsed.args, await checkCall(readTool, parsed.args, ctx));
 }
 
 const lines = (count: number, width = 0): string => Array.from({ length: count }, (_, index) => `line ${index + 1}`.padEnd(width, '.')).join('\n') + '\n';
@@ -130,6 +130,7 @@ test('§9 read refuses a symlink out of the workspace at run time when no rule n
   after(() => removeDir(outside));
   writeFileSync(join(outside, 'secret.txt'), 'secret');
   symlinkSync(join(outside, 'secret.txt'), join(workspace, 'innocent.txt'));
-  assert.deepEqual(await readTool.subjectsFor({ path: 'innocent.txt' }, context), [{ kind: 'path', value: join(outside, 'secret.txt'), outsideWorkspace: true }]);
+  const [subject] = await readTool.subjectsFor({ path: 'innocent.txt' }, context);
+  assert.deepEqual([subject?.kind, subject?.value, subject?.outsideWorkspace], ['path', join(outside, 'secret.txt'), true]);
   await assert.rejects(read({ path: 'innocent.txt' }), /outside the workspace/);
 });

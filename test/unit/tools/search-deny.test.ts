@@ -14,7 +14,7 @@ import { grepTool } from '../../../src/tools/grep';
 import { readTool } from '../../../src/tools/read';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { MemoryLedger } from '../../support/memory-ledger';
-import { approveEverything, makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
+import { approveEverything, checkCall, makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
 import { ScriptedApprovals, testEnvironment } from '../core/fixtures';
 
 const SECRET_WORDS = /secret|hunter2|TOKEN|deep\.txt|\.env/i;
@@ -163,16 +163,17 @@ test('issue 8 §5: where rg cannot take the rule as an exclusion, the filter sti
   const context = makeToolContext({ workspaceRoot: workspace, tool: 'grep', config: { permission: { rules: [{ tool: '*', match: '{secrets/key.txt,secrets/.env}', action: 'deny' }] } } });
   const parsed = grepTool.parse({ pattern: 'needle', output_mode: 'files' });
   assert.ok(parsed.success);
-  const found = await grepTool.run(parsed.args, context);
+  const found = await grepTool.run(parsed.args, await checkCall(grepTool, parsed.args, context));
   assert.equal(found.output, '3 files match for "needle" in the workspace:\nnotes.txt\nsecrets/sub/deep.txt\nsrc/app.txt\n[2 matching files hidden by permission rules are not shown.]');
   const content = grepTool.parse({ pattern: 'needle' });
   assert.ok(content.success);
-  const lines = await grepTool.run(content.args, context);
+  const lines = await grepTool.run(content.args, await checkCall(grepTool, content.args, context));
   assert.match(lines.output, /\[2 matching files hidden by permission rules are not shown\.\]$/);
   assert.doesNotMatch(lines.output, /hunter2|SECRET|key\.txt|\.env/);
   const globbed = globTool.parse({ pattern: '**/*' });
   assert.ok(globbed.success);
-  const files = await globTool.run(globbed.args, makeToolContext({ workspaceRoot: workspace, tool: 'glob', config: { permission: { rules: [{ tool: '*', match: '{secrets/key.txt,secrets/.env}', action: 'deny' }] } } }));
+  const globContext = makeToolContext({ workspaceRoot: workspace, tool: 'glob', config: { permission: { rules: [{ tool: '*', match: '{secrets/key.txt,secrets/.env}', action: 'deny' }] } } });
+  const files = await globTool.run(globbed.args, await checkCall(globTool, globbed.args, globContext));
   assert.match(files.output, /\[2 matching files hidden by permission rules are not shown\.\]$/);
   assert.doesNotMatch(files.output, /key\.txt|\.env/);
 });
@@ -187,7 +188,7 @@ test('issue 8 §5: deny rules of every shape become exclusions rg accepts, or no
   assert.ok(context.visibility.excludeGlobs(workspace).length >= 4, 'most rules do reach rg');
   const parsed = grepTool.parse({ pattern: 'needle', output_mode: 'files' });
   assert.ok(parsed.success);
-  const found = await grepTool.run(parsed.args, context);
+  const found = await grepTool.run(parsed.args, await checkCall(grepTool, parsed.args, context));
   assert.equal(found.status ?? 'ok', 'ok');
   assert.match(found.output, /^5 files match/);
 });
@@ -212,7 +213,7 @@ test('issue 8 §5: rg complaining about a hidden path does not name it to the mo
   const context = makeToolContext({ workspaceRoot: workspace, host, tool: 'grep', config: SECRETS_DENIED });
   const parsed = grepTool.parse({ pattern: 'needle' });
   assert.ok(parsed.success);
-  const found = await grepTool.run(parsed.args, context);
+  const found = await grepTool.run(parsed.args, await checkCall(grepTool, parsed.args, context));
   assert.match(found.output, /\[rg could not search everything: rg: \.\/src\/locked\.txt: Permission denied \(os error 13\)\]$/);
   assert.doesNotMatch(found.output, /key\.txt/);
 });

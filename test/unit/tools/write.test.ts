@@ -2,9 +2,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ToolError } from '../../../src/core/errors';
 import { writeTool } from '../../../src/tools/write';
-import { makeTempDir, makeToolContext, removeDir } from '../../support/tool-context';
+import { makeTempDir, makeToolContext, removeDir, checkCall, PolicyRefusal } from '../../support/tool-context';
 
 const workspace = makeTempDir('zuno-write-');
 const outside = makeTempDir('zuno-write-outside-');
@@ -17,7 +16,7 @@ const context = makeToolContext({ workspaceRoot: workspace });
 async function write(args: Record<string, unknown>, ctx = context) {
   const parsed = writeTool.parse(args);
   assert.ok(parsed.success, JSON.stringify(parsed));
-  return writeTool.run(parsed.args, ctx);
+  return writeTool.run(parsed.args, await checkCall(writeTool, parsed.args, ctx));
 }
 
 test('T2 write declares SideEffecting, Never, Exclusive (E3, C2)', () => {
@@ -67,11 +66,10 @@ test('issue 2 §9 text the user edited in the diff preview is what lands, and th
 
 test('§9 write refuses a path that a symlink leads out of the workspace, unless a rule names it', async () => {
   symlinkSync(outside, join(workspace, 'out-link'));
-  assert.deepEqual(await writeTool.subjectsFor({ path: 'out-link/x.txt', content: '' }, context), [
-    { kind: 'path', value: join(outside, 'x.txt'), outsideWorkspace: true },
-  ]);
-  await assert.rejects(write({ path: 'out-link/x.txt', content: 'no' }), (error: unknown) => error instanceof ToolError && /outside the workspace/.test(error.message));
-  await assert.rejects(write({ path: '../escape.txt', content: 'no' }), ToolError);
+  const [subject] = await writeTool.subjectsFor({ path: 'out-link/x.txt', content: '' }, context);
+  assert.deepEqual([subject?.kind, subject?.value, subject?.outsideWorkspace], ['path', join(outside, 'x.txt'), true]);
+  await assert.rejects(write({ path: 'out-link/x.txt', content: 'no' }), (error: unknown) => error instanceof PolicyRefusal && /outside the workspace/.test(error.message));
+  await assert.rejects(write({ path: '../escape.txt', content: 'no' }), PolicyRefusal);
   assert.equal(existsSync(join(outside, 'x.txt')), false);
 
   const allowed = makeToolContext({ workspaceRoot: workspace, config: { permission: { rules: [{ tool: 'write', match: `${outside}/*.txt`, action: 'allow' }] } } });

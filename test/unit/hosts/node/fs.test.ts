@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { createNodeFileSystem } from '../../../../src/hosts/node/fs';
+import { createNodeFileSystem, PathChangedError, type VerificationMode } from '../../../../src/hosts/node/fs';
 import { makeTempDir, removeDir } from '../../../support/tool-context';
 
 const fs = createNodeFileSystem();
@@ -44,12 +44,12 @@ test('§9 writeFileAtomic creates parents, leaves no temp file and keeps the old
   assert.deepEqual(readdirSync(join(root, 'deep', 'er')), ['script.sh']);
 });
 
-test('§9 writeFileAtomic through a symlink replaces the target and keeps the link', async () => {
+test('§9 writeFileAtomic takes a checked real path: a symlink as its last component is refused, the link and its target untouched (issue 8 item 4)', async () => {
   writeFileSync(join(root, 'linked-target.txt'), 'old');
   symlinkSync(join(root, 'linked-target.txt'), join(root, 'via-link.txt'));
-  await fs.writeFileAtomic(join(root, 'via-link.txt'), new TextEncoder().encode('new'));
+  await assert.rejects(fs.writeFileAtomic(join(root, 'via-link.txt'), new TextEncoder().encode('new')), PathChangedError);
   assert.ok(lstatSync(join(root, 'via-link.txt')).isSymbolicLink());
-  assert.equal(readFileSync(join(root, 'linked-target.txt'), 'utf8'), 'new');
+  assert.equal(readFileSync(join(root, 'linked-target.txt'), 'utf8'), 'old');
 });
 
 test('§9 readStream yields the file in chunks and an abort stops it', async () => {
@@ -88,3 +88,81 @@ test('§9 readDirectory types entries; remove and mkdir tolerate what is already
   await fs.remove(join(folder, 'moved'));
   assert.deepEqual(readdirSync(folder), ['link']);
 });
+
+/**
+ * A workspace whose `dir` is a symlink to a folder outside, as a swapper leaves it mid-race: the
+ * paths were checked while `dir` was a real folder, so every checked operation must refuse them.
+ */
+function swappedWorkspace(): { workspace: string; outside: string; dir: string } {
+  const base = makeTempDir('zuno-fs-swap-');
+  after(() => removeDir(base));
+  const workspace = join(base, 'ws');
+  const outside = join(base, 'outside');
+  mkdirSync(join(outside, 'sub'), { recursive: true });
+  mkdirSync(workspace);
+  writeFileSync(join(outside, 'secret.txt'), 'SECRET');
+  symlinkSync('../outside', join(workspace, 'dir'));
+  return { workspace, outside, dir: join(workspace, 'dir') };
+}
+
+const outsideSnapshot = (outside: string): string[] => readdirSync(outside, { recursive: true }).map(String).sort();
+
+for (const verification of ['fd-path', 'identity'] as const satisfies readonly VerificationMode[]) {
+  // `fd-path` needs /proc; elsewhere only the portable checks exist.
+  const skip = verification === 'fd-path' && process.platform !== 'linux';
+  const checked = createNodeFileSystem({ verification });
+
+  test(`§9 ${verification}: a read of a checked path whose parent became a symlink reads nothing (issue 8 item 4)`, { skip }, async () => {
+    const { dir } = swappedWorkspace();
+    // O_NOFOLLOW alone would let this through: the last component is a regular file. The
+    // descriptor's own path (or its inode) is what gives the swap away.
+    await assert.rejects(fs.readFile(join(dir, 'secret.txt')).then(() => checked.readFileChecked(join(dir, 'secret.txt'))), PathChangedError);
+    await assert.rejects(async () => {
+      for await (const chunk of checked.readStreamChecked(join(dir, 'secret.txt'))) assert.fail(`read ${chunk.length} bytes from outside`);
+    }, PathChangedError);
+    await assert.rejects(checked.readDirectoryChecked(dir), PathChangedError);
+  });
+
+  test(`§9 ${verification}: a checked read whose last component became a symlink is not followed (O_NOFOLLOW) (issue 8 item 4)`, { skip }, async () => {
+    const { workspace, outside } = swappedWorkspace();
+    symlinkSync(join(outside, 'secret.txt'), join(workspace, 'innocent.txt'));
+    await assert.rejects(checked.readFileChecked(join(workspace, 'innocent.txt')), PathChangedError);
+    await assert.rejects(checked.readDirectoryChecked(join(workspace, 'dir')), PathChangedError);
+    // A real file where a folder was checked is the caller's mistake, not a swap: the system's own error.
+    writeFileSync(join(workspace, 'plain.txt'), '');
+    await assert.rejects(checked.writeFileAtomic(join(workspace, 'plain.txt', 'below.txt'), new Uint8Array()), (error: unknown) => !(error instanceof PathChangedError) && /ENOTDIR/.test(String(error)));
+  });
+
+  test(`§9 ${verification}: writes, mkdir, rename and remove under a swapped parent change nothing outside (issue 8 item 4)`, { skip }, async () => {
+    const { dir, outside } = swappedWorkspace();
+    const before = outsideSnapshot(outside);
+    await assert.rejects(checked.writeFileAtomic(join(dir, 'new.txt'), new TextEncoder().encode('x')), PathChangedError);
+    await assert.rejects(checked.writeFileAtomic(join(dir, 'secret.txt'), new TextEncoder().encode('x')), PathChangedError);
+    // mkdir -p must not follow the link either, at any depth.
+    await assert.rejects(checked.writeFileAtomic(join(dir, 'a', 'b', 'new.txt'), new TextEncoder().encode('x')), PathChangedError);
+    await assert.rejects(checked.mkdir(join(dir, 'sub', 'deeper')), PathChangedError);
+    await assert.rejects(checked.rename(join(dir, 'secret.txt'), join(dir, 'moved.txt')), PathChangedError);
+    await assert.rejects(checked.remove(join(dir, 'secret.txt')), PathChangedError);
+    assert.deepEqual(outsideSnapshot(outside), before);
+    assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'SECRET');
+  });
+
+  test(`§9 ${verification}: checked operations on real paths read, write atomically, keep the mode and create parents (issue 8 item 4)`, { skip }, async () => {
+    const folder = makeTempDir('zuno-fs-checked-');
+    after(() => removeDir(folder));
+    const target = join(folder, 'x', 'y', 'script.sh');
+    await checked.writeFileAtomic(target, new TextEncoder().encode('one'));
+    chmodSync(target, 0o751);
+    await checked.writeFileAtomic(target, new TextEncoder().encode('two'));
+    assert.equal(new TextDecoder().decode(await checked.readFileChecked(target)), 'two');
+    assert.equal(statSync(target).mode & 0o777, 0o751);
+    assert.deepEqual(await checked.readDirectoryChecked(join(folder, 'x', 'y')), [{ name: 'script.sh', type: 'file' }]);
+    let streamed = '';
+    for await (const chunk of checked.readStreamChecked(target)) streamed += new TextDecoder().decode(chunk);
+    assert.equal(streamed, 'two');
+    await checked.rename(target, join(folder, 'x', 'moved.sh'));
+    await checked.remove(join(folder, 'x', 'moved.sh'));
+    await checked.remove(join(folder, 'x', 'y'));
+    assert.deepEqual(readdirSync(join(folder, 'x')), []);
+  });
+}

@@ -8,7 +8,8 @@ import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync 
 import { join } from 'node:path';
 import { ToolError } from '../../../../src/core/errors';
 import type { Host, HostFileSystem } from '../../../../src/core/host';
-import type { Tool, ToolContext, ToolResult } from '../../../../src/core/tool';
+import type { Tool, ToolResult } from '../../../../src/core/tool';
+import { checkCall, PolicyRefusal, type TestToolContext } from '../../../support/tool-context';
 
 /**
  * Every entry under `root` by relative path: a file as its SHA-256, a directory, or a symlink
@@ -75,13 +76,14 @@ export type Invocation =
   | { readonly outcome: 'error'; readonly message: string }
   | { readonly outcome: 'ok'; readonly result: ToolResult };
 
-/** Validates the raw arguments, then runs: what the scheduler does once the call is approved. */
-export async function invoke(tool: Tool, raw: unknown, context: ToolContext): Promise<Invocation> {
+/** Validates the raw arguments, evaluates the policy, then runs: what the scheduler does, the user approving. */
+export async function invoke(tool: Tool, raw: unknown, context: TestToolContext): Promise<Invocation> {
   const parsed = tool.parse(raw);
   if (!parsed.success) return { outcome: 'blocked', message: parsed.error };
   try {
-    return { outcome: 'ok', result: await tool.run(parsed.args, context) };
+    return { outcome: 'ok', result: await tool.run(parsed.args, await checkCall(tool, parsed.args, context)) };
   } catch (error) {
+    if (error instanceof PolicyRefusal) return { outcome: 'blocked', message: error.message };
     if (error instanceof ToolError) return { outcome: 'error', message: error.message };
     throw error;
   }
