@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { ZunoEvent } from '../../../src/core/events';
+import { startScriptedOpenAI, type ScriptedOpenAIServer, type ScriptStep } from '../../support/scripted-openai';
 
 const repository = join(__dirname, '..', '..', '..');
 
@@ -111,4 +112,20 @@ export function eventsOf<T extends ZunoEvent['type']>(events: readonly ZunoEvent
 /** The flags every exec test passes: the scripted server, a model name, JSON output. */
 export function execArgs(baseUrl: string, workspace: string, ...rest: string[]): string[] {
   return ['exec', '--workspace', workspace, '--base-url', baseUrl, '--model', 'scripted-model', '--json', ...rest];
+}
+
+/**
+ * Scripted OpenAI-compatible servers for one test file, all closed after the file's tests:
+ * `const scripted = useScriptedServers();` then `await scripted([...steps])`.
+ */
+export function useScriptedServers(): (script: readonly ScriptStep[], models?: readonly string[]) => Promise<ScriptedOpenAIServer> {
+  const servers: ScriptedOpenAIServer[] = [];
+  after(async () => {
+    for (const server of servers) await server.close();
+  });
+  return async (script, models) => {
+    const server = await startScriptedOpenAI({ script, ...(models ? { models } : {}) });
+    servers.push(server);
+    return server;
+  };
 }

@@ -5,23 +5,14 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startScriptedOpenAI, toolResults, type ScriptedOpenAIServer, type ScriptStep } from '../../support/scripted-openai';
+import { toolResults } from '../../support/scripted-openai';
 import { startScriptedAnthropic } from '../../support/scripted-anthropic';
-import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli } from './cli';
+import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers } from './cli';
 import packageJson from '../../../package.json';
 
 useBuiltCli();
 
-const servers: { close(): Promise<void> }[] = [];
-after(async () => {
-  for (const server of servers) await server.close();
-});
-
-async function scripted(script: readonly ScriptStep[], models?: readonly string[]): Promise<ScriptedOpenAIServer> {
-  const server = await startScriptedOpenAI({ script, ...(models ? { models } : {}) });
-  servers.push(server);
-  return server;
-}
+const scripted = useScriptedServers();
 
 test('C2: read-only calls of one turn run together and their results reach the model in call order', async () => {
   const workspace = temporaryWorkspace({ 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'c.txt': 'charlie\n' });
@@ -343,7 +334,7 @@ test('§9 models: with model.provider "anthropic" the same run speaks Anthropic 
   const server = await startScriptedAnthropic({
     script: [{ toolCalls: [{ id: 'toolu_1', name: 'read', arguments: { path: 'a.txt' } }] }, { text: 'It says: from anthropic.' }],
   });
-  servers.push(server);
+  after(() => server.close());
   const run = await runZuno(['exec', '--workspace', workspace, '--base-url', server.baseUrl, '--model', 'claude-scripted', 'read a.txt'], {
     cwd: workspace,
     env: { ANTHROPIC_TEST_KEY: 'sk-ant-x' },

@@ -1,22 +1,13 @@
 // Black-box tests of rule globs through `zuno exec` (issue 8, "Globs from a library"; SPEC §9):
 // the built CLI in a real workspace against a scripted OpenAI-compatible server on 127.0.0.1.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startScriptedOpenAI, toolResults, type ScriptedOpenAIServer, type ScriptStep } from '../../support/scripted-openai';
-import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli } from './cli';
+import { toolResults } from '../../support/scripted-openai';
+import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers } from './cli';
 
 useBuiltCli();
 
-const servers: { close(): Promise<void> }[] = [];
-after(async () => {
-  for (const server of servers) await server.close();
-});
-
-async function scripted(script: readonly ScriptStep[]): Promise<ScriptedOpenAIServer> {
-  const server = await startScriptedOpenAI({ script });
-  servers.push(server);
-  return server;
-}
+const scripted = useScriptedServers();
 
 test('issue 8 §9 config: an invalid rule glob exits 2 naming the rule and the glob, before any model request', async () => {
   const rules = [

@@ -1,25 +1,15 @@
 // Black-box tests of the memory lifecycle and the work state shown by `zuno show` (issue 3:
 // "Work state ... visible in zuno show"; memory_propose: "A user can list, accept and delete
 // them from the CLI"; "Accepted memories are added to later sessions' context").
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startScriptedOpenAI, type ScriptedOpenAIServer, type ScriptStep } from '../../support/scripted-openai';
-import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli } from './cli';
+import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers } from './cli';
 
 useBuiltCli();
 
-const servers: ScriptedOpenAIServer[] = [];
-after(async () => {
-  for (const server of servers) await server.close();
-});
-
-async function scripted(script: readonly ScriptStep[]): Promise<ScriptedOpenAIServer> {
-  const server = await startScriptedOpenAI({ script });
-  servers.push(server);
-  return server;
-}
+const scripted = useScriptedServers();
 
 function memoryWorkspace(): string {
   const workspace = temporaryWorkspace();

@@ -6,21 +6,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { startScriptedOpenAI, toolResults, type ScriptStep, type ScriptedToolCall } from '../../support/scripted-openai';
-import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli } from './cli';
+import { toolResults, type ScriptedToolCall } from '../../support/scripted-openai';
+import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers } from './cli';
 
 useBuiltCli();
 
-const servers: { close(): Promise<void> }[] = [];
-after(async () => {
-  for (const server of servers) await server.close();
-});
-
-async function scripted(script: readonly ScriptStep[]) {
-  const server = await startScriptedOpenAI({ script });
-  servers.push(server);
-  return server;
-}
+const scripted = useScriptedServers();
 
 /** Every file under `root` with its bytes, the state dir left out (the run itself writes there). */
 function tree(root: string): Map<string, string> {

@@ -1,23 +1,14 @@
 // Black-box (issue 8 §5): with `{tool:"*", match:"secrets/**", action:"deny"}`, a scripted model
 // drives the built `zuno exec --approve deny` through every way read, grep and glob could reveal
 // the denied folder. What the model receives is checked on the requests the scripted server got.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startScriptedOpenAI, toolResults, type ScriptedOpenAIServer, type ScriptStep } from '../../support/scripted-openai';
-import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli } from './cli';
+import { toolResults } from '../../support/scripted-openai';
+import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers } from './cli';
 
 useBuiltCli();
 
-const servers: ScriptedOpenAIServer[] = [];
-after(async () => {
-  for (const server of servers) await server.close();
-});
-
-async function scripted(script: readonly ScriptStep[]): Promise<ScriptedOpenAIServer> {
-  const server = await startScriptedOpenAI({ script });
-  servers.push(server);
-  return server;
-}
+const scripted = useScriptedServers();
 
 /** The secrets' content and the paths inside the folder, which the model's own arguments never contain. */
 const LEAKS = ['SECRET-VALUE-42', 'hunter2', 'TOKEN=', 'secrets/key.txt', 'deep.txt'];

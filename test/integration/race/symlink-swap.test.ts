@@ -4,9 +4,7 @@
 // `dir/...`. Nothing outside may be created, changed or read, whoever wins each race.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, lstatSync, writeFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../../../src/core/config';
 import { EventBus } from '../../../src/core/events';
@@ -18,27 +16,15 @@ import { readTool } from '../../../src/tools/read';
 import { writeTool } from '../../../src/tools/write';
 import { MemoryLedger } from '../../support/memory-ledger';
 import { makeTempDir, removeDir } from '../../support/tool-context';
+import { OUTSIDE_ONLY, OUTSIDE_SECRET, plantRaceTree, snapshot, startSwapper } from '../../support/race-tree';
 
 const SWAPS = 10_000;
 /** The swapper stops by itself at this deadline even on a starved machine. */
 const DEADLINE_MS = 40_000;
-const OUTSIDE_SECRET = 'OUTSIDE-SECRET';
-
-/** Every entry below `root`, files by content hash: equal snapshots mean nothing changed. */
-function snapshot(root: string, prefix = ''): Record<string, string> {
-  const entries: Record<string, string> = {};
-  for (const name of readdirSync(join(root, prefix)).sort()) {
-    const relative = join(prefix, name);
-    const stats = lstatSync(join(root, relative));
-    if (stats.isDirectory()) Object.assign(entries, { [relative]: 'directory' }, snapshot(root, relative));
-    else entries[relative] = createHash('sha256').update(readFileSync(join(root, relative))).digest('hex');
-  }
-  return entries;
-}
 
 /** Why a call's result is acceptable under the race, or undefined when it is not. */
 function verdict(result: ToolCallResult): string | undefined {
-  if (result.output.includes(OUTSIDE_SECRET) || result.output.includes('outside-only')) return undefined;
+  if (result.output.includes(OUTSIDE_SECRET) || result.output.includes(OUTSIDE_ONLY)) return undefined;
   if (result.outcome.kind === 'ok') return 'ok';
   // Resolved while `dir` led outside: the policy refused it before it ran.
   if (result.outcome.kind === 'blocked' && result.outcome.category === 'denied' && /outside the workspace/.test(result.output)) return 'refused by the policy';
@@ -53,15 +39,7 @@ function verdict(result: ToolCallResult): string | undefined {
 test('§9 E1 a process swapping a folder for a symlink out of the workspace wins no write, patch or read: 10,000 swaps, 0 escapes (issue 8 item 4)', { timeout: 90_000 }, async (t) => {
   const base = makeTempDir('zuno-race-');
   t.after(() => removeDir(base));
-  const workspace = join(base, 'ws');
-  const outside = join(base, 'outside');
-  mkdirSync(join(workspace, 'dir'), { recursive: true });
-  mkdirSync(outside);
-  writeFileSync(join(workspace, 'dir', 'secret.txt'), 'inside\n');
-  writeFileSync(join(workspace, 'dir', 'p.txt'), 'alpha\n');
-  writeFileSync(join(outside, 'secret.txt'), `${OUTSIDE_SECRET}\n`);
-  writeFileSync(join(outside, 'p.txt'), 'alpha\n');
-  writeFileSync(join(outside, 'outside-only.txt'), 'a name that must not be listed\n');
+  const { workspace, outside } = plantRaceTree(base);
   const outsideBefore = snapshot(outside);
 
   const host = createNodeHost({ stateDir: join(base, 'state'), approvals: { request: async () => ({ approved: false, reason: 'auto mode needs no approval here' }) } });
@@ -72,21 +50,14 @@ test('§9 E1 a process swapping a folder for a symlink out of the workspace wins
     env: { host, config: parseConfig({ permission: { mode: 'auto' } }), workspaceRoot: workspace },
   });
 
-  const swapper = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', '..', 'support', 'symlink-swapper.ts'), workspace, String(SWAPS), String(DEADLINE_MS)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let report = '';
-  swapper.stdout.on('data', (chunk: Buffer) => (report += chunk.toString()));
-  let running = true;
-  const exited = new Promise<number | null>((resolve) => swapper.on('exit', (code) => resolve(code)));
-  void exited.then(() => (running = false));
-  t.after(() => swapper.kill('SIGKILL'));
+  const swapper = startSwapper(workspace, SWAPS, DEADLINE_MS);
+  t.after(swapper.kill);
   // The swapper's first rename, so calls start racing at once.
-  while (running && lstatSync(join(workspace, 'dir.link'), { throwIfNoEntry: false }) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (swapper.running() && lstatSync(join(workspace, 'dir.link'), { throwIfNoEntry: false }) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
 
   const counts = new Map<string, number>();
   const unacceptable: string[] = [];
-  for (let turn = 0; running; turn++) {
+  for (let turn = 0; swapper.running(); turn++) {
     const calls: ToolCallRequest[] = [
       { id: `w${turn}`, name: 'write', arguments: JSON.stringify({ path: `dir/w-${turn}.txt`, content: `written ${turn}\n` }) },
       { id: `p${turn}`, name: 'apply_patch', arguments: JSON.stringify({ patch: `*** Begin Patch\n*** Update File: dir/p.txt\n+appended ${turn}\n*** End Patch` }) },
@@ -100,8 +71,8 @@ test('§9 E1 a process swapping a folder for a symlink out of the workspace wins
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
   }
-  assert.equal(await exited, 0, 'the swapper ended cleanly');
-  const { swaps } = JSON.parse(report) as { swaps: number };
+  const { code, swaps } = await swapper.finished;
+  assert.equal(code, 0, 'the swapper ended cleanly');
   t.diagnostic(`${swaps} swaps; outcomes: ${JSON.stringify(Object.fromEntries([...counts].sort()))}`);
 
   assert.deepEqual(unacceptable, []);
