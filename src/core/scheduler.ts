@@ -30,7 +30,7 @@ import { blockedMessage, type BlockedCategory, type Outcome } from './outcome';
 import { capOutput, OutputCapture, type OutputLimits } from './output';
 import { evaluatePermission, pathVisibility, type PathVisibility } from './policy';
 import type { ToolRegistry } from './registry';
-import type { ShellAnalyzer } from './shell/analysis';
+import type { ShellAnalysis, ShellAnalyzer } from './shell/analysis';
 import { checkedPathsOf, type Authorization, type CallEnvironment, type CallSubject, type CheckedPaths, type Tool, type ToolContext, type ToolResult } from './tool';
 import { looseningChanges, snapshotRules, stricterDecision, withUserRule, type RulesSnapshot } from './turn-rules';
 
@@ -154,6 +154,23 @@ function isToolResult(value: unknown): value is ToolResult {
 
 const describeError = (error: unknown): string => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The call is evaluated against the prompt's rules and the live ones: each line is parsed once
+ * for both (a 4 KiB line costs milliseconds).
+ */
+function analysedOnce(analyzer: ShellAnalyzer): ShellAnalyzer {
+  const analyses = new Map<string, ShellAnalysis>();
+  return {
+    analyze(line) {
+      const known = analyses.get(line);
+      if (known !== undefined) return known;
+      const analysis = analyzer.analyze(line);
+      analyses.set(line, analysis);
+      return analysis;
+    },
+  };
+}
 
 /** Everything known about a call once preflight has approved it. */
 interface ReadyCall {
@@ -434,7 +451,7 @@ export class Scheduler {
     let shell: ShellAnalyzer | undefined;
     if (subjects.some((subject) => subject.kind === 'command')) {
       try {
-        shell = await this.env.host.shellAnalyzer();
+        shell = analysedOnce(await this.env.host.shellAnalyzer());
       } catch (error) {
         return this.block(turn, position, request, declarations, 'denied', `Permission could not be evaluated: ${messageOf(error)}`);
       }

@@ -901,3 +901,21 @@ test('issue 8 item 1, E1 §9: the scheduler reads command subjects with the host
   assert.match(refused?.output ?? '', /Permission could not be evaluated: The shell parser could not be loaded from \/nowhere \(missing\)\. Reinstall Zuno\./);
   assert.equal(runs, 1, 'only the allowed git status ran');
 });
+
+test('issue 8 item 1, §3: a command line is parsed once per call, although it is evaluated against the prompt\'s rules and the live ones', async () => {
+  const shell = defineTool({
+    name: 'shell',
+    description: '',
+    parameters: z.object({ command: z.string() }),
+    subjects: async ({ command }) => [{ kind: 'command', value: command }],
+    run: async () => ({ output: 'ran' }),
+  });
+  const base = testEnvironment({ permission: { rules: [{ tool: 'shell', match: 'git *', action: 'allow' as const }] } }, new ScriptedApprovals(() => ({ approved: false })));
+  const analyzer = await base.host.shellAnalyzer();
+  const analysed: string[] = [];
+  const host = { ...base.host, shellAnalyzer: async () => ({ analyze: (line: string) => (analysed.push(line), analyzer.analyze(line)) }) };
+  const scheduler = new Scheduler({ registry: new ToolRegistry([{ tool: shell, defaultSurface: true }]), ledger: new MemoryLedger(), events: new EventBus(), env: { ...base, host } });
+  const results = await scheduler.runTurn('s', [callOf('1', 'shell', { command: 'git status' }), callOf('2', 'shell', { command: 'git log' })], { signal: new AbortController().signal });
+  assert.deepEqual(results.map((result) => result.outcome.kind), ['ok', 'ok']);
+  assert.deepEqual(analysed, ['git status', 'git log']);
+});
