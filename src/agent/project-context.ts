@@ -136,11 +136,15 @@ async function readGitState(fs: HostFileSystem, root: string): Promise<GitState>
   }
 }
 
-/** Reads at most `limit` bytes, cut back to a whole UTF-8 character, without holding a huge file. */
-async function readCapped(fs: HostFileSystem, path: string, limit: number): Promise<{ readonly text: string; readonly complete: boolean }> {
+/**
+ * Reads at most `limit` bytes of a real path, cut back to a whole UTF-8 character, without holding
+ * a huge file. The checked read refuses a path that became a symlink since it was resolved, so a
+ * swap between the containment check and the read cannot bring in another file.
+ */
+async function readCapped(fs: HostFileSystem, realPath: string, limit: number): Promise<{ readonly text: string; readonly complete: boolean }> {
   const chunks: Uint8Array[] = [];
   let length = 0;
-  for await (const chunk of fs.readStream(path)) {
+  for await (const chunk of fs.readStreamChecked(realPath)) {
     chunks.push(chunk);
     length += chunk.length;
     if (length > limit) break;
@@ -202,7 +206,7 @@ export async function loadInstructionFiles(options: Omit<ProjectContextOptions, 
       if (seen.has(real)) continue;
       seen.add(real);
       if (candidate.within !== undefined && !isWithin(real, candidate.within)) {
-        problems.push(`${candidate.label} was not loaded: it links to ${real}, outside ${candidate.within}.`);
+        problems.push(`${candidate.label} was not loaded: it links to ${real}, outside ${candidate.within}. Put the instructions in the file itself, or link to a file inside that folder.`);
         continue;
       }
       if (budget <= 0) {
@@ -214,7 +218,7 @@ export async function loadInstructionFiles(options: Omit<ProjectContextOptions, 
       budget -= includedBytes;
       files.push({ path: candidate.path, label: candidate.label, text, bytes: stat.size, includedBytes, truncated: !complete });
     } catch (error) {
-      problems.push(`${candidate.label} could not be read (${errorText(error)}).`);
+      problems.push(`${candidate.label} could not be read (${errorText(error)}); it was left out. Check that the file is readable.`);
     }
   }
   return { files, skipped, problems };

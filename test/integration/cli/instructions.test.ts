@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers } from './cli';
 
@@ -55,8 +55,11 @@ test('issue 10 item 3: the first request\'s system message holds AGENTS.md, the 
   assert.deepEqual(server.violations, []);
 });
 
-test('issue 10 item 3: without --json the notice goes to stderr, and a workspace without files or git says so in the prompt', async () => {
+test('issue 10 item 3: without --json the notices go to stderr (a link leaving the workspace is a warning, not loaded), and a workspace without files or git says so in the prompt', async () => {
   const workspace = temporaryWorkspace({ 'CLAUDE.md': 'Use pnpm.\n' });
+  const secret = temporaryWorkspace({ 'token.txt': 'SECRET-TOKEN\n' });
+  mkdirSync(join(workspace, '.github'));
+  symlinkSync(join(secret, 'token.txt'), join(workspace, '.github', 'copilot-instructions.md'));
   const server = await scripted([{ text: 'ok' }, { text: 'ok' }]);
   const run = await runZuno(['exec', '--workspace', workspace, '--base-url', server.baseUrl, '--model', 'scripted-model', 'hi'], {
     cwd: workspace,
@@ -64,6 +67,8 @@ test('issue 10 item 3: without --json the notice goes to stderr, and a workspace
   });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /\[info\] Project instructions loaded: CLAUDE\.md\.\n/);
+  assert.match(run.stderr, /\[warning\] Project instructions: \.github.copilot-instructions\.md was not loaded: it links to .*token\.txt, outside /);
+  assert.doesNotMatch(server.chatRequests()[0]?.body?.messages[0]?.content ?? '', /SECRET-TOKEN/);
   assert.match(server.chatRequests()[0]?.body?.messages[0]?.content ?? '', /- Git: the workspace is not in a git repository\./);
 
   const bare = temporaryWorkspace();
