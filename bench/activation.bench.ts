@@ -29,9 +29,11 @@ const noop = new Proxy(function () {}, {
   construct: () => noop,
 });
 class EventEmitter { constructor() { this.event = () => ({ dispose() {} }); } fire() {} dispose() {} }
-// esbuild's interop copies the module's own keys, so every name the bundle uses must exist.
-const used = new Set([...require('node:fs').readFileSync(process.argv[1], 'utf8').matchAll(/\bvscode\d*\.([A-Za-z_]\w*)/g)].map((match) => match[1]));
-const vscode = Object.assign(Object.fromEntries([...used].map((name) => [name, noop])), {
+// esbuild's interop builds each import's namespace on the module's prototype and copies its own
+// keys, so a catch-all prototype answers every name the stand-in does not define. Scanning the
+// bundle for "vscode.X" instead finds nothing in a minified build, where the import is renamed.
+const anyName = new Proxy({}, { get: (_target, key) => (key === 'then' || key === '__esModule' ? undefined : noop) });
+const vscode = Object.assign(Object.create(anyName), {
   DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
   EventEmitter,
   Disposable: class { constructor(dispose) { this.dispose = dispose; } },

@@ -17,6 +17,7 @@ import { ANTHROPIC_BASE_URL } from './anthropic';
 import { isHttpUrl, parseCommandLine, UsageError, USAGE, type ExecCommand, type MemoryCommand, type ShowCommand } from './cli-args';
 import { formatTodos } from '../tools/todo';
 import { fixedApprovals, noTerminalApprovals, terminalApprovals, terminalAskLine, terminalQuestions } from './cli-prompts';
+import { INSTRUCTIONS_NOTICE_PREFIX } from './project-context';
 import { runAgent, SessionNotFoundError, type AgentRunResult } from './loop';
 import type { ApiKeySource } from './provider';
 import { createProvider, createRuntime, type ProviderSettings, type Runtime } from './runtime';
@@ -269,6 +270,10 @@ async function show(command: ShowCommand, io: CliProcess): Promise<number> {
       throw new SessionNotFoundError(`There is no session "${command.sessionId}" in ${stateDir}. Pass the --state-dir (or --workspace) that holds it.`);
     }
     const calls = store.calls(session.id).map((call) => callJson(store, call));
+    // What each run loaded into its system prompt, from the session-start notices (issue 10 item 3).
+    const instructions = store
+      .events(session.id)
+      .flatMap((event) => (event.type === 'notice' && event.text.startsWith(INSTRUCTIONS_NOTICE_PREFIX) ? [event.text.slice(INSTRUCTIONS_NOTICE_PREFIX.length)] : []));
     if (command.json) {
       const document = {
         session: {
@@ -280,6 +285,7 @@ async function show(command: ShowCommand, io: CliProcess): Promise<number> {
           updated_at: session.updatedAt,
         },
         calls,
+        instructions,
         work_state: { plan: store.getPlan(session.id) ?? null, todos: store.getTodos(session.id), goal: store.getGoal(session.id) ?? null },
         messages: store.messages(session.id),
         events: store.events(session.id),
@@ -287,6 +293,7 @@ async function show(command: ShowCommand, io: CliProcess): Promise<number> {
       io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     } else {
       io.stdout.write(`session ${session.id} (${session.status}) in ${session.workspace}\n`);
+      for (const loaded of instructions) io.stdout.write(`instructions: ${loaded}\n`);
       for (const call of store.calls(session.id)) {
         const category = call.category ? ` (${call.category})` : '';
         io.stdout.write(`  ${call.callId}  ${call.tool}  ${call.status}${category}  attempt ${call.attempt}  ${new Date(call.startedAt).toISOString()}\n`);

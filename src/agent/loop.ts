@@ -13,6 +13,7 @@ import type { ToolCallRequest, ToolCallResult, Scheduler } from '../core/schedul
 import type { CallEnvironment } from '../core/tool';
 import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 import { INTERRUPTED_OUTPUT, recoveryNoticeText, type Store } from '../store/store';
+import { environmentBlock, instructionsBlock, instructionsNotice, loadProjectContext, type ProjectContext } from './project-context';
 import { isAbortError, type ModelProvider, type ModelResponse, type ToolDefinition } from './provider';
 
 export type FinishReason = 'done' | 'step-limit' | 'cancelled' | 'error';
@@ -52,7 +53,8 @@ export class SessionNotFoundError extends Error {
 }
 
 /** Short on purpose: what Zuno is, where it works, and the etiquette its outcomes rely on. */
-export function systemPrompt(workspaceRoot: string, instructions?: string, memories: readonly string[] = []): string {
+export function systemPrompt(workspaceRoot: string, instructions?: string, memories: readonly string[] = [], project?: ProjectContext): string {
+  const projectInstructions = project ? instructionsBlock(project.instructions) : '';
   return [
     `You are Zuno, a coding agent working in the user's workspace at ${workspaceRoot} through tools.`,
     'Paths are relative to the workspace root unless they are absolute.',
@@ -61,6 +63,8 @@ export function systemPrompt(workspaceRoot: string, instructions?: string, memor
     'A BLOCKED result means the call did not run and nothing changed: read the reason and adjust instead of repeating the same call.',
     'An INDETERMINATE result means the effect may or may not have happened: check the real state before changing anything again.',
     'When the work is done, reply with a short summary of what you did, without calling more tools.',
+    ...(project ? ['', environmentBlock(project.environment)] : []),
+    ...(projectInstructions ? ['', projectInstructions] : []),
     ...(memories.length > 0 ? ['', 'What the user asked you to remember from earlier sessions:', ...memories.map((memory) => `- ${memory}`)] : []),
     ...(instructions ? ['', instructions] : []),
   ].join('\n');
@@ -139,6 +143,16 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   events.emit(sessionId, { type: 'session-started', workspace: env.workspaceRoot, resumed });
   // The prompt's rules are fixed now, before any call (issue 8 §3).
   scheduler.beginPrompt(sessionId);
+  // Read once per run, so the system prompt stays the same on every step (prompt caching).
+  const project = await loadProjectContext({
+    fs: env.host.fs,
+    workspaceRoot: env.workspaceRoot,
+    ...(env.host.userConfigDirectory !== undefined ? { userConfigDirectory: env.host.userConfigDirectory } : {}),
+    now: new Date(),
+  });
+  const loadedNotice = instructionsNotice(project.instructions);
+  if (loadedNotice !== undefined) events.emit(sessionId, { type: 'notice', level: 'info', text: loadedNotice });
+  for (const problem of project.instructions.problems) events.emit(sessionId, { type: 'notice', level: 'warning', text: `Project instructions: ${problem}` });
 
   const append = (message: TranscriptMessage): void => {
     store.appendMessage(sessionId, message);
@@ -189,7 +203,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
 
   // Only memories the user accepted reach the model; proposals wait for the user (memory_propose).
   const memories = env.config.memory.enabled ? store.listMemories('accepted').map((memory) => memory.text) : [];
-  const system = systemPrompt(env.workspaceRoot, options.instructions, memories);
+  const system = systemPrompt(env.workspaceRoot, options.instructions, memories, project);
   let lastText = '';
   for (let step = 1; ; step++) {
     if (signal.aborted) return finish('cancelled', lastText);

@@ -281,6 +281,11 @@ export interface Host {
   readonly tasks?: WorkspaceTasks;
   /** The user-level Zuno folder (`~/.zuno`): user skills live in its `skills/`. */
   readonly userDirectory?: string;
+  /**
+   * The user's Zuno config folder (`$XDG_CONFIG_HOME/zuno`, else `~/.config/zuno`): the user's own
+   * `AGENTS.md` there is added to every session's instructions (issue 10 item 3).
+   */
+  readonly userConfigDirectory?: string;
   /** Resolves and checks ripgrep (SPEC S4). Rejects with a StartupError when missing or older than 14. */
   ripgrep(): Promise<RipgrepBinary>;
   /**

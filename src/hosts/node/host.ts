@@ -12,7 +12,7 @@ import { createSpill } from './spill';
 import { createNodeWorkspaceTasks } from './tasks';
 import { lookup } from 'node:dns/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 export interface NodeHostOptions {
   /** Where spill files go (`<stateDir>/outputs/`). */
@@ -24,6 +24,8 @@ export interface NodeHostOptions {
   readonly ripgrepPath?: string;
   /** The user-level Zuno folder (user skills); `~/.zuno` when absent. */
   readonly userDirectory?: string;
+  /** The user's Zuno config folder (the user's AGENTS.md); from XDG_CONFIG_HOME, else `~/.config/zuno`, when absent. */
+  readonly userConfigDirectory?: string;
   /** Replaces the global fetch (tests). */
   readonly fetch?: typeof fetch;
   /**
@@ -31,6 +33,12 @@ export interface NodeHostOptions {
    * counts at once. The default policy (secrets dropped) when absent.
    */
   readonly environmentPolicy?: () => EnvironmentPolicy;
+}
+
+/** `$XDG_CONFIG_HOME/zuno`; the XDG spec says a relative value is to be ignored, so `~/.config/zuno` then. */
+export function defaultUserConfigDirectory(environment: Readonly<Record<string, string | undefined>>): string {
+  const configured = environment.XDG_CONFIG_HOME;
+  return join(configured !== undefined && isAbsolute(configured) ? configured : join(homedir(), '.config'), 'zuno');
 }
 
 export function createNodeHost(options: NodeHostOptions): Host {
@@ -44,6 +52,7 @@ export function createNodeHost(options: NodeHostOptions): Host {
     processes,
     tasks: createNodeWorkspaceTasks(processes, environment),
     userDirectory: options.userDirectory ?? join(homedir(), '.zuno'),
+    userConfigDirectory: options.userConfigDirectory ?? defaultUserConfigDirectory(process.env),
     approvals: options.approvals,
     ...(options.questions ? { questions: options.questions } : {}),
     fetch: options.fetch ?? globalThis.fetch,
