@@ -72,6 +72,15 @@ export interface ProcessSpec {
   readonly shell?: boolean;
   readonly cwd: string;
   /**
+   * `cwd` is a checked real path (issue 8 item 4): the host opens it without following a symlink
+   * anywhere, proves the descriptor is that folder, and starts the child in the opened folder
+   * itself (on Linux through `/proc/<pid>/fd/N`, never by name again), so a folder swapped for a
+   * symlink cannot move the child elsewhere. Where no such path exists the folder is verified by
+   * identity before and after the start, failing closed. A changed path rejects with a ToolError
+   * saying so. Children that walk below `cwd` must not follow symlinks themselves (rg does not).
+   */
+  readonly verifiedCwd?: boolean;
+  /**
    * Laid over the environment the host gives every child: the user's, with secrets dropped
    * (core/environment.ts). It cannot bring a dropped variable back from the user's environment.
    */
