@@ -102,10 +102,21 @@ export function createCheckedFetch(resolve: (hostname: string) => Promise<readon
           stage = response;
           response.once('close', () => signal?.removeEventListener('abort', abort));
           const status = response.statusCode ?? 0;
+          if (status < 200 || status > 599) {
+            response.destroy();
+            reject(new Error(`The server answered with HTTP status ${status}, which is not a valid final status`));
+            return;
+          }
           const empty = method === 'HEAD' || NULL_BODY_STATUSES.has(status);
-          if (empty) response.resume();
+          if (empty) response.on('error', () => undefined).resume();
           const body = empty ? null : (Readable.toWeb(decodedBody(response)) as ReadableStream<Uint8Array>);
-          settle(new Response(body as globalThis.ReadableStream<Uint8Array> | null, { status, statusText: response.statusMessage ?? '', headers: responseHeaders(response) }));
+          try {
+            settle(new Response(body as globalThis.ReadableStream<Uint8Array> | null, { status, statusText: response.statusMessage ?? '', headers: responseHeaders(response) }));
+          } catch (error) {
+            // A status text or header the Fetch API refuses: a bad response, never a crash of the host.
+            response.destroy();
+            reject(error);
+          }
         },
       );
       request.once('error', reject);

@@ -51,6 +51,8 @@ before(async () => {
       const text = Buffer.from('compressed text '.repeat(200));
       const [encoding, body] = !offered ? ['identity', text] : wanted === 'br' ? ['br', brotliCompressSync(text)] : ['gzip', gzipSync(text)];
       response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': encoding }).end(body);
+    } else if (path === '/odd-status') {
+      response.writeHead(600, 'Beyond').end('?');
     } else if (path === '/missing') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('nope');
     } else if (path === '/image.png') {
@@ -137,6 +139,10 @@ test('R2 timeouts and connection resets are TransientErrors', async () => {
 
 test('issue 2 §9 a 4xx is a ToolError with the status and what to do', async () => {
   await assert.rejects(fetchUrl(`${base}/missing`), (error: unknown) => error instanceof ToolError && /answered HTTP 404 Not Found\. The page does not exist: check the URL/.test(error.message));
+});
+
+test('issue 8 item 6 §9 a status the Fetch API cannot hold is a ToolError, not a crash of the host', async () => {
+  await assert.rejects(fetchUrl(`${base}/odd-status`), (error: unknown) => error instanceof ToolError && /Could not fetch .*odd-status: .*HTTP status 600/.test(error.message));
 });
 
 test('issue 2 §9 only http and https are fetched', async () => {
