@@ -63,6 +63,17 @@ export interface HostFileSystem {
   rename(from: string, to: string): Promise<void>;
 }
 
+export interface HostFetchInit extends RequestInit {
+  /**
+   * The address connected to may be link-local or cloud-metadata (core/addresses.ts): set only
+   * when a rule naming the URL allows it. Checked on the resolution the connection uses, so a
+   * name answering differently the second time (DNS rebinding) cannot reach one.
+   */
+  readonly allowMetadataAddresses?: boolean;
+}
+
+export type HostFetch = (input: string | URL, init?: HostFetchInit) => Promise<Response>;
+
 export type OutputStream = 'stdout' | 'stderr';
 
 export interface ProcessSpec {
@@ -71,6 +82,15 @@ export interface ProcessSpec {
   readonly args?: readonly string[];
   readonly shell?: boolean;
   readonly cwd: string;
+  /**
+   * `cwd` is a checked real path (issue 8 item 4): the host opens it without following a symlink
+   * anywhere, proves the descriptor is that folder, and starts the child in the opened folder
+   * itself (on Linux through `/proc/<pid>/fd/N`, never by name again), so a folder swapped for a
+   * symlink cannot move the child elsewhere. Where no such path exists the folder is verified by
+   * identity before and after the start, failing closed. A changed path rejects with a ToolError
+   * saying so. Children that walk below `cwd` must not follow symlinks themselves (rg does not).
+   */
+  readonly verifiedCwd?: boolean;
   /**
    * Laid over the environment the host gives every child: the user's, with secrets dropped
    * (core/environment.ts). It cannot bring a dropped variable back from the user's environment.
@@ -268,8 +288,12 @@ export interface Host {
   readonly approvals: ApprovalGateway;
   /** Absent where no person can answer (a CLI without a TTY): the question tool is then not offered. */
   readonly questions?: QuestionGateway;
-  /** HTTP for webfetch and web_search; the global fetch in both hosts, replaceable in tests. */
-  readonly fetch: typeof fetch;
+  /**
+   * HTTP for webfetch and web_search; never follows a redirect by itself when asked for `manual`.
+   * The node host (also under the editor) refuses to connect to a link-local or cloud-metadata
+   * address unless `allowMetadataAddresses` (issue 8 item 6); tests may replace it.
+   */
+  readonly fetch: HostFetch;
   /**
    * The addresses a host name resolves to (every A and AAAA record the system resolver gives),
    * so webfetch can refuse a name that points at a metadata address. Rejects when it does not resolve.

@@ -143,6 +143,7 @@ export interface RipgrepRun {
 
 export interface RipgrepRequest {
   readonly args: readonly string[];
+  /** A checked real path (the host pins it, issue 8 item 4); rg searches it as `.`. */
   readonly cwd: string;
   /** `\n` for line output and `--json`, `\0` for `--null` output. */
   readonly separator: string;
@@ -171,6 +172,8 @@ export async function runRipgrep(context: ToolContext, request: RipgrepRequest):
     command: binary.path,
     args: request.args,
     cwd: request.cwd,
+    // Every caller's cwd is a checked real path: rg starts in that very folder, whatever is swapped in by name.
+    verifiedCwd: true,
     signal: AbortSignal.any([context.signal, stopper.signal]),
     onOutput(chunk, stream) {
       if (stream === 'stdout') splitter.push(chunk);

@@ -158,8 +158,10 @@ function resolveLink(href: string, base: URL): string {
 /**
  * Ends the call when the URL's host is, or resolves to, a link-local or metadata address, unless
  * a rule naming this URL allows it. Checked before each request, so a redirect cannot reach one.
+ * Resolves to whether such a rule allows it: the host checks the address it really connects to
+ * again, and needs to know (a name may answer differently the second time).
  */
-async function refuseMetadata(url: URL, what: string, context: ToolContext): Promise<void> {
+async function refuseMetadata(url: URL, what: string, context: ToolContext): Promise<boolean> {
   const { hostname } = url;
   let why: string | undefined;
   if (isMetadataHost(hostname)) why = `${hostname} is a link-local or cloud-metadata address`;
@@ -169,9 +171,9 @@ async function refuseMetadata(url: URL, what: string, context: ToolContext): Pro
     const metadata = addresses.find(isMetadataAddress);
     if (metadata !== undefined) why = `${hostname} resolves to ${metadata}, a link-local or cloud-metadata address`;
   }
-  if (why === undefined) return;
   const authorization = await context.authorize({ kind: 'url', value: url.href });
-  if (authorization.action === 'allow' && authorization.byNamingRule) return;
+  const allowedByName = authorization.action === 'allow' && authorization.byNamingRule;
+  if (why === undefined || allowedByName) return allowedByName;
   throw new BlockedError(
     `${what} ${url.href} was not fetched: ${why}, where a cloud machine serves its credentials. webfetch refuses such addresses ` +
       'unless a permission rule for webfetch whose match names this URL allows it; ask the user to add one if the fetch is really needed.',
@@ -216,12 +218,14 @@ interface Fetched {
 }
 
 /** Fetches `url`, following redirects one hop at a time, each hop checked before it is requested. */
-async function fetchFollowing(start: URL, signal: AbortSignal, context: ToolContext, current: { url: URL }): Promise<Fetched> {
+async function fetchFollowing(start: URL, allowMetadata: boolean, signal: AbortSignal, context: ToolContext, current: { url: URL }): Promise<Fetched> {
   const redirects: string[] = [];
+  let allowMetadataAddresses = allowMetadata;
   for (;;) {
     const url = current.url;
     const response = await context.host.fetch(url.href, {
       signal,
+      allowMetadataAddresses,
       redirect: 'manual',
       headers: { 'user-agent': 'Zuno-webfetch/0.1', accept: 'text/html, application/xhtml+xml, application/json, text/plain;q=0.9, */*;q=0.5' },
     });
@@ -233,7 +237,7 @@ async function fetchFollowing(start: URL, signal: AbortSignal, context: ToolCont
     }
     const target = redirectTarget(location, url);
     await authorizeHop(target, redirects.length + 1, url, context);
-    await refuseMetadata(target, `Redirect ${redirects.length + 1} to`, context);
+    allowMetadataAddresses = await refuseMetadata(target, `Redirect ${redirects.length + 1} to`, context);
     redirects.push(target.href);
     current.url = target;
   }
@@ -258,7 +262,7 @@ export const webfetchTool = defineTool({
   },
   async run(args, context) {
     const url = parseUrl(args.url);
-    await refuseMetadata(url, 'The URL', context);
+    const allowMetadata = await refuseMetadata(url, 'The URL', context);
     const { timeout_ms: timeoutMs, max_bytes: maxBytes } = context.config.webfetch;
     const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
     // The URL being fetched, for error messages: after a redirect it is no longer the one asked for.
@@ -266,7 +270,7 @@ export const webfetchTool = defineTool({
     let fetched: Fetched;
     let body: Body;
     try {
-      fetched = await fetchFollowing(url, signal, context, current);
+      fetched = await fetchFollowing(url, allowMetadata, signal, context, current);
       const { response } = fetched;
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);

@@ -326,6 +326,31 @@ class VerifiedFileSystem {
   }
 }
 
+/**
+ * A checked real directory held open for a child process to start in (`ProcessSpec.verifiedCwd`).
+ * `cwd` is where the child is started: on Linux the parent's descriptor as
+ * `/proc/<pid>/fd/N`, which the kernel resolves to the opened folder when the child changes
+ * into it; elsewhere the path itself. `verify` rejects with PathChangedError unless the child
+ * went where the check said: nothing to do through the descriptor, an identity check of the
+ * path otherwise (call it once the child has started). Close it once the child has started.
+ */
+export interface PinnedDirectory {
+  readonly cwd: string;
+  verify(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function pinDirectory(path: string, verification: VerificationMode = defaultVerification()): Promise<PinnedDirectory> {
+  const verified = new VerifiedFileSystem(verification);
+  const handle = await verified.openDirectory(path, 'read');
+  return {
+    // `/proc/<pid>`, not `/proc/self`: the child resolves it, and its own table lacks the descriptor (O_CLOEXEC).
+    cwd: verification === 'fd-path' ? `/proc/${process.pid}/fd/${handle.fd}` : path,
+    verify: () => (verification === 'fd-path' ? Promise.resolve() : verified.verify(handle, path, 'read')),
+    close: () => handle.close(),
+  };
+}
+
 function streamOptions(signal: AbortSignal | undefined): { highWaterMark: number; signal?: AbortSignal } {
   return { highWaterMark: 64 * 1024, ...(signal ? { signal } : {}) };
 }

@@ -1,9 +1,10 @@
 /**
- * The Host for the CLI and the tests: the real file system, real processes, global fetch, and
- * spill files under the state dir.
+ * The Host for the CLI and the tests: the real file system, real processes, a fetch that checks
+ * the address it connects to, and spill files under the state dir.
  */
 import { DEFAULT_ENVIRONMENT_POLICY, filterEnvironment, type EnvironmentPolicy } from '../../core/environment';
-import type { ApprovalGateway, Host, QuestionGateway, RipgrepBinary } from '../../core/host';
+import type { ApprovalGateway, Host, HostFetch, QuestionGateway, RipgrepBinary } from '../../core/host';
+import { createCheckedFetch } from './fetch';
 import { createNodeFileSystem } from './fs';
 import { createProcessRunner } from './processes';
 import { resolveRipgrep } from './ripgrep';
@@ -26,8 +27,10 @@ export interface NodeHostOptions {
   readonly userDirectory?: string;
   /** The user's Zuno config folder (the user's AGENTS.md); from XDG_CONFIG_HOME, else `~/.config/zuno`, when absent. */
   readonly userConfigDirectory?: string;
-  /** Replaces the global fetch (tests). */
-  readonly fetch?: typeof fetch;
+  /** Replaces the checked fetch (tests); it then does no address check of its own. */
+  readonly fetch?: HostFetch;
+  /** Replaces the system resolver for webfetch's checks and connections (tests: a name answering differently each time). */
+  readonly resolveAddresses?: (hostname: string) => Promise<readonly string[]>;
   /**
    * Which variables commands, tasks and hooks inherit; read at each spawn, so a config change
    * counts at once. The default policy (secrets dropped) when absent.
@@ -46,6 +49,8 @@ export function createNodeHost(options: NodeHostOptions): Host {
   const policy = options.environmentPolicy ?? (() => DEFAULT_ENVIRONMENT_POLICY);
   const environment = (): Record<string, string> => filterEnvironment(process.env, policy());
   const processes = createProcessRunner({ environment });
+  const resolveAddresses =
+    options.resolveAddresses ?? (async (hostname: string) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address));
   return {
     kind: 'node',
     fs: createNodeFileSystem(),
@@ -55,8 +60,8 @@ export function createNodeHost(options: NodeHostOptions): Host {
     userConfigDirectory: options.userConfigDirectory ?? defaultUserConfigDirectory(process.env),
     approvals: options.approvals,
     ...(options.questions ? { questions: options.questions } : {}),
-    fetch: options.fetch ?? globalThis.fetch,
-    resolveAddresses: async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address),
+    fetch: options.fetch ?? createCheckedFetch(resolveAddresses),
+    resolveAddresses,
     createSpill: (name) => createSpill(options.stateDir, name),
     // Resolved once per host: every grep would otherwise pay for `rg --version`.
     ripgrep: () =>

@@ -6,6 +6,7 @@
 import { DEFAULT_ENVIRONMENT_POLICY, filterEnvironment } from '../../core/environment';
 import type { ProcessResult, ProcessRunner, ProcessSpec, OutputStream } from '../../core/host';
 import type { Readable } from 'node:stream';
+import { pinDirectory, type VerificationMode } from './fs';
 
 type ExecaModule = typeof import('execa');
 
@@ -79,6 +80,8 @@ export interface ProcessRunnerOptions {
    * default is this process's environment without secrets (core/environment.ts).
    */
   readonly environment?: () => Readonly<Record<string, string>>;
+  /** How a `verifiedCwd` is tied to its check; tests force `identity` to exercise the portable path on Linux. */
+  readonly verification?: VerificationMode;
 }
 
 /** This process's environment, secrets dropped by the default policy. */
@@ -95,8 +98,10 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       }
       const { execa } = await loadExeca();
       const launch = withMergedStderr(spec);
+      // Held open until the child is gone: on Linux the child changes into the descriptor itself.
+      const pinned = spec.verifiedCwd ? await pinDirectory(spec.cwd, options.verification) : undefined;
       const subprocess = execa(launch.command, launch.args, {
-        cwd: spec.cwd,
+        cwd: pinned?.cwd ?? spec.cwd,
         shell: launch.shell,
         // Not extended from process.env: the child sees exactly the filtered environment.
         env: { ...environment(), ...spec.env },
@@ -138,6 +143,16 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       spec.signal?.addEventListener('abort', onAbort, { once: true });
 
       try {
+        if (pinned) {
+          await Promise.race([new Promise((resolve) => subprocess.once('spawn', resolve)), settled]);
+          try {
+            await pinned.verify();
+          } catch (error) {
+            // The child may have started in the wrong folder: it goes, and its output with it.
+            stop();
+            throw error;
+          }
+        }
         const first = await Promise.race([exited, settled.then(() => undefined)]);
         if (first === undefined && subprocess.pid === undefined) {
           // Settled without a process: it never started (for example, no such executable).
@@ -163,6 +178,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         if (timer) clearTimeout(timer);
         spec.signal?.removeEventListener('abort', onAbort);
         await settled.catch(() => undefined);
+        await pinned?.close();
       }
     },
   };

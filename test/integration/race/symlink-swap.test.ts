@@ -1,7 +1,7 @@
 // The symlink-swap race of issue 8 item 4, with real parts: a swapper process renames
 // `ws/dir` back and forth between the real folder and a symlink to `../outside`, while write,
-// apply_patch and read calls go through the real scheduler, tools and node host against
-// `dir/...`. Nothing outside may be created, changed or read, whoever wins each race.
+// apply_patch, read, grep and glob calls go through the real scheduler, tools and node host against
+// `dir/...` and `dir`. Nothing outside may be created, changed, read or listed, whoever wins each race.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lstatSync } from 'node:fs';
@@ -14,6 +14,8 @@ import { createNodeHost } from '../../../src/hosts/node/host';
 import { applyPatchTool } from '../../../src/tools/apply_patch';
 import { readTool } from '../../../src/tools/read';
 import { writeTool } from '../../../src/tools/write';
+import { globTool } from '../../../src/tools/glob';
+import { grepTool } from '../../../src/tools/grep';
 import { MemoryLedger } from '../../support/memory-ledger';
 import { makeTempDir, removeDir } from '../../support/tool-context';
 import { OUTSIDE_ONLY, OUTSIDE_SECRET, plantRaceTree, snapshot, startSwapper } from '../../support/race-tree';
@@ -36,7 +38,7 @@ function verdict(result: ToolCallResult): string | undefined {
   return undefined;
 }
 
-test('§9 E1 a process swapping a folder for a symlink out of the workspace wins no write, patch or read: 10,000 swaps, 0 escapes (issue 8 item 4)', { timeout: 90_000 }, async (t) => {
+test('§9 E1 a process swapping a folder for a symlink out of the workspace wins no write, patch, read, grep or glob: 10,000 swaps, 0 escapes (issue 8 item 4)', { timeout: 90_000 }, async (t) => {
   const base = makeTempDir('zuno-race-');
   t.after(() => removeDir(base));
   const { workspace, outside } = plantRaceTree(base);
@@ -44,7 +46,7 @@ test('§9 E1 a process swapping a folder for a symlink out of the workspace wins
 
   const host = createNodeHost({ stateDir: join(base, 'state'), approvals: { request: async () => ({ approved: false, reason: 'auto mode needs no approval here' }) } });
   const scheduler = new Scheduler({
-    registry: new ToolRegistry([writeTool, applyPatchTool, readTool].map((tool) => ({ tool, defaultSurface: true }))),
+    registry: new ToolRegistry([writeTool, applyPatchTool, readTool, grepTool, globTool].map((tool) => ({ tool, defaultSurface: true }))),
     ledger: new MemoryLedger(),
     events: new EventBus(),
     env: { host, config: parseConfig({ permission: { mode: 'auto' } }), workspaceRoot: workspace },
@@ -63,6 +65,9 @@ test('§9 E1 a process swapping a folder for a symlink out of the workspace wins
       { id: `p${turn}`, name: 'apply_patch', arguments: JSON.stringify({ patch: `*** Begin Patch\n*** Update File: dir/p.txt\n+appended ${turn}\n*** End Patch` }) },
       { id: `r${turn}`, name: 'read', arguments: JSON.stringify({ path: 'dir/secret.txt' }) },
       { id: `l${turn}`, name: 'read', arguments: JSON.stringify({ path: 'dir' }) },
+      // rg is started in the checked folder itself, not by its name (issue 8 item 4).
+      { id: `g${turn}`, name: 'grep', arguments: JSON.stringify({ pattern: 'SECRET|inside', path: 'dir' }) },
+      { id: `f${turn}`, name: 'glob', arguments: JSON.stringify({ pattern: '*', path: 'dir' }) },
     ];
     for (const result of await scheduler.runTurn('race', calls, { signal: new AbortController().signal })) {
       const why = verdict(result);

@@ -125,3 +125,44 @@ test('issue 8 §9 webfetch: a name that resolves to a metadata address is refuse
   assert.match(allowed.output, /plain text/);
   assert.equal((await webfetch(url)).metadata?.status, 200, 'the real resolver: localhost is no metadata address');
 });
+
+/** A node host whose resolver answers `answers[i]` on the i-th lookup (the last one from then on), counting lookups. */
+function rebindingHost(...answers: (readonly string[])[]): { host: Host; lookups: () => number } {
+  let count = 0;
+  const host = createNodeHost({
+    stateDir: join(workspace, '.zuno', 'state'),
+    approvals: approveEverything,
+    resolveAddresses: async () => answers[Math.min(count++, answers.length - 1)] ?? [],
+  });
+  return { host, lookups: () => count };
+}
+
+test('issue 8 item 6 §9 webfetch: a name that answers a public address when checked and a metadata address when connected (DNS rebinding) is refused at connection time, and nothing is requested', async () => {
+  const url = `${base.replace('127.0.0.1', 'rebind.zuno.test')}/plain`;
+  // Control: the host connects to what its resolver answers (the name exists nowhere else), so the loopback server serves it.
+  const honest = rebindingHost(['127.0.0.1']);
+  assert.match((await webfetch(url, {}, honest.host)).output, /plain text/);
+  assert.deepEqual(served, ['/plain']);
+  assert.equal(honest.lookups(), 2, 'resolved once for the check, once for the connection');
+
+  const rebinding = rebindingHost(['127.0.0.1'], ['169.254.169.254']);
+  await assert.rejects(
+    webfetch(url, {}, rebinding.host),
+    (error: unknown) => error instanceof BlockedError && /connection to rebind\.zuno\.test was refused: it now resolves to 169\.254\.169\.254.*DNS rebinding.*Nothing was requested/.test(error.message),
+  );
+  assert.equal(rebinding.lookups(), 2);
+  assert.deepEqual(served, [], 'nothing reached any server');
+});
+
+test('issue 8 item 6 §9 webfetch: a rule naming the URL lets its connection reach a metadata address; a bare allow rule does not', async () => {
+  const url = `${base.replace('127.0.0.1', 'rebind.zuno.test')}/plain`;
+  const config = (match?: string): ZunoConfigInput => ({
+    webfetch: { timeout_ms: 1000 },
+    permission: { rules: [{ tool: 'webfetch', action: 'allow', ...(match ? { match } : {}) }] },
+  });
+  await assert.rejects(webfetch(url, config(), rebindingHost(['127.0.0.1'], ['169.254.169.254']).host), (error: unknown) => error instanceof BlockedError && /DNS rebinding/.test(error.message));
+  // Named: the host tries the address (unreachable from a test machine, or refusing this port), so the failure is the network's, not a refusal.
+  const named = rebindingHost(['127.0.0.1'], ['169.254.169.254']);
+  await assert.rejects(webfetch(url, config(`${base.replace('127.0.0.1', 'rebind.zuno.test')}/*`), named.host), (error: unknown) => !(error instanceof BlockedError));
+  assert.equal(named.lookups(), 2);
+});

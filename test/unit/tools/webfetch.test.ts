@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { ToolError, TransientError } from '../../../src/core/errors';
 import { webfetchTool } from '../../../src/tools/webfetch';
 import { makeTempDir, makeToolContext, removeDir, type ToolContextOptions } from '../../support/tool-context';
@@ -43,6 +44,15 @@ before(async () => {
     } else if (path === '/slow-body') {
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.write('partial');
+    } else if (path.startsWith('/compressed.txt?')) {
+      // Encoded as asked if the client offers it; the text must come back decoded.
+      const wanted = path.endsWith('br') ? 'br' : 'gzip';
+      const offered = String(request.headers['accept-encoding'] ?? '').includes(wanted);
+      const text = Buffer.from('compressed text '.repeat(200));
+      const [encoding, body] = !offered ? ['identity', text] : wanted === 'br' ? ['br', brotliCompressSync(text)] : ['gzip', gzipSync(text)];
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': encoding }).end(body);
+    } else if (path === '/odd-status') {
+      response.writeHead(600, 'Beyond').end('?');
     } else if (path === '/missing') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('nope');
     } else if (path === '/image.png') {
@@ -95,6 +105,14 @@ test('issue 2 §9 JSON comes back as it is; a declared charset is honoured; redi
   assert.match((await fetchUrl(`${base}/redirect`)).output, new RegExp(`^URL: ${base}/docs/page\\.html\\n`));
 });
 
+test('issue 8 item 6 §9 the node host fetch decodes a compressed response, as the global fetch did', async () => {
+  for (const encoding of ['gzip', 'br']) {
+    const result = await fetchUrl(`${base}/compressed.txt?${encoding}`);
+    assert.match(result.output, /Status: 200\n/);
+    assert.ok(result.output.includes('compressed text '.repeat(200).trimEnd()), `${encoding}: ${result.output.slice(0, 300)}`);
+  }
+});
+
 test('issue 2 §9 other content types are described by type and size', async () => {
   const result = await fetchUrl(`${base}/image.png`);
   assert.match(result.output, /The response is image\/png \(2048 bytes\), which webfetch does not turn into text\./);
@@ -121,6 +139,10 @@ test('R2 timeouts and connection resets are TransientErrors', async () => {
 
 test('issue 2 §9 a 4xx is a ToolError with the status and what to do', async () => {
   await assert.rejects(fetchUrl(`${base}/missing`), (error: unknown) => error instanceof ToolError && /answered HTTP 404 Not Found\. The page does not exist: check the URL/.test(error.message));
+});
+
+test('issue 8 item 6 §9 a status the Fetch API cannot hold is a ToolError, not a crash of the host', async () => {
+  await assert.rejects(fetchUrl(`${base}/odd-status`), (error: unknown) => error instanceof ToolError && /Could not fetch .*odd-status: .*HTTP status 600/.test(error.message));
 });
 
 test('issue 2 §9 only http and https are fetched', async () => {

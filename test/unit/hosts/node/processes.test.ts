@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import type { OutputStream, ProcessSpec } from '../../../../src/core/host';
 import { createProcessRunner } from '../../../../src/hosts/node/processes';
 import { isRunning, waitUntilGone } from '../../../support/processes';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const runner = createProcessRunner();
 
@@ -116,3 +119,26 @@ test('issue 8 §9 env filter: every child sees the filtered environment plus its
     delete process.env.ZUNO_TEST_PLAIN;
   }
 });
+
+for (const verification of ['fd-path', 'identity'] as const) {
+  test(`issue 8 item 4 §9 verifiedCwd (${verification}): the child starts in the checked folder, and a symlink in its path starts nothing`, async (t) => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'zuno-pinned-cwd-')));
+    t.after(() => rmSync(base, { recursive: true, force: true }));
+    mkdirSync(join(base, 'inside'));
+    mkdirSync(join(base, 'outside'));
+    writeFileSync(join(base, 'inside', 'here.txt'), '');
+    symlinkSync(join(base, 'outside'), join(base, 'swapped'));
+    const pinnedRunner = createProcessRunner({ verification });
+    const output: string[] = [];
+    const result = await pinnedRunner.run({ command: 'pwd -P; ls', shell: true, cwd: join(base, 'inside'), verifiedCwd: true, onOutput: (text) => output.push(text) });
+    assert.equal(result.exitCode, 0);
+    assert.equal(output.join(''), `${join(base, 'inside')}\nhere.txt\n`);
+
+    // What the check resolved was a real folder; a symlink there now means it was swapped.
+    await assert.rejects(
+      pinnedRunner.run({ command: 'touch', args: ['ran'], cwd: join(base, 'swapped'), verifiedCwd: true }),
+      /changed while the call ran.*nothing was read/,
+    );
+    assert.equal(existsSync(join(base, 'outside', 'ran')), false, 'the child never started');
+  });
+}
