@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 import {
   connectionError,
+  DEFAULT_IDLE_TIMEOUT_MS,
   endpoint,
   freshCallId,
   isAbortError,
@@ -13,6 +14,7 @@ import {
   ProviderError,
   listServerModels,
   postForStream,
+  withIdleTimeout,
   withRetries,
   type HttpProviderOptions,
   type ModelProvider,
@@ -127,7 +129,10 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
-    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) => this.attempt(request, guardedDelta));
+    const { idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, baseUrl } = this.options;
+    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) =>
+      withIdleTimeout(idleTimeoutMs, baseUrl, request.signal, (signal, alive) => this.attempt(request, signal, alive, guardedDelta)),
+    );
   }
 
   private headers(): Record<string, string> {
@@ -135,7 +140,7 @@ export class AnthropicProvider implements ModelProvider {
     return { 'anthropic-version': ANTHROPIC_VERSION, ...(key ? { 'x-api-key': key } : {}) };
   }
 
-  private async attempt(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
+  private async attempt(request: ModelRequest, signal: AbortSignal, alive: () => void, onDelta: (text: string) => void): Promise<ModelResponse> {
     const { baseUrl, model } = this.options;
     const { system, messages } = toAnthropicRequest(request.system, request.messages);
     const body = {
@@ -149,9 +154,10 @@ export class AnthropicProvider implements ModelProvider {
     const response = await postForStream(
       this.fetch,
       endpoint(baseUrl, 'messages'),
-      { headers: this.headers(), body, signal: request.signal },
+      { headers: this.headers(), body, signal },
       { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) },
     );
+    alive();
 
     let text = '';
     let stopReason: string | undefined;
@@ -159,6 +165,7 @@ export class AnthropicProvider implements ModelProvider {
     const toolUses = new Map<number, ToolUseBlock>();
     try {
       for await (const event of readServerSentEvents(response.body)) {
+        alive();
         let json: unknown;
         try {
           json = JSON.parse(event.data);

@@ -108,7 +108,7 @@ function modelSettings(command: ExecCommand, loaded: LoadedConfig, env: CliProce
   const apiKey: ApiKeySource = keyVariable
     ? { key: env[keyVariable] || undefined, envVar: keyVariable }
     : { key: env.ZUNO_API_KEY || undefined, envVar: env.ZUNO_API_KEY ? 'ZUNO_API_KEY' : undefined };
-  return { provider, baseUrl, model, apiKey, retry: loaded.config.retry };
+  return { provider, baseUrl, model, apiKey, retry: loaded.config.retry, idleTimeoutMs: loaded.config.model.idle_timeout_ms };
 }
 
 /** Human-readable progress on stderr, for runs without --json. */

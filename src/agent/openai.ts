@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 import {
   connectionError,
+  DEFAULT_IDLE_TIMEOUT_MS,
   endpoint,
   freshCallId,
   jsonSchemaForModel,
@@ -14,6 +15,7 @@ import {
   ProviderError,
   listServerModels,
   postForStream,
+  withIdleTimeout,
   withRetries,
   type HttpProviderOptions,
   type ModelProvider,
@@ -191,7 +193,10 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
-    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) => this.attempt(request, guardedDelta));
+    const { idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, baseUrl } = this.options;
+    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) =>
+      withIdleTimeout(idleTimeoutMs, baseUrl, request.signal, (signal, alive) => this.attempt(request, signal, alive, guardedDelta)),
+    );
   }
 
   private headers(): Record<string, string> {
@@ -199,7 +204,7 @@ export class OpenAIProvider implements ModelProvider {
     return key ? { authorization: `Bearer ${key}` } : {};
   }
 
-  private async attempt(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
+  private async attempt(request: ModelRequest, signal: AbortSignal, alive: () => void, onDelta: (text: string) => void): Promise<ModelResponse> {
     const { baseUrl, model } = this.options;
     const body = {
       model,
@@ -210,9 +215,10 @@ export class OpenAIProvider implements ModelProvider {
     const response = await postForStream(
       this.fetch,
       endpoint(baseUrl, 'chat/completions'),
-      { headers: this.headers(), body, signal: request.signal },
+      { headers: this.headers(), body, signal },
       { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) },
     );
+    alive();
     const answer = new AnswerBuilder(onDelta);
     if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
       answer.add(await response.text(), baseUrl);
@@ -221,6 +227,7 @@ export class OpenAIProvider implements ModelProvider {
     let done = false;
     try {
       for await (const event of readServerSentEvents(response.body)) {
+        alive();
         if (event.data === '[DONE]') {
           done = true;
           break;

@@ -79,9 +79,14 @@ export interface HttpProviderOptions {
   readonly model: string;
   readonly apiKey: ApiKeySource;
   readonly retry: RetryPolicy;
+  /** How long a stream may go without a complete event before the attempt fails (model.idle_timeout_ms). */
+  readonly idleTimeoutMs?: number;
   /** Replaceable for tests; the global fetch otherwise. */
   readonly fetch?: typeof fetch;
 }
+
+/** model.idle_timeout_ms's default: long enough for a slow local model's first token. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 /** The longest wait honoured from a Retry-After header, so a hostile value cannot stall a run. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -286,6 +291,47 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * Runs one attempt under an idle timeout: `run` gets a signal that aborts after `idleTimeoutMs`
+ * without a call to `alive`, and calls `alive` when the headers arrive and on every complete
+ * event. Bytes alone do not count, so a server that trickles a byte every few seconds but never
+ * finishes an event is stopped too. The stall becomes a transient ProviderError, which
+ * withRetries may retry: nothing of a stalled answer reached the caller unless deltas did.
+ */
+export async function withIdleTimeout<T>(
+  idleTimeoutMs: number,
+  baseUrl: string,
+  signal: AbortSignal,
+  run: (signal: AbortSignal, alive: () => void) => Promise<T>,
+): Promise<T> {
+  const idle = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const alive = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => idle.abort(), idleTimeoutMs);
+  };
+  alive();
+  try {
+    return await run(AbortSignal.any([signal, idle.signal]), alive);
+  } catch (error) {
+    if (idle.signal.aborted && !signal.aborted) {
+      throw new ProviderError(
+        `The model server at ${baseUrl} sent no complete stream event for ${formatSeconds(idleTimeoutMs)} (model.idle_timeout_ms), so the request was abandoned. ` +
+          'The server may be overloaded or stuck; if the model is just slow to start, raise model.idle_timeout_ms.',
+        { transient: true },
+      );
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
 /**

@@ -112,6 +112,11 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
       'An environment variable to take the API key from on first use, when none is stored yet (ZUNO_API_KEY is always tried). The key is then kept in VS Code\'s SecretStorage only; set or replace it with "Zuno: Set API Key".',
   },
   'model.max_steps': { description: 'Most model turns in one run before Zuno stops and reports the step limit.', minimum: 1, maximum: 1000 },
+  'model.idle_timeout_ms': {
+    description: 'How long a model stream may send no complete event (after the request, or since the last one) before Zuno abandons it and retries. Raise it for a local model that is slow to start.',
+    minimum: 1000,
+    maximum: 3_600_000,
+  },
   'memory.enabled': { description: 'Offers the memory_propose tool.' },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {
