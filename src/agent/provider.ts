@@ -30,17 +30,39 @@ export interface ModelRequest {
 /** `tool_calls`: the model wants tools run; `end`: it is done; `length`: it ran out of output tokens. */
 export type StopReason = 'end' | 'tool_calls' | 'length' | 'other';
 
+/** Tokens one request used, as the server counted them (issue 10 item 1). */
+export interface TokenUsage {
+  /** Every prompt token, cached ones included: what counts against the context window. */
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Prompt tokens read from the server's cache (OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`). */
+  readonly cachedTokens?: number;
+  /** Prompt tokens written to the cache (Anthropic `cache_creation_input_tokens`). */
+  readonly cacheWriteTokens?: number;
+}
+
 export interface ModelResponse {
   readonly text: string;
   readonly toolCalls: readonly TranscriptToolCall[];
   readonly stopReason: StopReason;
+  /** Absent when the server did not report usage; the loop then estimates it. */
+  readonly usage?: TokenUsage;
 }
 
 export interface ModelProvider {
   /** For people: e.g. `openai-compatible gpt-4o at https://api.openai.com/v1`. */
   readonly label: string;
+  /** The model's name as the server knows it, for the table of well-known context windows. */
+  readonly model?: string;
   /** Streams one answer. `onDelta` receives text as it arrives. Rejects with ProviderError. */
   stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse>;
+  /**
+   * The context window in tokens as the server states it, or undefined when it does not say.
+   * Best effort and bounded: a failure is undefined, never an error.
+   */
+  serverContextWindow?(signal: AbortSignal): Promise<number | undefined>;
+  /** True for a model server on this machine, whose too-small window deserves a warning (Ollama truncates silently). */
+  readonly local?: boolean;
 }
 
 /** A model request failed. The message is for people and names what to fix. */

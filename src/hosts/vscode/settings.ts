@@ -117,6 +117,12 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     minimum: 1000,
     maximum: 3_600_000,
   },
+  'model.context_window': {
+    description:
+      'The model\'s context window in tokens. `0` (default): ask the server (`/v1/models`, Ollama\'s `/api/show`, or VS Code\'s language model), then a table of well-known models, then assume 32,768 and say that it is a guess. Set it when a local server loads the model with a smaller context than the model supports.',
+    minimum: 0,
+    maximum: 10_000_000,
+  },
   'memory.enabled': { description: 'Offers the memory_propose tool.' },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {
