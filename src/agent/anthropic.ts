@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 import {
   connectionError,
+  DEFAULT_IDLE_TIMEOUT_MS,
   endpoint,
   freshCallId,
   isAbortError,
@@ -13,13 +14,16 @@ import {
   ProviderError,
   listServerModels,
   postForStream,
+  withIdleTimeout,
   withRetries,
   type HttpProviderOptions,
   type ModelProvider,
   type ModelRequest,
   type ModelResponse,
+  type TokenUsage,
   type ToolDefinition,
 } from './provider';
+import { isLocalBaseUrl } from './context-window';
 import { readServerSentEvents } from './sse';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -88,8 +92,16 @@ export function toAnthropicTools(tools: readonly ToolDefinition[]): unknown[] {
   return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: jsonSchemaForModel(tool.inputSchema) }));
 }
 
+const count = z.number().int().nonnegative().nullish().catch(undefined);
+/** Anthropic's usage: `input_tokens` excludes the cached part, which comes as cache reads and writes. */
+const usageSchema = z
+  .object({ input_tokens: count, output_tokens: count, cache_read_input_tokens: count, cache_creation_input_tokens: count })
+  .nullish()
+  .catch(undefined);
+type AnthropicUsage = NonNullable<z.infer<typeof usageSchema>>;
+
 const streamEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('message_start') }),
+  z.object({ type: z.literal('message_start'), message: z.object({ usage: usageSchema }).nullish().catch(undefined) }),
   z.object({
     type: z.literal('content_block_start'),
     index: z.number().int(),
@@ -101,7 +113,8 @@ const streamEventSchema = z.discriminatedUnion('type', [
     delta: z.object({ type: z.string(), text: z.string().optional(), partial_json: z.string().optional() }),
   }),
   z.object({ type: z.literal('content_block_stop'), index: z.number().int() }),
-  z.object({ type: z.literal('message_delta'), delta: z.object({ stop_reason: z.string().nullish() }) }),
+  // Its usage is cumulative: it restates (or first states) the counts of message_start.
+  z.object({ type: z.literal('message_delta'), delta: z.object({ stop_reason: z.string().nullish() }), usage: usageSchema }),
   z.object({ type: z.literal('message_stop') }),
   z.object({ type: z.literal('ping') }),
   z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) }),
@@ -111,23 +124,54 @@ const streamEventSchema = z.discriminatedUnion('type', [
 /** Errors the API reports inside a stream that are worth a retry. */
 const TRANSIENT_STREAM_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_error']);
 
+/** The counts of message_start updated by those message_delta restates; the latest value of each field wins. */
+function mergeUsage(known: AnthropicUsage | undefined, update: AnthropicUsage | null | undefined): AnthropicUsage | undefined {
+  if (!update) return known;
+  const merged: AnthropicUsage = { ...known };
+  for (const key of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const) {
+    const value = update[key];
+    if (value !== undefined && value !== null) merged[key] = value;
+  }
+  return merged;
+}
+
+function toTokenUsage(usage: AnthropicUsage | undefined): TokenUsage | undefined {
+  if (!usage || (usage.input_tokens == null && usage.output_tokens == null)) return undefined;
+  const cachedTokens = usage.cache_read_input_tokens ?? 0;
+  const cacheWriteTokens = usage.cache_creation_input_tokens ?? 0;
+  return {
+    inputTokens: (usage.input_tokens ?? 0) + cachedTokens + cacheWriteTokens,
+    outputTokens: usage.output_tokens ?? 0,
+    ...(cachedTokens > 0 ? { cachedTokens } : {}),
+    ...(cacheWriteTokens > 0 ? { cacheWriteTokens } : {}),
+  };
+}
+
 interface ToolUseBlock {
   id: string;
   name: string;
   json: string;
 }
 
+/** Anthropic's model list states no window, so the table of well-known models answers for Claude. */
 export class AnthropicProvider implements ModelProvider {
   readonly label: string;
+  readonly model: string;
+  readonly local: boolean;
   private readonly fetch: typeof fetch;
 
   constructor(private readonly options: HttpProviderOptions) {
     this.label = `anthropic ${options.model} at ${options.baseUrl}`;
+    this.model = options.model;
+    this.local = isLocalBaseUrl(options.baseUrl);
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
   stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
-    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) => this.attempt(request, guardedDelta));
+    const { idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, baseUrl } = this.options;
+    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) =>
+      withIdleTimeout(idleTimeoutMs, baseUrl, request.signal, (signal, alive) => this.attempt(request, signal, alive, guardedDelta)),
+    );
   }
 
   private headers(): Record<string, string> {
@@ -135,7 +179,7 @@ export class AnthropicProvider implements ModelProvider {
     return { 'anthropic-version': ANTHROPIC_VERSION, ...(key ? { 'x-api-key': key } : {}) };
   }
 
-  private async attempt(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
+  private async attempt(request: ModelRequest, signal: AbortSignal, alive: () => void, onDelta: (text: string) => void): Promise<ModelResponse> {
     const { baseUrl, model } = this.options;
     const { system, messages } = toAnthropicRequest(request.system, request.messages);
     const body = {
@@ -149,16 +193,19 @@ export class AnthropicProvider implements ModelProvider {
     const response = await postForStream(
       this.fetch,
       endpoint(baseUrl, 'messages'),
-      { headers: this.headers(), body, signal: request.signal },
+      { headers: this.headers(), body, signal },
       { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) },
     );
+    alive();
 
     let text = '';
     let stopReason: string | undefined;
     let stopped = false;
+    let usage: AnthropicUsage | undefined;
     const toolUses = new Map<number, ToolUseBlock>();
     try {
       for await (const event of readServerSentEvents(response.body)) {
+        alive();
         let json: unknown;
         try {
           json = JSON.parse(event.data);
@@ -169,7 +216,9 @@ export class AnthropicProvider implements ModelProvider {
         // Event types added to the API later are skipped, as its versioning policy asks.
         if (!parsed.success) continue;
         const data = parsed.data;
-        if (data.type === 'content_block_start' && data.content_block.type === 'tool_use') {
+        if (data.type === 'message_start') {
+          usage = mergeUsage(usage, data.message?.usage);
+        } else if (data.type === 'content_block_start' && data.content_block.type === 'tool_use') {
           toolUses.set(data.index, { id: data.content_block.id || freshCallId(), name: data.content_block.name ?? '', json: '' });
         } else if (data.type === 'content_block_start' && data.content_block.type === 'text' && data.content_block.text) {
           text += data.content_block.text;
@@ -182,6 +231,7 @@ export class AnthropicProvider implements ModelProvider {
           if (block) block.json += data.delta.partial_json ?? '';
         } else if (data.type === 'message_delta') {
           stopReason = data.delta.stop_reason ?? stopReason;
+          usage = mergeUsage(usage, data.usage);
         } else if (data.type === 'message_stop') {
           stopped = true;
           break;
@@ -201,10 +251,12 @@ export class AnthropicProvider implements ModelProvider {
     const toolCalls: TranscriptToolCall[] = [...toolUses.entries()]
       .sort(([left], [right]) => left - right)
       .map(([, block]) => ({ id: block.id, name: block.name, arguments: block.json || '{}' }));
+    const tokens = toTokenUsage(usage);
     return {
       text,
       toolCalls,
       stopReason: toolCalls.length > 0 ? 'tool_calls' : stopReason === 'end_turn' ? 'end' : stopReason === 'max_tokens' ? 'length' : 'other',
+      ...(tokens ? { usage: tokens } : {}),
     };
   }
 

@@ -109,7 +109,7 @@ function modelSettings(command: ExecCommand, loaded: LoadedConfig, env: CliProce
   const apiKey: ApiKeySource = keyVariable
     ? { key: env[keyVariable] || undefined, envVar: keyVariable }
     : { key: env.ZUNO_API_KEY || undefined, envVar: env.ZUNO_API_KEY ? 'ZUNO_API_KEY' : undefined };
-  return { provider, baseUrl, model, apiKey, retry: loaded.config.retry };
+  return { provider, baseUrl, model, apiKey, retry: loaded.config.retry, idleTimeoutMs: loaded.config.model.idle_timeout_ms };
 }
 
 /** Human-readable progress on stderr, for runs without --json. */
@@ -145,6 +145,41 @@ function progressPrinter(write: (text: string) => void): (event: ZunoEvent) => v
         break;
     }
   };
+}
+
+/** Adds up a run's usage events for the line printed when it ends. */
+export class UsageTally {
+  private requests = 0;
+  private input = 0;
+  private output = 0;
+  private cached = 0;
+  private estimated = false;
+  private last: Extract<ZunoEvent, { type: 'usage' }> | undefined;
+
+  add(event: ZunoEvent): void {
+    if (event.type !== 'usage') return;
+    this.requests++;
+    this.input += event.input_tokens;
+    this.output += event.output_tokens;
+    this.cached += event.cached_tokens ?? 0;
+    this.estimated ||= event.estimated === true;
+    this.last = event;
+  }
+
+  /** E.g. `zuno: usage: 3 model requests, 4,210 input tokens (1,024 cached), 96 output; context 1,530 of 32,768 tokens (a guess)`. */
+  line(): string | undefined {
+    const last = this.last;
+    if (!last) return undefined;
+    const number = (value: number): string => value.toLocaleString('en-US');
+    const cached = this.cached > 0 ? ` (${number(this.cached)} cached)` : '';
+    const estimated = this.estimated ? ', estimated where the server reported none' : '';
+    const window =
+      last.context_window !== undefined
+        ? `; context ${number(last.input_tokens + last.output_tokens)} of ${number(last.context_window)} tokens${last.context_window_source === 'default' ? ' (a guess; set model.context_window)' : ''}`
+        : '';
+    const requests = `${this.requests} model request${this.requests === 1 ? '' : 's'}`;
+    return `zuno: usage: ${requests}, ${number(this.input)} input tokens${cached}, ${number(this.output)} output${estimated}${window}\n`;
+  }
 }
 
 async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
@@ -195,6 +230,8 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
   });
   const print = command.json ? (event: ZunoEvent) => void io.stdout.write(`${JSON.stringify(event)}\n`) : progressPrinter(writeErr);
   const stopPrinting = runtime.events.on(print);
+  const usage = new UsageTally();
+  const stopCounting = runtime.events.on((event) => usage.add(event));
   try {
     let result: AgentRunResult;
     try {
@@ -215,6 +252,9 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
       return EXIT_FAILURE;
     }
     if (!command.json && result.text) io.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`);
+    // On stderr in both modes: stdout stays the answer (text) or pure JSON lines, whose usage events carry the same counts.
+    const usageLine = usage.line();
+    if (usageLine) io.stderr.write(usageLine);
     if (result.reason === 'cancelled') return interrupted === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
     if (result.reason === 'error') {
       io.stderr.write(`zuno: ${result.error?.message ?? 'the run failed'}\n`);
@@ -224,6 +264,7 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
   } finally {
     stopListening();
     stopPrinting();
+    stopCounting();
     await runtime.close();
   }
 }

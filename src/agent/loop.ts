@@ -13,8 +13,10 @@ import type { ToolCallRequest, ToolCallResult, Scheduler } from '../core/schedul
 import type { CallEnvironment } from '../core/tool';
 import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 import { INTERRUPTED_OUTPUT, recoveryNoticeText, type Store } from '../store/store';
+import { estimateTokens, messageCharacters, RequestEstimator } from '../core/token-budget';
+import { resolveContextWindow, type ContextWindow } from './context-window';
 import { environmentBlock, instructionsBlock, instructionsNotice, loadProjectContext, type ProjectContext } from './project-context';
-import { isAbortError, type ModelProvider, type ModelResponse, type ToolDefinition } from './provider';
+import { isAbortError, type ModelProvider, type ModelResponse, type TokenUsage, type ToolDefinition } from './provider';
 
 export type FinishReason = 'done' | 'step-limit' | 'cancelled' | 'error';
 
@@ -114,6 +116,19 @@ function uniqueCallIds(calls: readonly TranscriptToolCall[], used: Set<string>):
 const cancelledText = (call: TranscriptToolCall): string =>
   `CANCELLED: the call to "${call.name}" did not report a result because the run was cancelled. Check the current state before repeating it.`;
 
+/** The window from the config, else from the server (asked once per run, bounded), else the table or a guess. */
+export async function contextWindowFor(provider: ModelProvider, configured: number, signal: AbortSignal): Promise<ContextWindow> {
+  const fromServer = configured > 0 ? undefined : await provider.serverContextWindow?.(signal).catch(() => undefined);
+  return resolveContextWindow(configured > 0 ? configured : undefined, fromServer, provider.model);
+}
+
+const windowSourceText: Readonly<Record<ContextWindow['source'], string>> = {
+  config: 'model.context_window',
+  server: 'as the server states it',
+  table: 'from the table of well-known models',
+  default: 'a guess: neither the config nor the server states it',
+};
+
 /**
  * Runs the agent on one prompt, in a new or an existing session. A model failure does not
  * reject: the run finishes with reason `error` and the ProviderError in `error`.
@@ -204,14 +219,48 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   // Only memories the user accepted reach the model; proposals wait for the user (memory_propose).
   const memories = env.config.memory.enabled ? store.listMemories('accepted').map((memory) => memory.text) : [];
   const system = systemPrompt(env.workspaceRoot, options.instructions, memories, project);
+  const window = await contextWindowFor(provider, env.config.model.context_window, signal);
+  const estimator = new RequestEstimator();
+  let warnedAboutWindow = false;
+  let tools: ToolDefinition[] = [];
+  /** Reports a request's usage once its turn's results are in, so the estimate is of the next request. */
+  const emitUsage = (usage: TokenUsage, estimated: boolean): void => {
+    events.emit(sessionId, {
+      type: 'usage',
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      ...(usage.cachedTokens !== undefined ? { cached_tokens: usage.cachedTokens } : {}),
+      ...(usage.cacheWriteTokens !== undefined ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
+      ...(estimated ? { estimated: true } : {}),
+      context_window: window.tokens,
+      context_window_source: window.source,
+      estimated_next_input_tokens: estimator.estimate({ system, tools, messages: transcript }),
+      ...(provider.model !== undefined ? { model: provider.model } : {}),
+    });
+  };
   let lastText = '';
   for (let step = 1; ; step++) {
     if (signal.aborted) return finish('cancelled', lastText);
     deliverRecoveryNotices();
     deliverFinishedJobs();
-    const tools: ToolDefinition[] = registry
+    tools = registry
       .surface(env, options.allowlist)
       .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+
+    const sentMessages = transcript.length;
+    const estimate = estimator.estimate({ system, tools, messages: transcript });
+    // A remote server refuses an oversized request; a local one may cut it silently (Ollama does).
+    if (provider.local && !warnedAboutWindow && estimate > window.tokens) {
+      warnedAboutWindow = true;
+      events.emit(sessionId, {
+        type: 'notice',
+        level: 'warning',
+        text:
+          `This request is about ${estimate} tokens, but the model's context window is ${window.tokens} tokens (${windowSourceText[window.source]}). ` +
+          'A local server may silently drop the start of the prompt. Load the model with a larger context (for Ollama, num_ctx or OLLAMA_CONTEXT_LENGTH), ' +
+          'or set model.context_window if the window is really larger.',
+      });
+    }
 
     let answer: ModelResponse;
     try {
@@ -223,9 +272,22 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
 
     const calls = uniqueCallIds(answer.toolCalls, usedIds);
     lastText = answer.text;
-    append({ role: 'assistant', content: answer.text, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
+    const assistant: TranscriptMessage = { role: 'assistant', content: answer.text, ...(calls.length > 0 ? { toolCalls: calls } : {}) };
+    // A server that reports no usage is estimated, and the row and the event say so.
+    const usage: TokenUsage = answer.usage ?? { inputTokens: estimate, outputTokens: estimateTokens(messageCharacters(assistant)) };
+    estimator.record(sentMessages, usage.inputTokens, usage.outputTokens);
+    store.recordModelRequest(sessionId, {
+      ...usage,
+      ...(provider.model !== undefined ? { model: provider.model } : {}),
+      estimated: answer.usage === undefined,
+      contextWindow: window.tokens,
+    });
+    append(assistant);
     events.emit(sessionId, { type: 'assistant-message', text: answer.text });
-    if (calls.length === 0) return finish('done', lastText);
+    if (calls.length === 0) {
+      emitUsage(usage, answer.usage === undefined);
+      return finish('done', lastText);
+    }
 
     for (const call of calls) events.emit(sessionId, { type: 'tool-call-requested', call_id: call.id, tool: call.name, arguments: call.arguments });
     const requests: ToolCallRequest[] = calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
@@ -236,6 +298,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     // One tool message per call, in call order; the scheduler answers every call, and a call it
     // did not answer (it never should) still gets one so the next request stays well formed.
     completePairs(transcript, append, (call) => results.get(call.id)?.output ?? cancelledText(call));
+    emitUsage(usage, answer.usage === undefined);
 
     if (signal.aborted) return finish('cancelled', lastText);
     if (step >= maxSteps) return finish('step-limit', lastText);

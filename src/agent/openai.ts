@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 import {
   connectionError,
+  DEFAULT_IDLE_TIMEOUT_MS,
   endpoint,
   freshCallId,
   jsonSchemaForModel,
@@ -14,14 +15,17 @@ import {
   ProviderError,
   listServerModels,
   postForStream,
+  withIdleTimeout,
   withRetries,
   type HttpProviderOptions,
   type ModelProvider,
   type ModelRequest,
   type ModelResponse,
   type StopReason,
+  type TokenUsage,
   type ToolDefinition,
 } from './provider';
+import { isLocalBaseUrl, modelsListWindow, ollamaWindow } from './context-window';
 import { readServerSentEvents } from './sse';
 
 
@@ -87,6 +91,12 @@ const messageSchema = z.object({
   tool_calls: z.array(toolCallSchema).nullish(),
 });
 
+const usageSchema = z.object({
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().nullish() }).nullish(),
+});
+
 const chunkSchema = z.object({
   choices: z
     .array(
@@ -98,6 +108,8 @@ const chunkSchema = z.object({
       }),
     )
     .nullish(),
+  /** On the last chunk (with `stream_options.include_usage`, `choices` is empty there), or on a non-streamed answer. */
+  usage: usageSchema.nullish().catch(undefined),
   error: z.unknown().optional(),
 });
 
@@ -117,6 +129,7 @@ function argumentsText(value: unknown): string {
 class AnswerBuilder {
   text = '';
   finishReason: string | undefined;
+  usage: TokenUsage | undefined;
   private readonly calls = new Map<number, PartialCall>();
 
   constructor(private readonly onDelta: (text: string) => void) {}
@@ -136,6 +149,11 @@ class AnswerBuilder {
       const said = JSON.stringify(parsed.data.error);
       // Not retried: what servers report this way (context too long, content filtered) would recur.
       throw new ProviderError(`The model server at ${baseUrl} reported an error mid-answer: ${said.slice(0, 500)}`);
+    }
+    const usage = parsed.data.usage;
+    if (usage) {
+      const cached = usage.prompt_tokens_details?.cached_tokens;
+      this.usage = { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, ...(cached ? { cachedTokens: cached } : {}) };
     }
     for (const choice of parsed.data.choices ?? []) {
       const part = choice.delta ?? choice.message;
@@ -177,21 +195,45 @@ class AnswerBuilder {
       .map(([, call]) => ({ id: call.id ?? freshCallId(), name: call.name, arguments: call.arguments || '{}' }));
     const stopReason: StopReason =
       toolCalls.length > 0 ? 'tool_calls' : this.finishReason === 'stop' ? 'end' : this.finishReason === 'length' ? 'length' : 'other';
-    return { text: this.text, toolCalls, stopReason };
+    return { text: this.text, toolCalls, stopReason, ...(this.usage ? { usage: this.usage } : {}) };
   }
+}
+
+/** A server that refuses `stream_options` says so in a 400 naming it (older Azure API versions, some proxies). */
+function rejectsStreamOptions(error: unknown): boolean {
+  return error instanceof ProviderError && error.status === 400 && /stream_options|include_usage/i.test(error.message);
 }
 
 export class OpenAIProvider implements ModelProvider {
   readonly label: string;
+  readonly model: string;
+  readonly local: boolean;
   private readonly fetch: typeof fetch;
+  /** Cleared for good once the server refuses `stream_options`; its answers then carry no usage, and the loop estimates. */
+  private askForUsage = true;
+  private window: Promise<number | undefined> | undefined;
 
   constructor(private readonly options: HttpProviderOptions) {
     this.label = `openai-compatible ${options.model} at ${options.baseUrl}`;
+    this.model = options.model;
+    this.local = isLocalBaseUrl(options.baseUrl);
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
+  /** `/v1/models` first (OpenRouter, LM Studio, vLLM), then Ollama's `/api/show`; asked once per provider. */
+  serverContextWindow(signal: AbortSignal): Promise<number | undefined> {
+    this.window ??= (async () => {
+      const { baseUrl, model } = this.options;
+      return (await modelsListWindow(this.fetch, baseUrl, model, this.headers(), signal)) ?? (await ollamaWindow(this.fetch, baseUrl, model, signal));
+    })();
+    return this.window;
+  }
+
   stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
-    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) => this.attempt(request, guardedDelta));
+    const { idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, baseUrl } = this.options;
+    return withRetries(this.options.retry, request.signal, onDelta, (guardedDelta) =>
+      withIdleTimeout(idleTimeoutMs, baseUrl, request.signal, (signal, alive) => this.attempt(request, signal, alive, guardedDelta)),
+    );
   }
 
   private headers(): Record<string, string> {
@@ -199,20 +241,35 @@ export class OpenAIProvider implements ModelProvider {
     return key ? { authorization: `Bearer ${key}` } : {};
   }
 
-  private async attempt(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
+  private async attempt(request: ModelRequest, signal: AbortSignal, alive: () => void, onDelta: (text: string) => void): Promise<ModelResponse> {
     const { baseUrl, model } = this.options;
-    const body = {
-      model,
-      messages: toOpenAIMessages(request.system, request.messages),
-      stream: true,
-      ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
-    };
-    const response = await postForStream(
-      this.fetch,
-      endpoint(baseUrl, 'chat/completions'),
-      { headers: this.headers(), body, signal: request.signal },
-      { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) },
-    );
+    const post = (withUsage: boolean) =>
+      postForStream(
+        this.fetch,
+        endpoint(baseUrl, 'chat/completions'),
+        {
+          headers: this.headers(),
+          body: {
+            model,
+            messages: toOpenAIMessages(request.system, request.messages),
+            stream: true,
+            // The usage chunk is how the loop learns the transcript's real size (issue 10 item 1).
+            ...(withUsage ? { stream_options: { include_usage: true } } : {}),
+            ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
+          },
+          signal,
+        },
+        { baseUrl, model, apiKey: this.options.apiKey, listModels: () => this.listModels(request.signal) },
+      );
+    let response: Awaited<ReturnType<typeof post>>;
+    try {
+      response = await post(this.askForUsage);
+    } catch (error) {
+      if (!this.askForUsage || !rejectsStreamOptions(error)) throw error;
+      this.askForUsage = false;
+      response = await post(false);
+    }
+    alive();
     const answer = new AnswerBuilder(onDelta);
     if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
       answer.add(await response.text(), baseUrl);
@@ -221,6 +278,7 @@ export class OpenAIProvider implements ModelProvider {
     let done = false;
     try {
       for await (const event of readServerSentEvents(response.body)) {
+        alive();
         if (event.data === '[DONE]') {
           done = true;
           break;

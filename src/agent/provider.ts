@@ -30,17 +30,39 @@ export interface ModelRequest {
 /** `tool_calls`: the model wants tools run; `end`: it is done; `length`: it ran out of output tokens. */
 export type StopReason = 'end' | 'tool_calls' | 'length' | 'other';
 
+/** Tokens one request used, as the server counted them (issue 10 item 1). */
+export interface TokenUsage {
+  /** Every prompt token, cached ones included: what counts against the context window. */
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Prompt tokens read from the server's cache (OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`). */
+  readonly cachedTokens?: number;
+  /** Prompt tokens written to the cache (Anthropic `cache_creation_input_tokens`). */
+  readonly cacheWriteTokens?: number;
+}
+
 export interface ModelResponse {
   readonly text: string;
   readonly toolCalls: readonly TranscriptToolCall[];
   readonly stopReason: StopReason;
+  /** Absent when the server did not report usage; the loop then estimates it. */
+  readonly usage?: TokenUsage;
 }
 
 export interface ModelProvider {
   /** For people: e.g. `openai-compatible gpt-4o at https://api.openai.com/v1`. */
   readonly label: string;
+  /** The model's name as the server knows it, for the table of well-known context windows. */
+  readonly model?: string;
   /** Streams one answer. `onDelta` receives text as it arrives. Rejects with ProviderError. */
   stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse>;
+  /**
+   * The context window in tokens as the server states it, or undefined when it does not say.
+   * Best effort and bounded: a failure is undefined, never an error.
+   */
+  serverContextWindow?(signal: AbortSignal): Promise<number | undefined>;
+  /** True for a model server on this machine, whose too-small window deserves a warning (Ollama truncates silently). */
+  readonly local?: boolean;
 }
 
 /** A model request failed. The message is for people and names what to fix. */
@@ -79,9 +101,14 @@ export interface HttpProviderOptions {
   readonly model: string;
   readonly apiKey: ApiKeySource;
   readonly retry: RetryPolicy;
+  /** How long a stream may go without a complete event before the attempt fails (model.idle_timeout_ms). */
+  readonly idleTimeoutMs?: number;
   /** Replaceable for tests; the global fetch otherwise. */
   readonly fetch?: typeof fetch;
 }
+
+/** model.idle_timeout_ms's default: long enough for a slow local model's first token. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 /** The longest wait honoured from a Retry-After header, so a hostile value cannot stall a run. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -286,6 +313,47 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * Runs one attempt under an idle timeout: `run` gets a signal that aborts after `idleTimeoutMs`
+ * without a call to `alive`, and calls `alive` when the headers arrive and on every complete
+ * event. Bytes alone do not count, so a server that trickles a byte every few seconds but never
+ * finishes an event is stopped too. The stall becomes a transient ProviderError, which
+ * withRetries may retry: nothing of a stalled answer reached the caller unless deltas did.
+ */
+export async function withIdleTimeout<T>(
+  idleTimeoutMs: number,
+  baseUrl: string,
+  signal: AbortSignal,
+  run: (signal: AbortSignal, alive: () => void) => Promise<T>,
+): Promise<T> {
+  const idle = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const alive = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => idle.abort(), idleTimeoutMs);
+  };
+  alive();
+  try {
+    return await run(AbortSignal.any([signal, idle.signal]), alive);
+  } catch (error) {
+    if (idle.signal.aborted && !signal.aborted) {
+      throw new ProviderError(
+        `The model server at ${baseUrl} sent no complete stream event for ${formatSeconds(idleTimeoutMs)} (model.idle_timeout_ms), so the request was abandoned. ` +
+          'The server may be overloaded or stuck; if the model is just slow to start, raise model.idle_timeout_ms.',
+        { transient: true },
+      );
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
 /**

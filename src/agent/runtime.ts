@@ -120,6 +120,8 @@ export interface ProviderSettings {
   readonly model: string | undefined;
   readonly apiKey: ApiKeySource;
   readonly retry: ZunoConfig['retry'];
+  /** model.idle_timeout_ms; the provider's default when absent. */
+  readonly idleTimeoutMs?: number;
   readonly fetch?: typeof fetch;
 }
 
@@ -137,6 +139,7 @@ export function createProvider(settings: ProviderSettings): ModelProvider {
     apiKey: settings.apiKey,
     // A model request has no side effects: it is retried like a Safe tool.
     retry: { attempts: settings.retry.max_attempts, baseDelayMs: settings.retry.base_delay_ms },
+    ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
   };
   return settings.provider === 'anthropic' ? new AnthropicProvider(options) : new OpenAIProvider(options);

@@ -1,78 +1,53 @@
 /**
- * Server-sent events, parsed as the WHATWG spec says, because model servers differ in the
- * details: `\r\n` or `\n` or `\r` line ends, `:` comment lines used as keep-alives, several
- * `data:` lines in one event, and network chunks that split a line (or a `\r\n`) anywhere.
+ * Server-sent events, parsed by `eventsource-parser` (the WHATWG rules: `\r\n`, `\n` or `\r`
+ * line ends, `:` keep-alive comments, several `data:` lines per event, lines split anywhere by
+ * the network). It keeps an unfinished line as a list of fragments instead of rescanning it on
+ * every chunk, so a 50 MB line costs time linear in its length (issue 10 item 6).
  */
+import { createParser, type EventSourceParser } from 'eventsource-parser';
 
 export interface ServerSentEvent {
   /** The `event:` field; `message` when absent. */
   readonly event: string;
-  /** The `data:` lines joined with `\n`. */
+  /** The `data:` lines joined with `\n`; never empty (an empty `data:` event is skipped). */
   readonly data: string;
 }
 
 /** Incremental parser: feed it text as it arrives, collect the events that completed. */
 export class SseParser {
-  private buffer = '';
-  /** A chunk ended in `\r`: a `\n` at the start of the next chunk belongs to the same line end. */
-  private pendingCarriageReturn = false;
-  private event = '';
-  private data: string[] = [];
+  private readonly parser: EventSourceParser;
+  private completed: ServerSentEvent[] = [];
+
+  constructor() {
+    this.parser = createParser({
+      onEvent: (event) => {
+        // An empty `data:` event carries nothing a model client could use; some servers send one as a keep-alive.
+        if (event.data !== '') this.completed.push({ event: event.event ?? 'message', data: event.data });
+      },
+      // Unknown fields (and a bad `retry:`) are ignored, as the SSE spec says a client must.
+    });
+  }
 
   push(text: string): ServerSentEvent[] {
-    if (text === '') return [];
-    let input = text;
-    if (this.pendingCarriageReturn && input.startsWith('\n')) input = input.slice(1);
-    this.pendingCarriageReturn = false;
-    this.buffer += input;
-    const events: ServerSentEvent[] = [];
-    const lineEnds = /\r\n|\r|\n/g;
-    let start = 0;
-    for (let match = lineEnds.exec(this.buffer); match; match = lineEnds.exec(this.buffer)) {
-      const event = this.line(this.buffer.slice(start, match.index));
-      if (event) events.push(event);
-      start = lineEnds.lastIndex;
-    }
-    this.pendingCarriageReturn = this.buffer.endsWith('\r');
-    this.buffer = this.buffer.slice(start);
-    return events;
+    if (text !== '') this.parser.feed(text);
+    return this.take();
   }
 
   /**
    * The stream ended. Unlike a browser, this still dispatches an event the stream ended in the
-   * middle of: some servers omit the blank line after their last event.
+   * middle of: some servers omit the blank line after their last event. A pending `\r` from the
+   * last chunk is a line end too, so the `\n\n` cannot become a third, spurious blank line.
    */
   end(): ServerSentEvent[] {
-    const events: ServerSentEvent[] = [];
-    if (this.buffer.length > 0) {
-      const event = this.line(this.buffer);
-      if (event) events.push(event);
-      this.buffer = '';
-    }
-    const last = this.dispatch();
-    if (last) events.push(last);
+    this.parser.feed('\n\n');
+    this.parser.reset();
+    return this.take();
+  }
+
+  private take(): ServerSentEvent[] {
+    const events = this.completed;
+    this.completed = [];
     return events;
-  }
-
-  private line(line: string): ServerSentEvent | undefined {
-    if (line === '') return this.dispatch();
-    if (line.startsWith(':')) return undefined;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
-    else if (field === 'event') this.event = value;
-    return undefined;
-  }
-
-  private dispatch(): ServerSentEvent | undefined {
-    const data = this.data;
-    const event = this.event || 'message';
-    this.data = [];
-    this.event = '';
-    if (data.length === 0) return undefined;
-    return { event, data: data.join('\n') };
   }
 }
 

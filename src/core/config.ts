@@ -164,6 +164,10 @@ export const configSchema = z.strictObject({
       /** The environment variable holding the key (CLI). The editor keeps keys in SecretStorage. */
       api_key_env: z.string().optional(),
       max_steps: boundedInt(1, 1000, 50),
+      /** A model stream that sends no complete event for this long is abandoned and retried (issue 10 item 6). */
+      idle_timeout_ms: boundedInt(1000, 3_600_000, 120_000),
+      /** The model's context window in tokens; 0 asks the server, then a table, then guesses 32k (issue 10 item 1). */
+      context_window: boundedInt(0, 10_000_000, 0),
     })
     .prefault({}),
   memory: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),

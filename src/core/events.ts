@@ -42,7 +42,29 @@ export type ZunoEventBody =
       truncated: boolean;
     }
   | { type: 'recovery-notice'; call_id: string; attempt: number; tool: string; text: string }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string };
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  | UsageEventBody;
+
+/**
+ * Tokens of one model request (issue 10 item 1), emitted once its turn's tool results are in the
+ * transcript, so `estimated_next_input_tokens` is the size of the request that would come next.
+ */
+export interface UsageEventBody {
+  type: 'usage';
+  input_tokens: number;
+  output_tokens: number;
+  /** Prompt tokens served from the server's cache. */
+  cached_tokens?: number;
+  /** Prompt tokens written to the cache (Anthropic). */
+  cache_write_tokens?: number;
+  /** True when the server reported nothing and the counts are Zuno's chars/4 estimate. */
+  estimated?: boolean;
+  context_window?: number;
+  /** Where the window came from; `default` means a guess (32k). */
+  context_window_source?: 'config' | 'server' | 'table' | 'default';
+  estimated_next_input_tokens?: number;
+  model?: string;
+}
 
 export type ZunoEvent = ZunoEventBody & { ts: number; session_id: string };
 export type ZunoEventType = ZunoEventBody['type'];

@@ -68,6 +68,21 @@ export interface MemoryRow {
   readonly sourceSessionId?: string;
 }
 
+/** The tokens of one model request (migration 3). */
+export interface ModelRequestRow {
+  readonly sessionId: string;
+  readonly seq: number;
+  readonly model?: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedTokens: number;
+  readonly cacheWriteTokens: number;
+  /** The server reported nothing; the counts are estimates. */
+  readonly estimated: boolean;
+  readonly contextWindow?: number;
+  readonly createdAt: number;
+}
+
 export type Row = Record<string, SqlValue>;
 
 function column(row: Row, name: string): SqlValue {
@@ -187,5 +202,22 @@ export function toMemoryRow(row: Row): MemoryRow {
     createdAt: integer(row, 'created_at'),
     ...(acceptedAt !== undefined ? { acceptedAt } : {}),
     ...(sourceSessionId !== undefined ? { sourceSessionId } : {}),
+  };
+}
+
+export function toModelRequestRow(row: Row): ModelRequestRow {
+  const model = optionalText(row, 'model');
+  const contextWindow = optionalInteger(row, 'context_window');
+  return {
+    sessionId: text(row, 'session_id'),
+    seq: integer(row, 'seq'),
+    ...(model !== undefined ? { model } : {}),
+    inputTokens: integer(row, 'input_tokens'),
+    outputTokens: integer(row, 'output_tokens'),
+    cachedTokens: integer(row, 'cached_tokens'),
+    cacheWriteTokens: integer(row, 'cache_write_tokens'),
+    estimated: integer(row, 'estimated') !== 0,
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    createdAt: integer(row, 'created_at'),
   };
 }

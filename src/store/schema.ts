@@ -135,6 +135,27 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 3,
+    description: 'token usage of every model request',
+    statements: [
+      // One row per model request, in order; `estimated` marks counts Zuno made up at chars/4
+      // because the server reported none (issue 10 item 1).
+      `CREATE TABLE model_requests (
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        seq INTEGER NOT NULL,
+        model TEXT,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cached_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        estimated INTEGER NOT NULL DEFAULT 0,
+        context_window INTEGER,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      )`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

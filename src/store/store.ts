@@ -33,13 +33,24 @@ import { acquireLock } from './lock';
 import type { LockHandle } from './lock';
 import { INTERRUPTED_OUTPUT, summarizeArguments } from './recovery';
 import type { RecoveryNotice } from './recovery';
-import { integer, member, metadataJson, text, toAttemptRow, toCallRow, toMemoryRow, toSessionRow } from './rows';
-import type { CallAttemptRow, CallRow, MemoryRow, Row, SessionRow } from './rows';
+import { integer, member, metadataJson, text, toAttemptRow, toCallRow, toMemoryRow, toModelRequestRow, toSessionRow } from './rows';
+import type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, Row, SessionRow } from './rows';
 import { GOAL_STATUSES, MIGRATIONS, SCHEMA_VERSION, SESSION_STATUSES, TODO_STATUSES } from './schema';
 import type { CallStatus, GoalStatus, MemoryStatus, SessionStatus } from './schema';
 import { loadSqlJs } from './sqljs';
 
-export type { CallAttemptRow, CallRow, MemoryRow, SessionRow } from './rows';
+export type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } from './rows';
+
+/** What the loop records per model request; see ModelRequestRow. */
+export interface ModelRequestUsage {
+  readonly model?: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedTokens?: number;
+  readonly cacheWriteTokens?: number;
+  readonly estimated?: boolean;
+  readonly contextWindow?: number;
+}
 export type { Goal, TodoChange, TodoItem } from '../core/work-state';
 export { INTERRUPTED_OUTPUT, recoveryNoticeText, summarizeArguments } from './recovery';
 export type { RecoveryNotice } from './recovery';
@@ -370,7 +381,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook {
     this.knownSessions.add(sessionId);
   }
 
-  private nextSeq(table: 'messages' | 'events', sessionId: string): number {
+  private nextSeq(table: 'messages' | 'events' | 'model_requests', sessionId: string): number {
     const row = this.one(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM ${table} WHERE session_id = ?`, [sessionId]);
     return row ? integer(row, 'next') : 1;
   }
@@ -452,6 +463,50 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook {
 
   events(sessionId: string): ZunoEvent[] {
     return this.all('SELECT json FROM events WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => JSON.parse(text(row, 'json')) as ZunoEvent);
+  }
+
+  // ---- token usage ---------------------------------------------------------------------------
+
+  /** Records the tokens of one model request, after its answer arrived (issue 10 item 1). */
+  recordModelRequest(sessionId: string, usage: ModelRequestUsage): ModelRequestRow {
+    this.requireSession(sessionId);
+    const seq = this.nextSeq('model_requests', sessionId);
+    const createdAt = Date.now();
+    this.write([
+      [
+        `INSERT INTO model_requests (session_id, seq, model, input_tokens, output_tokens, cached_tokens, cache_write_tokens, estimated, context_window, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          sessionId,
+          seq,
+          usage.model ?? null,
+          usage.inputTokens,
+          usage.outputTokens,
+          usage.cachedTokens ?? 0,
+          usage.cacheWriteTokens ?? 0,
+          usage.estimated ? 1 : 0,
+          usage.contextWindow ?? null,
+          createdAt,
+        ],
+      ],
+    ]);
+    return toModelRequestRow({
+      session_id: sessionId,
+      seq,
+      model: usage.model ?? null,
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      cached_tokens: usage.cachedTokens ?? 0,
+      cache_write_tokens: usage.cacheWriteTokens ?? 0,
+      estimated: usage.estimated ? 1 : 0,
+      context_window: usage.contextWindow ?? null,
+      created_at: createdAt,
+    });
+  }
+
+  /** The session's model requests, oldest first. */
+  modelRequests(sessionId: string): ModelRequestRow[] {
+    return this.all('SELECT * FROM model_requests WHERE session_id = ? ORDER BY seq', [sessionId]).map(toModelRequestRow);
   }
 
   // ---- the call ledger -----------------------------------------------------------------------

@@ -13,6 +13,9 @@
  * Every request is checked: each tool_use in an assistant turn must be answered by a
  * tool_result with its id, in call order, at the start of the very next user turn; the
  * x-api-key and anthropic-version headers must be present; `system` must be top-level.
+ * Usage comes as the API sends it: `message_start` carries the input tokens (body length / 4,
+ * split into uncached, cache-read and cache-write parts when `cache` is given) and
+ * `message_delta` the cumulative output tokens.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from './loopback-server';
@@ -98,11 +101,19 @@ function thirds(text: string): string[] {
 
 let callCounter = 0;
 
-function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string): void {
+/** The input tokens of a request as the scripted server reports them. */
+export interface ScriptedAnthropicUsage {
+  readonly input_tokens: number;
+  readonly cache_read_input_tokens: number;
+  readonly cache_creation_input_tokens: number;
+}
+
+function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string, usage: ScriptedAnthropicUsage): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   writeEvent(response, 'message_start', {
-    message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } },
+    message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
   });
+  let answerLength = (reply.text ?? '').length;
   let index = 0;
   if (reply.text) {
     writeEvent(response, 'content_block_start', { index, content_block: { type: 'text', text: '' } });
@@ -115,12 +126,13 @@ function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { e
   for (const call of calls) {
     const id = call.id ?? `toolu_scripted_${++callCounter}`;
     const json = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    answerLength += call.name.length + json.length;
     writeEvent(response, 'content_block_start', { index, content_block: { type: 'tool_use', id, name: call.name, input: {} } });
     for (const part of thirds(json)) writeEvent(response, 'content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
     writeEvent(response, 'content_block_stop', { index });
     index++;
   }
-  writeEvent(response, 'message_delta', { delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } });
+  writeEvent(response, 'message_delta', { delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: Math.max(1, Math.ceil(answerLength / 4)) } });
   writeEvent(response, 'message_stop', {});
   response.end();
 }
@@ -128,9 +140,17 @@ function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { e
 export async function startScriptedAnthropic(options: {
   readonly script: readonly (ScriptedReply | ((request: RecordedAnthropicRequest) => ScriptedReply))[];
   readonly models?: readonly string[];
+  /** Splits each request's input tokens: this many are reported as cache reads, and this many as cache writes. */
+  readonly cache?: { readonly read: number; readonly write: number };
 }): Promise<ScriptedAnthropicServer> {
   const requests: RecordedAnthropicRequest[] = [];
   const violations: string[] = [];
+  const usageFor = (raw: string): ScriptedAnthropicUsage => {
+    const total = Math.ceil(raw.length / 4);
+    const read = Math.min(options.cache?.read ?? 0, total);
+    const write = Math.min(options.cache?.write ?? 0, total - read);
+    return { input_tokens: total - read - write, cache_read_input_tokens: read, cache_creation_input_tokens: write };
+  };
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = new URL(incoming.url ?? '/', 'http://127.0.0.1').pathname;
     const raw = await readBody(incoming);
@@ -153,7 +173,7 @@ export async function startScriptedAnthropic(options: {
     const step = options.script[number - 1];
     if (step === undefined) {
       violations.push(`request ${number} arrived after the script ran out`);
-      streamReply(response, { text: 'The script has ended.' }, body.model);
+      streamReply(response, { text: 'The script has ended.' }, body.model, usageFor(raw));
       return;
     }
     const reply = typeof step === 'function' ? step(recorded) : step;
@@ -163,7 +183,7 @@ export async function startScriptedAnthropic(options: {
       response.end(JSON.stringify({ type: 'error', error: { type, message: reply.error.message } }));
       return;
     }
-    streamReply(response, reply, body.model);
+    streamReply(response, reply, body.model, usageFor(raw));
   };
   const server = await listenOnLoopback(handle, violations);
   return {

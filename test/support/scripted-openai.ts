@@ -28,7 +28,12 @@
  *   collected in `violations` (with the request number) rather than thrown, because the server
  *   cannot fail the test itself: assert `violations` is empty at the end of each test.
  *   A request arriving after the script ran out is a violation too.
- * - GET /v1/models lists `models` (default: the one model `scripted-model`).
+ * - GET /v1/models lists `models` (default: the one model `scripted-model`), each with
+ *   `context_length: contextWindow` when that option is set (as OpenRouter and LM Studio do).
+ * - Usage like OpenAI's: a request with `stream_options: {include_usage: true}` gets a last
+ *   chunk with `choices: []` and `usage` (prompt tokens = the request body's length / 4, or
+ *   `usage(request)` when given). With `rejectStreamOptions`, such a request is refused with
+ *   HTTP 400 naming the parameter, as older Azure API versions and some proxies do.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from './loopback-server';
@@ -69,6 +74,14 @@ export interface ChatRequestBody {
   readonly messages: readonly ChatMessage[];
   readonly tools?: readonly { readonly type: string; readonly function: { readonly name: string; readonly description: string; readonly parameters: unknown } }[];
   readonly stream?: boolean;
+  readonly stream_options?: { readonly include_usage?: boolean };
+}
+
+/** The usage chunk's counts, in OpenAI's field names. */
+export interface ScriptedUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly cached_tokens?: number;
 }
 
 export type ScriptStep = ScriptedReply | ((request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>);
@@ -77,6 +90,12 @@ export interface ScriptedOpenAIOptions {
   readonly script: readonly ScriptStep[] | ((request: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
   /** What GET /v1/models lists. */
   readonly models?: readonly string[];
+  /** Stated as every listed model's `context_length`. */
+  readonly contextWindow?: number;
+  /** Refuse `stream_options` with HTTP 400, like servers that do not know it. */
+  readonly rejectStreamOptions?: boolean;
+  /** The usage reported for a request; by default body length / 4 in, answer length / 4 out. */
+  readonly usage?: (request: RecordedRequest, index: number) => ScriptedUsage;
 }
 
 export interface ScriptedOpenAIServer {
@@ -163,7 +182,7 @@ async function writeEvent(response: ServerResponse, data: unknown): Promise<void
 
 let callCounter = 0;
 
-async function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string): Promise<void> {
+async function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string, usage: ScriptedUsage | undefined): Promise<void> {
   const id = `chatcmpl-${Date.now()}`;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (delta: unknown, finishReason: string | null = null): unknown => ({
@@ -190,6 +209,17 @@ async function streamReply(response: ServerResponse, reply: Exclude<ScriptedRepl
     }
   }
   await writeEvent(response, chunk({}, calls.length > 0 ? 'tool_calls' : 'stop'));
+  if (usage) {
+    const { prompt_tokens, completion_tokens, cached_tokens = 0 } = usage;
+    await writeEvent(response, {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [],
+      usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens, prompt_tokens_details: { cached_tokens } },
+    });
+  }
   await writeEvent(response, '[DONE]');
   response.end();
 }
@@ -218,12 +248,19 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
     requests.push(recorded);
     if (incoming.method === 'GET' && path === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ object: 'list', data: models.map((model) => ({ id: model, object: 'model', owned_by: 'scripted' })) }));
+      const window = options.contextWindow !== undefined ? { context_length: options.contextWindow } : {};
+      response.end(JSON.stringify({ object: 'list', data: models.map((model) => ({ id: model, object: 'model', owned_by: 'scripted', ...window })) }));
       return;
     }
     if (incoming.method !== 'POST' || path !== '/v1/chat/completions' || !body) {
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: { message: `No route for ${incoming.method} ${path}`, type: 'invalid_request_error' } }));
+      return;
+    }
+    const wantsUsage = body.stream_options?.include_usage === true;
+    if (wantsUsage && options.rejectStreamOptions) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error', param: null, code: null } }));
       return;
     }
     const index = chatCount++;
@@ -234,7 +271,9 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
       response.end(JSON.stringify({ error: { message: reply.error.message, type: 'scripted_error', code: reply.error.status } }));
       return;
     }
-    await streamReply(response, reply, body.model);
+    const answerLength = (reply.text ?? '').length + (reply.toolCalls ?? []).reduce((sum, call) => sum + JSON.stringify(call.arguments).length + call.name.length, 0);
+    const usage = wantsUsage ? (options.usage?.(recorded, index) ?? { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: Math.ceil(answerLength / 4) }) : undefined;
+    await streamReply(response, reply, body.model, usage);
   };
 
   const server = await listenOnLoopback(handle, violations);

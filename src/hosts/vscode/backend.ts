@@ -209,7 +209,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     const hint = setupHint(config, this.languageModels);
     if (hint) throw new ConfigError(hint);
     const key = await this.options.apiKeys.get(config);
-    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry });
+    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms });
   }
 
   status(running: boolean): ViewStatus {

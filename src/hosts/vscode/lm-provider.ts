@@ -5,7 +5,7 @@
  * results go in as LanguageModelToolResultPart.
  */
 import * as vscode from 'vscode';
-import { jsonSchemaForModel, ProviderError, type ModelProvider, type ModelRequest, type ModelResponse } from '../../agent/provider';
+import { jsonSchemaForModel, ProviderError, type ModelProvider, type ModelRequest, type ModelResponse, type TokenUsage } from '../../agent/provider';
 import type { TranscriptToolCall } from '../../core/transcript';
 import { toChatTurns, type ChatPart, type ChatTurn } from './lm-messages';
 
@@ -59,11 +59,35 @@ function describeLmError(error: unknown, model: vscode.LanguageModelChat): Provi
   return new ProviderError(`The VS Code language model ${model.name} (${model.id}) failed: ${error instanceof Error ? error.message : String(error)}`);
 }
 
+/**
+ * The tokens of a request and its answer as the model's own tokenizer counts them: vscode.lm
+ * reports no usage, so Zuno asks `countTokens` (once over the whole prompt text, not per
+ * message, to keep a long session's step cheap). Undefined when counting fails.
+ */
+async function countUsage(chat: vscode.LanguageModelChat, turns: readonly ChatTurn[], answer: string, token: vscode.CancellationToken): Promise<TokenUsage | undefined> {
+  const prompt = turns
+    .flatMap((turn) => turn.parts.map((part) => (part.kind === 'text' ? part.text : part.kind === 'tool-result' ? part.text : `${part.name} ${JSON.stringify(part.input)}`)))
+    .join('\n');
+  try {
+    const [inputTokens, outputTokens] = await Promise.all([chat.countTokens(prompt, token), chat.countTokens(answer, token)]);
+    return { inputTokens, outputTokens };
+  } catch {
+    return undefined;
+  }
+}
+
 export class LanguageModelProvider implements ModelProvider {
   readonly label: string;
+  readonly model: string;
 
-  constructor(private readonly model: vscode.LanguageModelChat) {
-    this.label = `VS Code language model ${model.name} (${model.vendor}/${model.id})`;
+  constructor(private readonly chat: vscode.LanguageModelChat) {
+    this.label = `VS Code language model ${chat.name} (${chat.vendor}/${chat.id})`;
+    this.model = chat.id;
+  }
+
+  /** vscode.lm states the window itself. */
+  serverContextWindow(): Promise<number | undefined> {
+    return Promise.resolve(this.chat.maxInputTokens > 0 ? this.chat.maxInputTokens : undefined);
   }
 
   async stream(request: ModelRequest, onDelta: (text: string) => void): Promise<ModelResponse> {
@@ -71,13 +95,14 @@ export class LanguageModelProvider implements ModelProvider {
     const onAbort = (): void => cancellation.cancel();
     request.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const messages = toChatTurns(request.system, request.messages).map(toMessage);
+      const turns = toChatTurns(request.system, request.messages);
+      const messages = turns.map(toMessage);
       const tools: vscode.LanguageModelChatTool[] = request.tools.map((tool) => ({
         name: tool.name,
         description: tool.description,
         inputSchema: jsonSchemaForModel(tool.inputSchema),
       }));
-      const response = await this.model.sendRequest(
+      const response = await this.chat.sendRequest(
         messages,
         { justification: 'Zuno uses the model to work in your workspace through tools.', ...(tools.length > 0 ? { tools } : {}) },
         cancellation.token,
@@ -92,10 +117,12 @@ export class LanguageModelProvider implements ModelProvider {
           toolCalls.push({ id: part.callId, name: part.name, arguments: JSON.stringify(part.input) });
         }
       }
-      return { text, toolCalls, stopReason: toolCalls.length > 0 ? 'tool_calls' : 'end' };
+      const answer = [text, ...toolCalls.map((call) => `${call.name} ${call.arguments}`)].join('\n');
+      const usage = await countUsage(this.chat, turns, answer, cancellation.token);
+      return { text, toolCalls, stopReason: toolCalls.length > 0 ? 'tool_calls' : 'end', ...(usage ? { usage } : {}) };
     } catch (error) {
       if (request.signal.aborted || error instanceof vscode.CancellationError) throw request.signal.reason ?? error;
-      throw describeLmError(error, this.model);
+      throw describeLmError(error, this.chat);
     } finally {
       request.signal.removeEventListener('abort', onAbort);
       cancellation.dispose();

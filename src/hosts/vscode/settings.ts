@@ -112,6 +112,17 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
       'An environment variable to take the API key from on first use, when none is stored yet (ZUNO_API_KEY is always tried). The key is then kept in VS Code\'s SecretStorage only; set or replace it with "Zuno: Set API Key".',
   },
   'model.max_steps': { description: 'Most model turns in one run before Zuno stops and reports the step limit.', minimum: 1, maximum: 1000 },
+  'model.idle_timeout_ms': {
+    description: 'How long a model stream may send no complete event (after the request, or since the last one) before Zuno abandons it and retries. Raise it for a local model that is slow to start.',
+    minimum: 1000,
+    maximum: 3_600_000,
+  },
+  'model.context_window': {
+    description:
+      'The model\'s context window in tokens. `0` (default): ask the server (`/v1/models`, Ollama\'s `/api/show`, or VS Code\'s language model), then a table of well-known models, then assume 32,768 and say that it is a guess. Set it when a local server loads the model with a smaller context than the model supports.',
+    minimum: 0,
+    maximum: 10_000_000,
+  },
   'memory.enabled': { description: 'Offers the memory_propose tool.' },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {

@@ -115,3 +115,12 @@ test('§9 models: Anthropic 401 names the key variable; an unknown model lists t
   assert.ok(unknown instanceof ProviderError);
   assert.match(unknown.message, /The model "claude-nope" is not available .* Available models: claude-sonnet-4-5, claude-haiku-4-5\./);
 });
+
+test('issue 10 item 1: usage comes from message_start and message_delta; cache reads and writes count as input and are reported apart', async () => {
+  const server = await startScriptedAnthropic({ script: [{ text: 'A cached answer.' }], cache: { read: 40, write: 10 } });
+  servers.push(server);
+  const answer = await provider(server.baseUrl).stream(request([{ role: 'user', content: 'hi' }]), () => undefined);
+  const total = Math.ceil(JSON.stringify(server.requests[0]?.body).length / 4);
+  assert.deepEqual(answer.usage, { inputTokens: total, outputTokens: Math.ceil('A cached answer.'.length / 4), cachedTokens: 40, cacheWriteTokens: 10 });
+  assert.deepEqual(server.violations, []);
+});

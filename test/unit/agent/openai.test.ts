@@ -320,3 +320,38 @@ test('§9 models: aborting the signal stops a stalled stream at once', async () 
   await assert.rejects(pending, (error: unknown) => error instanceof Error && error.name === 'AbortError');
   assert.equal(server.chatRequests().length, 1, 'a cancelled request is not retried');
 });
+
+test('issue 10 item 1: the provider asks for usage with stream_options and reads the final usage chunk, cached tokens included', async () => {
+  const server = await startScriptedOpenAI({
+    script: [{ text: 'Counted.' }],
+    usage: () => ({ prompt_tokens: 1234, completion_tokens: 56, cached_tokens: 1024 }),
+  });
+  servers.push(server);
+  const answer = await provider(server.baseUrl).stream(request([{ role: 'user', content: 'hi' }]), () => undefined);
+  assert.equal(answer.text, 'Counted.');
+  assert.deepEqual(answer.usage, { inputTokens: 1234, outputTokens: 56, cachedTokens: 1024 });
+  assert.deepEqual(server.chatRequests()[0]?.body?.stream_options, { include_usage: true });
+  assert.deepEqual(server.violations, []);
+});
+
+test('issue 10 item 1: a server that refuses stream_options is asked again without it, and never again with it', async () => {
+  const server = await startScriptedOpenAI({ script: [{ text: 'One.' }, { text: 'Two.' }], rejectStreamOptions: true });
+  servers.push(server);
+  const client = provider(server.baseUrl, { attempts: 1 });
+  const first = await client.stream(request([{ role: 'user', content: 'hi' }]), () => undefined);
+  const second = await client.stream(request([{ role: 'user', content: 'again' }]), () => undefined);
+  assert.deepEqual([first.text, second.text], ['One.', 'Two.']);
+  assert.equal(first.usage, undefined, 'no usage from such a server: the loop estimates');
+  assert.deepEqual(
+    server.requests.filter((recorded) => recorded.method === 'POST').map((recorded) => recorded.body?.stream_options),
+    [{ include_usage: true }, undefined, undefined],
+  );
+  assert.deepEqual(server.violations, []);
+});
+
+test('issue 10 item 1: a 400 about something else is not mistaken for a refused stream_options', async () => {
+  const server = await startScriptedOpenAI({ script: [{ error: { status: 400, message: 'messages: too many' } }] });
+  servers.push(server);
+  await assert.rejects(provider(server.baseUrl).stream(request([{ role: 'user', content: 'hi' }]), () => undefined), /HTTP 400: messages: too many/);
+  assert.equal(server.chatRequests().length, 1);
+});

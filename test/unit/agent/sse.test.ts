@@ -88,3 +88,21 @@ test('§9 models, SSE: a consumer that stops early cancels the body', async () =
   }
   assert.equal(cancelled, true);
 });
+
+test('issue 10 item 6, SSE: an empty data: event is skipped, not delivered (and not an error for the JSON consumers)', () => {
+  assert.deepEqual(parseInPieces(['data:\n\n', 'data: \n\n', 'data: {"a":1}\n\n']), [{ event: 'message', data: '{"a":1}' }]);
+});
+
+test('issue 10 item 6, SSE: a 50 MB single line arriving in 64 KiB network chunks is one event, whole', () => {
+  // The scaling itself (linear, not quadratic) is measured in bench/sse.bench.ts; here the
+  // content must come through intact, the line end split from the line as networks do.
+  const payload = 'x'.repeat(50 * 1024 * 1024);
+  const stream = `data: ${payload}\n\n`;
+  const parser = new SseParser();
+  const events: ServerSentEvent[] = [];
+  for (let start = 0; start < stream.length; start += 65_536) events.push(...parser.push(stream.slice(start, start + 65_536)));
+  events.push(...parser.end());
+  assert.equal(events.length, 1);
+  assert.equal(events[0]?.data.length, payload.length);
+  assert.equal(events[0]?.data, payload);
+});

@@ -66,17 +66,25 @@ test('a version-1 store opens with every row kept, migrates to the current versi
   store.setPlan('old', 'finish the migration');
   store.setTodos('old', [{ id: 't1', content: 'check', status: 'pending' }]);
   store.proposeMemory('v2 tables work');
+  // The table version 3 added (issue 10 item 1) is there and usable.
+  store.recordModelRequest('old', { model: 'm', inputTokens: 120, outputTokens: 7, cachedTokens: 100, contextWindow: 32_768 });
   assert.equal(store.recoverInterrupted('old')[0]?.callId, 'c2');
   await store.close();
 
   const journal = readFileSync(join(stateDir, 'journal.jsonl'), 'utf8');
-  assert.match(journal, new RegExp(`"seq":6,"ops":\\[\\["CREATE TABLE plans[^\\n]*PRAGMA user_version = ${SCHEMA_VERSION}`), 'the migration is journaled as one line right after the v1 lines');
+  assert.match(journal, /"seq":6,"ops":\[\["CREATE TABLE plans[^\n]*PRAGMA user_version = 2"/, 'migration 2 is journaled as one line right after the v1 lines');
+  assert.match(journal, new RegExp(`"seq":7,"ops":\\[\\["CREATE TABLE model_requests[^\\n]*PRAGMA user_version = 3"`), 'migration 3 is the next line');
+  assert.equal(SCHEMA_VERSION, 3);
 
   const reopened = await Store.open({ stateDir, readOnly: true });
   context.after(() => reopened.close());
   assert.equal(reopened.getPlan('old'), 'finish the migration');
   assert.deepEqual(reopened.getTodos('old'), [{ id: 't1', content: 'check', status: 'pending' }]);
   assert.equal(reopened.listMemories()[0]?.text, 'v2 tables work');
+  assert.deepEqual(
+    reopened.modelRequests('old').map((row) => [row.seq, row.model, row.inputTokens, row.outputTokens, row.cachedTokens, row.cacheWriteTokens, row.estimated, row.contextWindow]),
+    [[1, 'm', 120, 7, 100, 0, false, 32_768]],
+  );
   assert.equal(reopened.calls('old')[1]?.status, 'indeterminate');
 });
 
@@ -87,6 +95,7 @@ test('a read-only open of a version-1 store migrates in memory only and leaves t
   const reader = await Store.open({ stateDir, readOnly: true });
   assert.deepEqual(reader.calls('old').map((call) => call.callId), ['c1', 'c2']);
   assert.equal(reader.getPlan('old'), undefined, 'the version-2 tables exist, empty');
+  assert.deepEqual(reader.modelRequests('old'), [], 'the version-3 table exists, empty');
   await reader.close();
   assert.deepEqual([readFileSync(join(stateDir, 'snapshot.sqlite')), readFileSync(join(stateDir, 'journal.jsonl'))], before);
 });

@@ -1,0 +1,38 @@
+// The next request's size, estimated before it is sent (issue 10 item 1): the last reported
+// usage is exact up to the answer; only what was appended since is counted at chars/4.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { estimateTokens, messageCharacters, RequestEstimator } from '../../../src/core/token-budget';
+import type { TranscriptMessage } from '../../../src/core/transcript';
+
+test('issue 10 item 1: with no usage yet, everything is estimated at four characters a token, tools included', () => {
+  const estimator = new RequestEstimator();
+  const tools = [{ name: 'read', description: 'x'.repeat(100) }];
+  const messages: TranscriptMessage[] = [{ role: 'user', content: 'y'.repeat(400) }];
+  const expected = estimateTokens('s'.repeat(40).length + JSON.stringify(tools).length + 400);
+  assert.equal(estimator.estimate({ system: 's'.repeat(40), tools, messages }), expected);
+  assert.equal(estimateTokens(401), 101);
+});
+
+test('issue 10 item 1: after a reported usage, the estimate is input + output + the appended messages at chars/4', () => {
+  const estimator = new RequestEstimator();
+  const messages: TranscriptMessage[] = [{ role: 'user', content: 'read it' }];
+  estimator.record(messages.length, 5000, 40);
+  messages.push({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read', arguments: '{"path":"a.txt"}' }] });
+  // The answer's own tokens are the reported output, so the assistant message adds nothing more.
+  assert.equal(estimator.estimate({ system: 'ignored now', tools: [], messages }), 5040);
+  messages.push({ role: 'tool', callId: 'c1', toolName: 'read', content: 'z'.repeat(4000) });
+  assert.equal(estimator.estimate({ system: 'ignored now', tools: [], messages }), 5040 + 1000);
+});
+
+test('issue 10 item 1: a transcript shorter than the anchor (rebuilt elsewhere) is estimated from scratch', () => {
+  const estimator = new RequestEstimator();
+  estimator.record(10, 90_000, 100);
+  const messages: TranscriptMessage[] = [{ role: 'user', content: 'q'.repeat(80) }];
+  assert.equal(estimator.estimate({ system: '', tools: [], messages }), estimateTokens(2 + 80));
+});
+
+test('issue 10 item 1: an assistant message counts its text and its calls', () => {
+  assert.equal(messageCharacters({ role: 'assistant', content: 'ab', toolCalls: [{ id: 'x', name: 'read', arguments: '{}' }] }), 2 + 4 + 2);
+  assert.equal(messageCharacters({ role: 'tool', callId: 'x', toolName: 'read', content: 'abc' }), 3);
+});
