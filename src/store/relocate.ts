@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
+import type { EventBus } from '../core/events';
 import { defaultStateDir, legacyStateDir } from '../hosts/node/state-location';
 import { StateDirInUseError } from './errors';
 import { acquireLock, LOCK_FILE, type LockHandle } from './lock';
@@ -191,6 +192,20 @@ export async function migrateStateDir(options: MigrationOptions): Promise<Migrat
   } finally {
     if (!moved) lock.release();
   }
+}
+
+/**
+ * Tells the move in the next session that starts, as `notice` events: they reach the chat view
+ * and `--json` readers, and stay in that session's record. Returns a function that stops waiting.
+ */
+export function announceMigration(events: EventBus, migration: MigrationResult): () => void {
+  const stop = events.on((event) => {
+    if (event.type !== 'session-started') return;
+    stop();
+    events.emit(event.session_id, { type: 'notice', level: 'info', text: migration.notice });
+    if (migration.warning) events.emit(event.session_id, { type: 'notice', level: 'warning', text: migration.warning });
+  });
+  return stop;
 }
 
 /** Resolves the state dir and migrates the old in-workspace state into it on first open. */
