@@ -101,3 +101,17 @@ test('issue 9 migration: a migration that cannot write the new folder fails with
   assert.deepEqual(snapshot(legacy), before);
   assert.deepEqual(readdirSync(join(workspace, '.zuno')), ['state']);
 });
+
+test('issue 9 migration: two first opens at once, in two processes, migrate once and both read the moved store', async () => {
+  const { workspace } = oldWorkspace();
+  const [alpha, beta] = await Promise.all([
+    runZuno(['show', 'session-alpha', '--workspace', workspace, '--json'], { cwd: workspace }),
+    runZuno(['show', 'session-beta', '--workspace', workspace, '--json'], { cwd: workspace }),
+  ]);
+  assert.equal(alpha.code, 0, alpha.stderr);
+  assert.equal(beta.code, 0, beta.stderr);
+  assert.equal([alpha, beta].filter((run) => /now lives in/.test(run.stderr)).length, 1, 'one of them moved it');
+  assert.deepEqual((JSON.parse(beta.stdout) as { calls: { call_id: string }[] }).calls.map((call) => call.call_id), [...FIXTURE_SESSIONS['session-beta']]);
+  assert.equal(readdirSync(join(workspace, '.zuno')).length, 1);
+  assert.match(readdirSync(join(workspace, '.zuno'))[0] ?? '', /^state\.migrated-/);
+});
