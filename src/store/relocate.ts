@@ -10,7 +10,7 @@
  * new directory in place.
  */
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import type { EventBus } from '../core/events';
@@ -113,6 +113,29 @@ function removeQuietly(path: string): void {
   }
 }
 
+/**
+ * fsyncs a file or folder, so that the copy is on disk before the old folder is renamed away.
+ * Windows cannot open a folder; NTFS journals renames.
+ */
+function syncPath(path: string): void {
+  if (process.platform === 'win32' && lstatSync(path).isDirectory()) return;
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every file and folder of the copy, deepest first, then the copy itself. */
+function syncTree(root: string): void {
+  for (const file of listFiles(root)) if (!lstatSync(join(root, file)).isSymbolicLink()) syncPath(join(root, file));
+  const folders = (under: string): string[] =>
+    readdirSync(join(root, under), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [...folders(join(under, entry.name)), join(under, entry.name)] : []));
+  for (const folder of folders('')) syncPath(join(root, folder));
+  syncPath(root);
+}
+
 /** `state.migrated-2026-12-02`, or `…-2`, `…-3` when an earlier migration of the same day is still there. */
 function migratedName(from: string, now: Date): string {
   const base = `${from}.migrated-${now.toISOString().slice(0, 10)}`;
@@ -162,8 +185,10 @@ export async function migrateStateDir(options: MigrationOptions): Promise<Migrat
       mkdirSync(dirname(to), { recursive: true });
       cpSync(from, staging, { recursive: true, verbatimSymlinks: true, filter: (source) => !isLockFile(relative(from, source)) });
       verifyCopy(from, staging);
+      syncTree(staging);
       // Atomic: a reader sees no directory or the whole verified copy.
       renameSync(staging, to);
+      syncPath(dirname(to));
     } catch (error) {
       removeQuietly(staging);
       // A store was created at `to` meanwhile by a process that did not migrate (e.g. one given --state-dir): keep both.
@@ -178,7 +203,6 @@ export async function migrateStateDir(options: MigrationOptions): Promise<Migrat
     const notice = `Zuno's state for this workspace now lives in ${to}, outside the workspace.`;
     try {
       renameSync(from, migratedTo);
-      moved = true;
     } catch (error) {
       return {
         migratedTo: from,
@@ -186,8 +210,10 @@ export async function migrateStateDir(options: MigrationOptions): Promise<Migrat
         warning: `The old state in ${from} was copied to ${to} but could not be renamed (${error instanceof Error ? error.message : String(error)}); it is no longer used. Rename or delete it yourself.`,
       };
     }
+    moved = true;
     // The lock file went along with the folder; it is ours, and a lock in a folder nobody opens means nothing.
     unlinkSync(join(migratedTo, LOCK_FILE));
+    syncPath(dirname(from));
     return { migratedTo, notice: `${notice} The old copy is kept in ${migratedTo}; delete it once you no longer need it.` };
   } finally {
     if (!moved) lock.release();
