@@ -13,14 +13,13 @@ useBuiltCli();
 
 const scripted = useScriptedServers();
 
-/** Every file under `root` with its bytes, the state dir left out (the run itself writes there). */
+/** Every file under `root` with its bytes (the state dir is outside the workspace, issue 9). */
 function tree(root: string): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       const rel = relative(root, path);
-      if (rel === join('.zuno', 'state')) continue;
       if (statSync(path).isDirectory()) walk(path);
       else files.set(rel, readFileSync(path).toString('base64'));
     }
