@@ -4,7 +4,7 @@
  * the documented exit codes: 0 finished, 1 provider failure, 2 usage/config/startup error,
  * 130 interrupted.
  */
-import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseConfig, type ZunoConfig } from '../core/config';
 import { environmentPolicy } from '../core/environment';
@@ -12,7 +12,7 @@ import { ConfigError, StartupError } from '../core/errors';
 import type { ZunoEvent } from '../core/events';
 import type { ApprovalGateway, QuestionGateway } from '../core/host';
 import { createNodeHost } from '../hosts/node/host';
-import { announceMigration, prepareStateDir, type MigrationResult } from '../store/relocate';
+import { announceMigration, ensureStateDir, prepareStateDir, type MigrationResult } from '../store/relocate';
 import { Store, type CallRow } from '../store/store';
 import { ANTHROPIC_BASE_URL } from './anthropic';
 import { isHttpUrl, parseCommandLine, UsageError, USAGE, type ExecCommand, type MemoryCommand, type ShowCommand } from './cli-args';
@@ -165,9 +165,7 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
   const loaded = loadConfig(command.config, workspace, io.cwd);
   const prepared = await stateDirFor(command.stateDir, workspace, io);
   const migration = prepared.migration;
-  // The policy refuses tool writes inside the state dir by comparing real paths (issue 8 §3).
-  mkdirSync(prepared.stateDir, { recursive: true });
-  const stateDir = realpathSync(prepared.stateDir);
+  const stateDir = ensureStateDir(prepared.stateDir);
   const settings = modelSettings(command, loaded, io.env);
   const provider = createProvider(settings);
   const prompt = command.prompt === '-' ? (await readStdin(io.stdin)).trim() : command.prompt;

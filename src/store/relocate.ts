@@ -221,6 +221,15 @@ export async function migrateStateDir(options: MigrationOptions): Promise<Migrat
 }
 
 /**
+ * Creates the state dir and returns its real path: the policy refuses tool writes inside it by
+ * comparing real paths (issue 8 §3), and the per-user folder may sit behind a symlinked home.
+ */
+export function ensureStateDir(stateDir: string): string {
+  mkdirSync(stateDir, { recursive: true });
+  return realpathSync.native(stateDir);
+}
+
+/**
  * Tells the move in the next session that starts, as `notice` events: they reach the chat view
  * and `--json` readers, and stay in that session's record. Returns a function that stops waiting.
  */

@@ -16,7 +16,7 @@ import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
 import { Scheduler } from '../../core/scheduler';
 import type { CallEnvironment } from '../../core/tool';
-import { announceMigration, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
+import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
 import type { SessionSummary, ViewStatus } from '../../webview/protocol';
 import type { ChatBackend } from './chat-controller';
 import type { ConfigSource } from './config-source';
@@ -108,9 +108,10 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     if (root === undefined) return Promise.reject(new Error(NO_FOLDER));
     this.runtime ??= (async () => {
       const config = this.validConfig();
-      const { stateDir, legacyDir } = this.options.stateLocation();
+      const { stateDir: location, legacyDir } = this.options.stateLocation();
       // Before the store opens: a failed move fails the open, naming both folders, the old one untouched.
-      const migration = legacyDir === undefined ? undefined : await migrateStateDir({ from: legacyDir, to: stateDir });
+      const migration = legacyDir === undefined ? undefined : await migrateStateDir({ from: legacyDir, to: location });
+      const stateDir = ensureStateDir(location);
       if (migration) {
         this.options.log.info(migration.notice);
         if (migration.warning) this.options.log.warn(migration.warning);
