@@ -19,7 +19,11 @@ memory Lists the memories the agent proposed (memory.enabled), accepts or delete
 Options:
   --workspace DIR      The workspace (default: the current directory).
   --config FILE        Config file (default: <workspace>/.zuno/config.json when it exists).
-  --state-dir DIR      Sessions and outputs (default: <workspace>/.zuno/state).
+  --state-dir DIR      Sessions and outputs (default: a per-user folder for this workspace,
+                       $XDG_STATE_HOME/zuno/workspaces/<name>-<hash>, ~/.local/state when
+                       XDG_STATE_HOME is unset; ~/Library/Application Support/Zuno/… on macOS,
+                       %LOCALAPPDATA%\\Zuno\\… on Windows). An old <workspace>/.zuno/state is
+                       moved there on first use and kept as .zuno/state.migrated-<date>.
   --base-url URL       Model server (else model.base_url, else ZUNO_BASE_URL).
   --model NAME         Model name (else model.name, else ZUNO_MODEL).
   --api-key-env VAR    Environment variable holding the API key (else model.api_key_env;

@@ -12,6 +12,7 @@ import { ConfigError, StartupError } from '../core/errors';
 import type { ZunoEvent } from '../core/events';
 import type { ApprovalGateway, QuestionGateway } from '../core/host';
 import { createNodeHost } from '../hosts/node/host';
+import { announceMigration, ensureStateDir, prepareStateDir, type MigrationResult } from '../store/relocate';
 import { Store, type CallRow } from '../store/store';
 import { ANTHROPIC_BASE_URL } from './anthropic';
 import { isHttpUrl, parseCommandLine, UsageError, USAGE, type ExecCommand, type MemoryCommand, type ShowCommand } from './cli-args';
@@ -112,8 +113,8 @@ function modelSettings(command: ExecCommand, loaded: LoadedConfig, env: CliProce
   return { provider, baseUrl, model, apiKey, retry: loaded.config.retry, idleTimeoutMs: loaded.config.model.idle_timeout_ms };
 }
 
-/** Human-readable progress on stderr, for runs without --json. */
-function progressPrinter(write: (text: string) => void): (event: ZunoEvent) => void {
+/** Human-readable progress on stderr, for runs without --json; `told` are notices already written there. */
+function progressPrinter(write: (text: string) => void, told: ReadonlySet<string> = new Set()): (event: ZunoEvent) => void {
   const clip = (text: string, max = 160): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
   let lastNotice = '';
   return (event) => {
@@ -135,7 +136,7 @@ function progressPrinter(write: (text: string) => void): (event: ZunoEvent) => v
         lastNotice = event.text;
         break;
       case 'notice':
-        write(`[${event.level}] ${event.text}\n`);
+        if (!told.has(event.text)) write(`[${event.level}] ${event.text}\n`);
         break;
       case 'session-finished':
         // An error's message is printed once, by exec, in both output modes.
@@ -182,10 +183,25 @@ export class UsageTally {
   }
 }
 
+/**
+ * `--state-dir`, else the per-user directory of this workspace (issue 9), which the editor finds
+ * too. The first open moves an old `<workspace>/.zuno/state` there and says so on stderr.
+ */
+async function stateDirFor(flag: string | undefined, workspace: string, io: CliProcess): Promise<{ stateDir: string; migration?: MigrationResult }> {
+  const prepared = await prepareStateDir({ workspaceRoot: workspace, env: io.env, ...(flag !== undefined ? { explicit: resolve(io.cwd, flag) } : {}) });
+  if (prepared.migration) {
+    io.stderr.write(`zuno: ${prepared.migration.notice}\n`);
+    if (prepared.migration.warning) io.stderr.write(`zuno: ${prepared.migration.warning}\n`);
+  }
+  return prepared;
+}
+
 async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
   const workspace = resolveWorkspace(command.workspace, io.cwd);
   const loaded = loadConfig(command.config, workspace, io.cwd);
-  const stateDir = command.stateDir !== undefined ? resolve(io.cwd, command.stateDir) : join(workspace, '.zuno', 'state');
+  const prepared = await stateDirFor(command.stateDir, workspace, io);
+  const migration = prepared.migration;
+  const stateDir = ensureStateDir(prepared.stateDir);
   const settings = modelSettings(command, loaded, io.env);
   const provider = createProvider(settings);
   const prompt = command.prompt === '-' ? (await readStdin(io.stdin)).trim() : command.prompt;
@@ -228,10 +244,12 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
     interrupted = signal;
     controller.abort();
   });
-  const print = command.json ? (event: ZunoEvent) => void io.stdout.write(`${JSON.stringify(event)}\n`) : progressPrinter(writeErr);
+  const print = command.json ? (event: ZunoEvent) => void io.stdout.write(`${JSON.stringify(event)}\n`) : progressPrinter(writeErr, new Set(migration ? [migration.notice, migration.warning ?? ''] : []));
   const stopPrinting = runtime.events.on(print);
   const usage = new UsageTally();
   const stopCounting = runtime.events.on((event) => usage.add(event));
+  // The move is also told in the session itself (and to --json readers), once it has an id.
+  const stopTelling = migration ? announceMigration(runtime.events, migration) : () => undefined;
   try {
     let result: AgentRunResult;
     try {
@@ -265,6 +283,7 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
     stopListening();
     stopPrinting();
     stopCounting();
+    stopTelling();
     await runtime.close();
   }
 }
@@ -303,7 +322,7 @@ function callJson(store: Store, call: CallRow): Record<string, unknown> {
 
 async function show(command: ShowCommand, io: CliProcess): Promise<number> {
   const workspace = resolveWorkspace(command.workspace, io.cwd);
-  const stateDir = command.stateDir !== undefined ? resolve(io.cwd, command.stateDir) : join(workspace, '.zuno', 'state');
+  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
   const store = await Store.open({ stateDir, readOnly: true, onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
   try {
     const session = store.getSession(command.sessionId);
@@ -355,7 +374,7 @@ async function show(command: ShowCommand, io: CliProcess): Promise<number> {
 /** `zuno memory`: the user's side of memory_propose. It writes, so it takes the state dir's lock. */
 async function memory(command: MemoryCommand, io: CliProcess): Promise<number> {
   const workspace = resolveWorkspace(command.workspace, io.cwd);
-  const stateDir = command.stateDir !== undefined ? resolve(io.cwd, command.stateDir) : join(workspace, '.zuno', 'state');
+  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
   const store = await Store.open({ stateDir, readOnly: command.action === 'list', onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
   try {
     if (command.action === 'list') {

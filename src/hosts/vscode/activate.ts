@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { realpathSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ZunoEvent } from '../../core/events';
 import { DEFAULT_ENVIRONMENT_POLICY, environmentPolicy } from '../../core/environment';
@@ -22,14 +23,15 @@ import { createLanguageFeatures } from './language-features';
 import { CHAT_VIEW_ID, RUNNING_CONTEXT_KEY } from './manifest';
 import { EditorApprovals, PROPOSAL_SCHEME, ProposalFileSystem } from './proposals';
 import { QuestionBroker } from './question-state';
-import { SETTINGS_PREFIX } from './settings';
+import { SETTINGS_PREFIX, STATE_DIR_SETTING, stateRootSetting } from './settings';
+import { resolveStateDir, type ResolvedStateDir } from '../../store/relocate';
 import { ZunoStatusBar } from './status-bar';
 import { MirrorTerminal } from './terminal';
 import { MirroredProcessRunner } from './terminal-mirror';
 import { toolLogLine } from './tool-log';
 
 /** Settings read once, when the store and ripgrep are opened: changing them needs a reload. */
-const RESTART_SETTINGS = [`${SETTINGS_PREFIX}.ripgrep.path`];
+const RESTART_SETTINGS = [`${SETTINGS_PREFIX}.ripgrep.path`, STATE_DIR_SETTING];
 
 /** The extension's parts, with one lifetime: the extension's. */
 export class ZunoExtension implements vscode.Disposable {
@@ -77,12 +79,22 @@ export class ZunoExtension implements vscode.Disposable {
       controller.onEvent(event);
     };
 
+    // The same folder `zuno exec` uses for this workspace (issue 9), unless the User setting
+    // zuno.stateDir moves every workspace's state elsewhere. Read once, hence RESTART_SETTINGS.
+    let location: ResolvedStateDir | undefined;
+    const stateLocation = (): ResolvedStateDir => {
+      if (workspaceRoot === undefined) throw new Error('Open a folder first: Zuno keeps its state per workspace folder.');
+      const root = stateRootSetting(vscode.workspace.getConfiguration().inspect(STATE_DIR_SETTING)?.globalValue, homedir());
+      return (location ??= resolveStateDir({ workspaceRoot, ...(root !== undefined ? { root } : {}) }));
+    };
+
     // Created on first use and shared: the runtime's tools and the availability checks of
     // Toggle Tools see the same host. ripgrep.path is read here, hence RESTART_SETTINGS.
     let host: Host | undefined;
     const getHost = (): Host =>
       (host ??= createVscodeHost({
-        stateDir: join(workspaceRoot ?? '.', '.zuno', 'state'),
+        // Without a folder nothing runs; spills then have nowhere better to go than the temp dir.
+        stateDir: workspaceRoot === undefined ? join(tmpdir(), 'zuno') : stateLocation().stateDir,
         approvals,
         questions,
         languageFeatures: createLanguageFeatures(),
@@ -95,6 +107,7 @@ export class ZunoExtension implements vscode.Disposable {
     const apiKeys = new ApiKeys(context.secrets);
     this.backend = new EditorBackend({
       workspaceRoot,
+      stateLocation,
       config,
       host: getHost,
       registrations,

@@ -6,7 +6,6 @@
  * snapshot or a command needs them.
  */
 import * as vscode from 'vscode';
-import { join } from 'node:path';
 import { createProvider, createRuntime, type Runtime } from '../../agent/runtime';
 import { runAgent } from '../../agent/loop';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
@@ -17,6 +16,7 @@ import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
 import { Scheduler } from '../../core/scheduler';
 import type { CallEnvironment } from '../../core/tool';
+import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
 import type { SessionSummary, ViewStatus } from '../../webview/protocol';
 import type { ChatBackend } from './chat-controller';
 import type { ConfigSource } from './config-source';
@@ -60,6 +60,8 @@ export class ApiKeys {
 
 export interface BackendOptions {
   readonly workspaceRoot: string | undefined;
+  /** Where this workspace's store is (issue 9), and the old in-workspace folder to move there first. */
+  readonly stateLocation: () => ResolvedStateDir;
   readonly config: ConfigSource;
   readonly host: () => Host;
   readonly registrations: () => readonly ToolRegistration[];
@@ -106,10 +108,19 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     if (root === undefined) return Promise.reject(new Error(NO_FOLDER));
     this.runtime ??= (async () => {
       const config = this.validConfig();
+      const { stateDir: location, legacyDir } = this.options.stateLocation();
+      // Before the store opens: a failed move fails the open, naming both folders, the old one untouched.
+      const migration = legacyDir === undefined ? undefined : await migrateStateDir({ from: legacyDir, to: location });
+      const stateDir = ensureStateDir(location);
+      if (migration) {
+        this.options.log.info(migration.notice);
+        if (migration.warning) this.options.log.warn(migration.warning);
+        void vscode.window.showInformationMessage(`Zuno: ${migration.notice}`);
+      }
       const runtime = await createRuntime({
         config,
         workspaceRoot: root,
-        stateDir: join(root, '.zuno', 'state'),
+        stateDir,
         host: this.options.host(),
         registrations: this.options.registrations(),
         // Delegated agents and council members use the configured provider, by model name.
@@ -121,6 +132,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         },
       });
       runtime.events.on((event) => this.options.onEvent(event));
+      if (migration) announceMigration(runtime.events, migration);
       this.opened = runtime;
       return this.liveScheduler(runtime, config);
     })();

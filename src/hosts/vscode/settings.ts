@@ -10,6 +10,7 @@
  * The list of settings is derived from the schema itself, so a key added to `src/core/config.ts`
  * without a description here fails a test instead of silently missing from the editor.
  */
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { configSchema, parseConfig, type ZunoConfig } from '../../core/config';
 import { ConfigError } from '../../core/errors';
@@ -238,7 +239,33 @@ export function contributedConfiguration(): { title: string; properties: Record<
     entry.order = index;
     properties[definition.key] = entry;
   });
+  properties[STATE_DIR_SETTING] = {
+    type: 'string',
+    default: '',
+    markdownDescription:
+      'A folder to keep every workspace\'s Zuno state in (sessions, outputs), each in its own `workspaces/<name>-<hash>` folder. Empty: `$XDG_STATE_HOME/zuno` (`~/.local/state/zuno`) on Linux, `~/Library/Application Support/Zuno` on macOS, `%LOCALAPPDATA%\\Zuno` on Windows, where `zuno exec` looks too. Machine scope: a workspace cannot choose where its record is kept. Takes effect after a window reload.',
+    scope: 'machine',
+    order: settingDefinitions().length,
+  };
   return { title: 'Zuno', properties };
+}
+
+/**
+ * Where state is kept is the editor's business, not the workspace's: `zuno.stateDir` is no key of
+ * the config schema (so `.zuno/config.json` cannot set it) and has machine scope (so workspace
+ * settings cannot), and the extension reads only its User value.
+ */
+export const STATE_DIR_SETTING = `${SETTINGS_PREFIX}.stateDir`;
+
+/** The User value of `zuno.stateDir` as a folder: undefined when empty, `~` expanded; a relative path is refused. */
+export function stateRootSetting(value: unknown, home: string): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new ConfigError(`${STATE_DIR_SETTING} (User settings) must be a folder path (got ${JSON.stringify(value)}).`);
+  const expanded = value === '~' || value.startsWith('~/') || value.startsWith('~\\') ? join(home, value.slice(1)) : value;
+  if (!isAbsolute(expanded)) {
+    throw new ConfigError(`${STATE_DIR_SETTING} (User settings) must be an absolute folder path, such as ~/zuno-state (got "${value}"). Fix it in Settings, or clear it for the default.`);
+  }
+  return expanded;
 }
 
 /** One source of config values, lowest precedence first when several are given. */

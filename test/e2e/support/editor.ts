@@ -154,7 +154,8 @@ export async function startEditor(options: EditorOptions = {}): Promise<Editor> 
       port: await freePort(),
       folder: workspace,
       logFile,
-      env: { ZUNO_API_KEY: E2E_API_KEY, ...options.env },
+      // The store lives outside the workspace (issue 9); keep it out of the real ~/.local/state.
+      env: { ZUNO_API_KEY: E2E_API_KEY, XDG_STATE_HOME: join(root, 'state-home'), ...options.env },
     });
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

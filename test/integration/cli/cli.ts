@@ -8,10 +8,11 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { ZunoEvent } from '../../../src/core/events';
+import { resolveStateDir } from '../../../src/store/relocate';
 import { startScriptedOpenAI, type ScriptedOpenAIServer, type ScriptStep } from '../../support/scripted-openai';
 
 const repository = join(__dirname, '..', '..', '..');
@@ -60,13 +61,40 @@ export interface CliRun {
   readonly events: ZunoEvent[];
 }
 
-/** The environment a child gets: no ZUNO_* or API key variables leak in from the test's own. */
+let stateHome: string | undefined;
+
+/**
+ * The per-user folder the children keep their state in (issue 9: outside the workspace), one per
+ * test process, so that tests never write into the real ~/.local/state.
+ */
+export function testStateHome(): string {
+  if (stateHome === undefined) {
+    const created = realpathSync(mkdtempSync(join(tmpdir(), 'zuno-state-home-')));
+    process.on('exit', () => rmSync(created, { recursive: true, force: true }));
+    stateHome = created;
+  }
+  return stateHome;
+}
+
+/**
+ * The environment a child gets: no ZUNO_* or API key variables leak in from the test's own, and
+ * the per-user state folder (XDG_STATE_HOME on Linux, LOCALAPPDATA on Windows, HOME on macOS)
+ * is a temporary one.
+ */
 export function childEnvironment(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('ZUNO_') && !key.endsWith('_API_KEY')) environment[key] = value;
   }
-  return { ...environment, ...extra };
+  const home = testStateHome();
+  const state = { XDG_STATE_HOME: home, LOCALAPPDATA: home, ...(process.platform === 'darwin' ? { HOME: home } : {}) };
+  return { ...environment, ...state, ...extra };
+}
+
+/** The state dir `zuno` picks by default for `workspace` in the children's environment (issue 9). */
+export function workspaceStateDir(workspace: string): string {
+  const env = childEnvironment();
+  return resolveStateDir({ workspaceRoot: workspace, env, home: env.HOME ?? homedir() }).stateDir;
 }
 
 export function parseEventLines(stdout: string): ZunoEvent[] {

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { toolResults } from '../../support/scripted-openai';
 import { startScriptedAnthropic } from '../../support/scripted-anthropic';
-import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers } from './cli';
+import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers, workspaceStateDir } from './cli';
 import packageJson from '../../../package.json';
 
 useBuiltCli();
@@ -315,12 +315,13 @@ test('issue 2 §11: --help and --version exit 0; an unknown option or a missing 
   assert.match(badApprove.stderr, /--approve must be "allow" or "deny" \(got "maybe"\)/);
 });
 
-test('issue 2 §11: the default state dir is <workspace>/.zuno/state and --state-dir moves it', async () => {
+test('issue 2 §11, issue 9: the default state dir is the per-user folder of the workspace, not <workspace>/.zuno, and --state-dir moves it', async () => {
   const workspace = temporaryWorkspace();
   const server = await scripted([{ text: 'one' }, { text: 'two' }]);
   const first = await runZuno(execArgs(server.baseUrl, workspace, 'hi'), { cwd: workspace });
   assert.equal(first.code, 0, first.stderr);
-  assert.ok(existsSync(join(workspace, '.zuno', 'state')));
+  assert.equal(existsSync(join(workspace, '.zuno')), false, 'nothing is written into the workspace');
+  assert.ok(existsSync(join(workspaceStateDir(workspace), 'journal.jsonl')));
   const elsewhere = join(workspace, 'elsewhere');
   mkdirSync(elsewhere);
   const second = await runZuno(execArgs(server.baseUrl, workspace, '--state-dir', elsewhere, 'hi'), { cwd: workspace });

@@ -7,20 +7,19 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { toolResults, type ScriptedToolCall } from '../../support/scripted-openai';
-import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers } from './cli';
+import { eventsOf, execArgs, runZuno, temporaryWorkspace, useBuiltCli, useScriptedServers, workspaceStateDir } from './cli';
 
 useBuiltCli();
 
 const scripted = useScriptedServers();
 
-/** Every file under `root` with its bytes, the state dir left out (the run itself writes there). */
+/** Every file under `root` with its bytes (the state dir is outside the workspace, issue 9). */
 function tree(root: string): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       const rel = relative(root, path);
-      if (rel === join('.zuno', 'state')) continue;
       if (statSync(path).isDirectory()) walk(path);
       else files.set(rel, readFileSync(path).toString('base64'));
     }
@@ -130,11 +129,13 @@ test('issue 8 §3: an allow rule naming .vscode/tasks.json lets that write throu
 test('issue 8 §3: with --approve allow and an allow-all rule, a write into the state dir is blocked: denied, and the store still opens with the session intact', async () => {
   const workspace = temporaryWorkspace({ '.zuno/config.json': JSON.stringify({ permission: { mode: 'auto', rules: [{ tool: '*', action: 'allow' }] } }) });
   const forged = '{"sql":"DELETE FROM sessions"}\n';
+  const stateDir = workspaceStateDir(workspace);
   const server = await scripted([
     {
       toolCalls: [
-        { id: 'journal', name: 'write', arguments: { path: '.zuno/state/journal.jsonl', content: forged } },
-        { id: 'wipe', name: 'apply_patch', arguments: { patch: patch('*** Delete File: .zuno/state/journal.jsonl') } },
+        // The state dir is outside the workspace now (issue 9); the refusal follows it there.
+        { id: 'journal', name: 'write', arguments: { path: join(stateDir, 'journal.jsonl'), content: forged } },
+        { id: 'wipe', name: 'apply_patch', arguments: { patch: patch(`*** Delete File: ${join(stateDir, 'journal.jsonl')}`) } },
         { id: 'ok', name: 'write', arguments: { path: 'a.txt', content: 'a\n' } },
       ],
     },
@@ -153,7 +154,7 @@ test('issue 8 §3: with --approve allow and an allow-all rule, a write into the 
     ],
   );
   assert.match(blocked[0]?.reason ?? '', /inside Zuno's state dir .*no tool may change it/);
-  const journal = readFileSync(join(workspace, '.zuno', 'state', 'journal.jsonl'), 'utf8');
+  const journal = readFileSync(join(stateDir, 'journal.jsonl'), 'utf8');
   assert.ok(!journal.startsWith(forged), 'the journal is the store\'s own');
 
   const sessionId = run.events[0]?.session_id ?? '';

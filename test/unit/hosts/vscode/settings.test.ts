@@ -7,8 +7,11 @@ import {
   settingDefinitions,
   settingKeyFor,
   settingsToConfigInput,
+  STATE_DIR_SETTING,
+  stateRootSetting,
   type ConfigLayer,
 } from '../../../../src/hosts/vscode/settings';
+import { contributedManifest } from '../../../../src/hosts/vscode/manifest';
 
 const file = (raw: unknown): ConfigLayer => ({ kind: 'file', source: '/repo/.zuno/config.json', raw });
 const user = (values: Record<string, unknown>): ConfigLayer => ({ kind: 'settings', source: 'User settings', values });
@@ -152,4 +155,24 @@ test('SPEC §9: settings values keep the config file shape, so one schema valida
   });
   assert.deepEqual(raw, { tool_output: { max_lines: 300 }, agents: { reviewer: { tools: ['read'], max_steps: 5 } }, model: { provider: 'anthropic' } });
   assert.equal(parseConfig(raw).agents.reviewer?.max_steps, 5);
+});
+
+test('issue 9 State outside the workspace: zuno.stateDir is a machine-scoped setting that neither .zuno/config.json nor workspace settings can set', () => {
+  const properties = (contributedManifest().contributes.configuration as { properties: Record<string, Record<string, unknown>> }).properties;
+  assert.equal(properties[STATE_DIR_SETTING]?.scope, 'machine');
+  assert.equal(properties[STATE_DIR_SETTING]?.default, '');
+  assert.equal(settingDefinitions().some((definition) => definition.key === STATE_DIR_SETTING), false, 'not a config key');
+  assert.match(problem([file({ state_dir: '/elsewhere' })]), /state_dir/);
+  assert.match(problem([file({ stateDir: '/elsewhere' })]), /stateDir/);
+  // The extension reads only the User value (activate.ts); in a settings layer it is no config key.
+  assert.deepEqual(settingsToConfigInput({ [STATE_DIR_SETTING]: '/elsewhere' }), {});
+});
+
+test('issue 9: the zuno.stateDir value is a folder: empty means the default, ~ is the home folder, a relative path is refused', () => {
+  assert.equal(stateRootSetting('', '/home/ada'), undefined);
+  assert.equal(stateRootSetting(undefined, '/home/ada'), undefined);
+  assert.equal(stateRootSetting('~/zuno-state', '/home/ada'), '/home/ada/zuno-state');
+  assert.equal(stateRootSetting('/srv/zuno', '/home/ada'), '/srv/zuno');
+  assert.throws(() => stateRootSetting('state', '/home/ada'), /zuno\.stateDir \(User settings\) must be an absolute folder path.*got "state"/);
+  assert.throws(() => stateRootSetting(42, '/home/ada'), /zuno\.stateDir/);
 });
