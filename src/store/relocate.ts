@@ -14,7 +14,7 @@ import { closeSync, cpSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSyn
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import type { EventBus } from '../core/events';
-import { defaultStateDir, legacyStateDir } from '../hosts/node/state-location';
+import { defaultStateDir, legacyStateDir } from './location';
 import { StateDirInUseError } from './errors';
 import { acquireLock, LOCK_FILE, type LockHandle } from './lock';
 

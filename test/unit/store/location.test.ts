@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultStateDir, sanitizedName, workspaceHash } from '../../../../src/hosts/node/state-location';
-import { resolveStateDir } from '../../../../src/store/relocate';
-import { temporaryDirectory } from '../../../support/store-fixtures';
+import { defaultStateDir, sanitizedName, workspaceHash } from '../../../src/store/location';
+import { resolveStateDir } from '../../../src/store/relocate';
+import { temporaryDirectory } from '../../support/store-fixtures';
 
 const hash = workspaceHash('/home/ada/src/my app');
 
