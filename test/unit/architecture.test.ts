@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 
@@ -52,4 +52,43 @@ test('tools never import the policy: the scheduler decides permission once, and 
     .map((file) => relative(root, file).split('\\').join('/'))
     .filter((path) => importsOf(readFileSync(join(root, path), 'utf8')).some((specifier) => /(^|\/)core\/policy$/.test(specifier)));
   assert.deepEqual(offenders, []);
+});
+
+/** The rooms of src/ and which of them each may import (DEVELOPERS.md); a layer never imports one above it. */
+const LAYERS: Readonly<Record<string, readonly string[]>> = {
+  core: ['core'],
+  store: ['core', 'store'],
+  tools: ['core', 'tools'],
+  'hosts/node': ['core', 'store', 'hosts/node'],
+  webview: ['core', 'webview'],
+  agent: ['core', 'store', 'tools', 'hosts/node', 'agent'],
+  'hosts/vscode': ['core', 'store', 'tools', 'hosts/node', 'agent', 'webview', 'hosts/vscode'],
+};
+
+/** The layer of a path under src/, or undefined for the entry points (cli.ts, extension.ts), which may import anything. */
+function layerOf(path: string): string | undefined {
+  const inside = path.replace(/^src\//, '');
+  return Object.keys(LAYERS)
+    .sort((a, b) => b.length - a.length)
+    .find((layer) => inside === layer || inside.startsWith(`${layer}/`));
+}
+
+test('every layer imports only the layers below it (issue 8, DEVELOPERS.md rooms)', () => {
+  const offenders = sourceFiles(join(root, 'src')).flatMap((file) => {
+    const path = relative(root, file).split('\\').join('/');
+    const layer = layerOf(path);
+    if (layer === undefined) return [];
+    return importsOf(readFileSync(file, 'utf8'))
+      .filter((specifier) => specifier.startsWith('.'))
+      .map((specifier) => relative(root, join(dirname(file), specifier)).split('\\').join('/'))
+      .filter((target) => {
+        const targetLayer = layerOf(target);
+        return targetLayer !== undefined && !(LAYERS[layer] ?? []).includes(targetLayer);
+      })
+      .map((target) => `${path} (${layer}) imports ${target}`);
+  });
+  assert.deepEqual(offenders, []);
+  // The rule itself can fail: a store file importing the node host is caught.
+  assert.equal(layerOf('src/hosts/node/fs.ts'), 'hosts/node');
+  assert.equal((LAYERS.store ?? []).includes(layerOf('src/hosts/node/fs.ts') ?? ''), false);
 });
