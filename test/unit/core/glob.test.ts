@@ -195,10 +195,19 @@ test('issue 8: path globs mean what picomatch means, for globs made of syntax an
   fc.assert(
     fc.property(glob, path, (pattern, value) => {
       if (globProblem(pattern) !== undefined || globCostProblem(pattern) !== undefined) return;
+      // picomatch's own bug: after a POSIX class it rebuilds its output unescaped, so its `.` matches any
+      // character there (`[[:alpha:]]a.` matches `aaa`); ours stays literal (the test below).
+      if (pattern.includes('[[:') && pattern.includes('.')) return;
       // Real paths are normalised: no empty, `.` or `..` segments, where picomatch adds guards of its own.
       if (value.split('/').some((segment, index) => (segment === '' && index > 0) || segment === '.' || segment === '..') || value === '') return;
       assert.equal(matchGlob(pattern, value, 'path'), picomatch.makeRe(pattern, options).test(value), `${JSON.stringify(pattern)} on ${JSON.stringify(value)}`);
     }),
     { numRuns: 3000 },
   );
+});
+
+test('issue 8: a dot after a POSIX class is a literal dot, where picomatch would read it as any character', () => {
+  assert.equal(matchGlob('[[:alpha:]]a.', 'aaa', 'path'), false);
+  assert.equal(matchGlob('[[:alpha:]]a.', 'ba.', 'path'), true);
+  assert.equal(picomatch.makeRe('[[:alpha:]]a.', { dot: true, posix: true }).test('aaa'), true, 'the picomatch bug this works around is still there');
 });
