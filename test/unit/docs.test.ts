@@ -77,3 +77,14 @@ test('issue 15: every src/ path that docs/architecture.md names in backticks exi
     'update docs/architecture.md: it names files that no longer exist',
   );
 });
+
+test('issue 15: every src/ and test/ file that docs/spec.md names in backticks exists', () => {
+  // Patterns such as `src/tools/<name>.ts` or `test/integration/cli/*.test.ts` name no one file.
+  const paths = [...specText().matchAll(/`((?:src|test)\/[^`\s*<>]*)`/g)].map((match) => (match[1] ?? '').replace(/\/$/, ''));
+  assert.ok(paths.length > 20, `docs/spec.md names only ${paths.length} paths; the check would prove little`);
+  assert.deepEqual(
+    paths.filter((path) => !existsSync(join(root, path))),
+    [],
+    'update docs/spec.md: it names files that no longer exist',
+  );
+});
