@@ -18,8 +18,8 @@ export interface TodoItem {
 
 export interface TodoChange {
   readonly id: string;
-  readonly content?: string;
-  readonly status?: TodoStatus;
+  readonly content?: string | undefined;
+  readonly status?: TodoStatus | undefined;
 }
 
 export interface Goal {

@@ -212,10 +212,11 @@ test('issue 4 Approvals: a rule that cannot be written still approves the call t
 test('SPEC §9: "Allow like this" for a command allows exactly that command line, metacharacters escaped', () => {
   const request: ApprovalRequest = { ...writeRequest('c1', []), tool: 'shell', subject: 'ls *.ts', changes: [] };
   const rule = allowRuleFor(request, root);
+  const { subject: _subject, ...noSubject } = request;
   assert.deepEqual(rule, { tool: 'shell', match: 'ls \\*.ts', action: 'allow' });
   assert.ok(matchGlob(rule.match ?? '', 'ls *.ts', 'text'));
   assert.equal(matchGlob(rule.match ?? '', 'ls x.ts; rm -rf /', 'text'), false);
-  assert.deepEqual(allowRuleFor({ ...request, tool: 'todo_update', subject: undefined }, root), { tool: 'todo_update', action: 'allow' });
+  assert.deepEqual(allowRuleFor({ ...noSubject, tool: 'todo_update' }, root), { tool: 'todo_update', action: 'allow' });
   assert.deepEqual(allowRuleFor({ ...request, tool: 'write', subject: '/elsewhere/x.txt' }, root), { tool: 'write', match: '/elsewhere/x.txt', action: 'allow' });
   assert.equal(escapeGlob('a\\b{c,d}?'), 'a\\\\b\\{c,d\\}\\?');
 });
@@ -252,7 +253,8 @@ test('issue 4 Approvals: a second decision while the first is being checked is r
 
 test('issue 4 Approvals: Show diff for a call without file changes is refused', async () => {
   const { broker } = setup([]);
-  const request: ApprovalRequest = { ...writeRequest('c1', []), tool: 'shell', subject: 'make', changes: undefined };
+  const { changes: _changes, ...request0 } = writeRequest('c1', []);
+  const request: ApprovalRequest = { ...request0, tool: 'shell', subject: 'make' };
   void broker.request(request, new AbortController().signal);
   assert.equal(broker.pending()[0]?.canShowDiff, false);
   assert.equal((await broker.showDiff('c1')).accepted, false);
