@@ -6,7 +6,7 @@ import { runCli } from './agent/cli-main';
 
 const signals = ['SIGINT', 'SIGTERM'] as const;
 
-runCli({
+void runCli({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),

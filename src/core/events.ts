@@ -84,7 +84,7 @@ export class EventBus {
   }
 
   emit(sessionId: string, body: ZunoEventBody): ZunoEvent {
-    const event = { ...body, ts: this.now(), session_id: sessionId } as ZunoEvent;
+    const event = { ...body, ts: this.now(), session_id: sessionId };
     for (const listener of this.listeners) {
       try {
         listener(event);

@@ -98,7 +98,8 @@ interface Body {
 /** Reads at most `maxBytes` of the body, then cancels the rest of the download. */
 async function readCapped(response: Response, maxBytes: number): Promise<Body> {
   if (!response.body) return { bytes: new Uint8Array(0), cut: false };
-  const reader = response.body.getReader();
+  // The global Response types its body's chunks as any; fetch bodies are bytes.
+  const reader = (response.body as globalThis.ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   let cut = false;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 export interface LoopbackServer {
   /** `http://127.0.0.1:<port>/v1`, as model clients are configured. */
   readonly baseUrl: string;
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 export async function listenOnLoopback(

@@ -50,7 +50,7 @@ export interface ScriptedAnthropicServer {
   readonly baseUrl: string;
   readonly requests: RecordedAnthropicRequest[];
   readonly violations: string[];
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 const blocksOf = (content: string | readonly Block[]): readonly Block[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : content);

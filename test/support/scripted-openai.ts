@@ -107,7 +107,7 @@ export interface ScriptedOpenAIServer {
   readonly chatRequests: () => RecordedRequest[];
   /** Pairing and script problems, one line each; must be empty at the end of a test. */
   readonly violations: string[];
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 /** Checks one request's transcript: every tool call answered exactly once, in order, before anything else. */

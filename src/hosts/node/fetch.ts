@@ -111,7 +111,7 @@ export function createCheckedFetch(resolve: (hostname: string) => Promise<readon
           if (empty) response.on('error', () => undefined).resume();
           const body = empty ? null : (Readable.toWeb(decodedBody(response)) as ReadableStream<Uint8Array>);
           try {
-            settle(new Response(body as globalThis.ReadableStream<Uint8Array> | null, { status, statusText: response.statusMessage ?? '', headers: responseHeaders(response) }));
+            settle(new Response(body, { status, statusText: response.statusMessage ?? '', headers: responseHeaders(response) }));
           } catch (error) {
             // A status text or header the Fetch API refuses: a bad response, never a crash of the host.
             response.destroy();

@@ -16,7 +16,7 @@ import type { DirectoryEntry, FileStat, FileType, HostFileSystem } from '../../c
 const MAX_SYMLINK_HOPS = 40;
 
 function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
 /** Errors that mean "nothing is there", as opposed to "cannot look". */

@@ -47,7 +47,7 @@ function pathCandidates(env: RipgrepSearch['env']): Candidate[] {
 function runVersion(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(path, ['--version'], { timeout: 10_000, windowsHide: true }, (error, stdout) => {
-      if (error) reject(error);
+      if (error) reject(new Error(`${path} --version failed: ${error.message}`, { cause: error }));
       else resolve(stdout);
     });
   });

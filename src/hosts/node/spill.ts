@@ -12,7 +12,7 @@ function safeName(name: string): string {
 }
 
 function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
 /** Opens a new spill file; an existing file of that name gets a numbered sibling instead of being overwritten. */

@@ -104,7 +104,7 @@ function tasksJsonLaunch(entry: Json, variables: TaskVariables): { readonly comm
     const folder = merged.path === undefined ? workspaceRoot : resolve(workspaceRoot, stringOf(merged.path, 'path', variables));
     return { command: `npm run ${script}`, launch: { command: 'npm', args: ['run', script], shell: false, cwd: folder, env } };
   }
-  if (type !== 'shell' && type !== 'process') throw new UnsupportedTask(`its type "${String(type)}" is provided by an editor extension`);
+  if (type !== 'shell' && type !== 'process') throw new UnsupportedTask(`its type ${JSON.stringify(type)} is provided by an editor extension`);
   const command = stringOf(merged.command, 'command', variables);
   if (type === 'shell') {
     const line = [command, ...args.map(shellQuote)].join(' ');

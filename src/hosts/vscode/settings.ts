@@ -139,7 +139,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** The JSON Schema of the config, the input side (what a person writes). */
 function configJsonSchema(): JsonNode {
-  return z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as JsonNode;
+  return z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' });
 }
 
 export interface SettingDefinition {
@@ -351,7 +351,7 @@ function fileProblems(source: string, raw: unknown): string[] {
 function mergeValue(rule: MergeRule, lower: unknown, higher: unknown): unknown {
   if (lower === undefined) return higher;
   if (rule === 'by-key' && isRecord(lower) && isRecord(higher)) return { ...lower, ...higher };
-  if (rule === 'concatenate' && Array.isArray(lower) && Array.isArray(higher)) return [...lower, ...higher];
+  if (rule === 'concatenate' && Array.isArray(lower) && Array.isArray(higher)) return [...(lower as unknown[]), ...(higher as unknown[])];
   return higher;
 }
 

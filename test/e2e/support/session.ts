@@ -30,7 +30,7 @@ export interface Scenario {
   readonly model: ScriptedOpenAIServer;
   readonly replies: ReplyQueue;
   /** The chat requests that arrived since this scenario began, in order. */
-  requests(): RecordedRequest[];
+  readonly requests: () => RecordedRequest[];
 }
 
 export interface SharedEditor {

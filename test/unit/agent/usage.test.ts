@@ -96,7 +96,7 @@ test('issue 10 item 1: reported usage is persisted per request and emitted with 
   assert.equal(usage[1]?.estimated_next_input_tokens, 1830 + 3);
   // Each usage event follows its turn's tool results, so the estimate covers them.
   const finishedAt = result.events.findIndex((event) => event.type === 'tool-call-finished');
-  assert.ok(result.events.indexOf(usage[0] as ZunoEvent) > finishedAt);
+  assert.ok(result.events.indexOf(usage[0]) > finishedAt);
 
   assert.deepEqual(
     result.rows.map((row) => [row.seq, row.model, row.inputTokens, row.outputTokens, row.cachedTokens, row.estimated, row.contextWindow]),

@@ -5,7 +5,7 @@ let clock = 0;
 
 export function event(body: ZunoEventBody, sessionId = 'session-1'): ZunoEvent {
   clock += 1;
-  return { ...body, ts: clock, session_id: sessionId } as ZunoEvent; // the bus builds events exactly like this
+  return { ...body, ts: clock, session_id: sessionId }; // the bus builds events exactly like this
 }
 
 /** A full, approved, successful `write` call: requested, approval, started, output, finished. */
