@@ -1,5 +1,7 @@
-// Lint rules. The layering rule here mirrors test/unit/architecture.test.ts:
-// only the editor host, the webview glue and the extension entry may touch `vscode`.
+// Lint rules. The layering rules come from src/layers.json, the table test/unit/architecture.test.ts
+// also checks: a layer never imports one above it, and only the editor host, the webview glue and the
+// extension entry may touch `vscode`.
+import { readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -7,6 +9,35 @@ const editorOnly = {
   paths: [{ name: 'vscode', message: 'Only src/hosts/vscode, src/webview and src/extension.ts may import vscode.' }],
 };
 const nodeBuiltins = ['fs', 'fs/promises', 'child_process', 'node:fs', 'node:fs/promises', 'node:child_process', 'execa'];
+
+// Who may import whom, from the table the architecture test also reads.
+const { layers } = JSON.parse(readFileSync(new URL('./src/layers.json', import.meta.url), 'utf8'));
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** One lint block per layer: an import whose path names a layer above it is an error. */
+const layerBlocks = Object.entries(layers).map(([layer, allowed]) => {
+  const above = Object.keys(layers).filter((other) => !allowed.includes(other));
+  // A sibling under the same parent is reached as `../name` (hosts/node -> ../vscode).
+  const names = above.flatMap((other) => (other.includes('/') ? [escapeRegex(other), `\\.\\./${escapeRegex(other.split('/').pop())}`] : [escapeRegex(other)]));
+  const nested = Object.keys(layers).filter((other) => other !== layer && other.startsWith(`${layer}/`));
+  return {
+    files: [`src/${layer}/**/*.ts`],
+    ignores: nested.map((other) => `src/${other}/**`),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...(layer === 'hosts/vscode' || layer === 'webview' ? [] : editorOnly.paths),
+            ...(layer === 'core' || layer === 'tools'
+              ? nodeBuiltins.map((name) => ({ name, message: `src/${layer} has no direct fs or process access: go through the Host interface.` }))
+              : []),
+          ],
+          patterns: above.length === 0 ? [] : [{ regex: `(^|/)(${names.join('|')})(/|$)`, message: `src/${layer} may import only ${allowed.join(', ')} (src/layers.json).` }],
+        },
+      ],
+    },
+  };
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'media/dist/**', 'test-results/**', 'test/fixtures/**', 'samples/**'] },
@@ -27,15 +58,9 @@ export default tseslint.config(
       'no-restricted-imports': ['error', editorOnly],
     },
   },
-  {
-    files: ['src/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { paths: editorOnly.paths, patterns: [{ group: nodeBuiltins, message: 'src/core has no direct fs or process access: go through the Host interface.' }] }],
-    },
-  },
-  {
-    files: ['src/hosts/vscode/**/*.ts', 'src/webview/**/*.ts', 'src/extension.ts', 'test/**/*.ts'],
-    rules: { 'no-restricted-imports': 'off' },
-  },
+  ...layerBlocks,
+  // The core is pure logic: it gets the environment through the Host, never from the process global.
+  { files: ['src/core/**/*.ts'], rules: { 'no-restricted-globals': ['error', { name: 'process', message: 'src/core reads the environment through the Host.' }] } },
+  { files: ['src/extension.ts', 'test/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
   { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
 );

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import layerTable from '../../src/layers.json';
 
 const root = join(__dirname, '..', '..');
 
@@ -54,16 +55,8 @@ test('tools never import the policy: the scheduler decides permission once, and 
   assert.deepEqual(offenders, []);
 });
 
-/** The rooms of src/ and which of them each may import (DEVELOPERS.md); a layer never imports one above it. */
-const LAYERS: Readonly<Record<string, readonly string[]>> = {
-  core: ['core'],
-  store: ['core', 'store'],
-  tools: ['core', 'tools'],
-  'hosts/node': ['core', 'store', 'hosts/node'],
-  webview: ['core', 'webview'],
-  agent: ['core', 'store', 'tools', 'hosts/node', 'agent'],
-  'hosts/vscode': ['core', 'store', 'tools', 'hosts/node', 'agent', 'webview', 'hosts/vscode'],
-};
+/** The rooms of src/ and which of them each may import (src/layers.json, shared with eslint.config.mjs). */
+const LAYERS: Readonly<Record<string, readonly string[]>> = layerTable.layers;
 
 /** The layer of a path under src/, or undefined for the entry points (cli.ts, extension.ts), which may import anything. */
 function layerOf(path: string): string | undefined {
