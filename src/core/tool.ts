@@ -165,11 +165,27 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/**
+ * The JSON Schema the model reads, from the zod schema. `z.int()` bounds every integer by the
+ * safe-integer range, which says nothing to a model and costs tokens in every request: those
+ * bounds are dropped, and only limits a tool chose itself remain.
+ */
+function toolInputSchema(parameters: z.ZodType): JsonSchema {
+  return z.toJSONSchema(parameters, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+    },
+  }) as JsonSchema;
+}
+
 export function defineTool<TSchema extends z.ZodType>(spec: ToolSpec<TSchema>): Tool {
   // Arguments come from a model: the schema must be parsed again at each call, and `args` below
   // is only ever the output of that parse, which is why the casts are sound.
   type Args = z.output<TSchema>;
-  const inputSchema = z.toJSONSchema(spec.parameters, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const inputSchema = toolInputSchema(spec.parameters);
   return {
     name: spec.name,
     description: spec.description,

@@ -27,20 +27,17 @@ export const COMMAND_ENVIRONMENT: Readonly<Record<string, string>> = { PAGER: 'c
 
 export const NO_BACKGROUND = 'Background commands are not available in this host, so nothing runs in the background here. Run the command in the foreground (shell without "background").';
 
-const DESCRIPTION = `Inspect or cancel background commands of this session, which you start with shell {"command": "...", "background": true}.
-
-- {"action": "list"}: every background command with its status (running, exited, killed, timed out) and how much output it has.
-- {"action": "output", "id": "bg-1", "offset"?: N, "limit"?: N}: lines of its output, which is saved in full. Without offset you get the last lines (default ${DEFAULT_PAGE_LINES}); with offset (1-based) you page from that line. The header says "lines a–b of N so far" and whether it is still running.
-- {"action": "wait", "id": "bg-1", "timeout_ms"?: N}: waits until the command ends or the timeout passes (default ${DEFAULT_WAIT_MS} ms), whichever comes first, and says which, with the last lines of output.
-- {"action": "cancel", "id": "bg-1"}: kills the command and every process it started.
+const DESCRIPTION = `Inspect or cancel background commands of this session, which you start with shell {"command": "...", "background": true}. A command's status is running, exited, killed or timed out; its output is saved in full, and a page of it starts with "lines a–b of N so far" and whether it still runs.
 
 You are also told when a background command ends, before your next step.`;
 
 const parameters = z
   .strictObject({
-    action: z.enum(['list', 'output', 'wait', 'cancel']).describe('list, output, wait or cancel'),
+    action: z.enum(['list', 'output', 'wait', 'cancel']).describe(
+      `list: every background command with its status and output size. output: lines of its saved output; without offset the last ones. wait: until it ends or timeout_ms passes, whichever comes first, with the last lines. cancel: kill it and every process it started.`,
+    ),
     id: z.string().trim().min(1).optional().describe('The background command, e.g. "bg-1"; needed for output, wait and cancel'),
-    offset: z.number().int().min(1).optional().describe('output: the 1-based line to start at; default: the last lines'),
+    offset: z.number().int().min(1).optional().describe('output: the 1-based line to page from; default the last lines'),
     limit: z.number().int().min(1).max(2000).optional().describe(`output: how many lines; default ${DEFAULT_PAGE_LINES}`),
     timeout_ms: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe(`wait: the longest wait in milliseconds; default ${DEFAULT_WAIT_MS}`),
   })

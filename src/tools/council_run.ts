@@ -18,12 +18,10 @@ const NOT_CONNECTED = 'The council cannot be reached from here: this host has no
 
 const DESCRIPTION = `Ask the configured council of advisers one question, and get each member's answer plus a synthesis that combines them. Use it for judgement calls where a second opinion helps: a design choice, a risky change, a review of a plan.
 
-- question: self-contained, with the facts the members need: they do not see your conversation or the workspace, and they have no tools. Paste the relevant code or plan into the question.
-
 Members are asked in parallel. A member that fails is reported, and the others still count.`;
 
 const parameters = z.strictObject({
-  question: z.string().trim().min(1).max(50_000).describe('The question, self-contained: members do not see your conversation or the files'),
+  question: z.string().trim().min(1).max(50_000).describe('Self-contained, with the facts the members need: they do not see your conversation or the workspace and have no tools, so paste the relevant code or plan in'),
 });
 
 function councilUnavailable(env: CallEnvironment): string | undefined {

@@ -23,14 +23,11 @@ const NO_TASKS = 'This host has no workspace tasks to run. Use shell to run the 
 
 const DESCRIPTION = `Run a named task the workspace defines, the way its developers run it: package.json scripts (named like "npm: test") and .vscode/tasks.json tasks (by label).
 
-- {"action": "list"}: the tasks, with what each one runs.
-- {"action": "run", "name": "npm: test", "timeout_ms"?: N}: runs the task in the workspace and waits for it to finish (default timeout: the configured shell.default_timeout_ms).
-
 Returns "exit code N" and the output, stdout and stderr merged. Long output keeps its beginning and its end, and the full text is saved to a file. A non-zero exit code makes the call an error you can read. If the timeout is reached, the task and everything it started are stopped and the outcome is indeterminate: it may have done part of its work, and it is not re-run automatically.`;
 
 const parameters = z
   .strictObject({
-    action: z.enum(['list', 'run']).describe('list or run'),
+    action: z.enum(['list', 'run']).describe('list: the tasks, with what each runs. run: run one in the workspace and wait for it to finish.'),
     name: z.string().trim().min(1).optional().describe('The task to run, as list shows it, e.g. "npm: test"'),
     timeout_ms: z.number().int().min(1000).max(MAX_TIMEOUT_MS).optional().describe('run: timeout in milliseconds; default the configured shell.default_timeout_ms'),
   })

@@ -15,16 +15,14 @@ const DEFAULT_LIMIT = 1000;
 
 const DESCRIPTION = `Find files by name pattern. Use it to locate files before reading or editing them; to search inside files use grep instead.
 
-- pattern: a glob, relative to \`path\`. \`*\` and \`?\` stay within one folder level, \`**\` crosses folders, \`{a,b}\` and \`[abc]\` work, and a leading \`!\` lists the files that do NOT match. A pattern without a slash matches file names at any depth: \`*.ts\` finds every TypeScript file, \`src/**/*.test.ts\` only those under src/.
-- path: the folder to search, relative to the workspace root (default: the workspace root).
-- limit: how many paths to return (default ${DEFAULT_LIMIT}).
-
 Returns matching file paths relative to the workspace root, one per line, sorted by path, and how many matched in total. Files ignored by .gitignore, .ignore or .rgignore are skipped (even outside a git repository), the .git folder is skipped, other hidden files are included, and symlinks are not followed. Only files are listed, not folders.`;
 
 const parameters = z.strictObject({
-  pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts" or "src/**/index.{js,ts}"'),
-  path: z.string().min(1).optional().describe('Folder to search in, relative to the workspace root; default the root'),
-  limit: z.number().int().min(1).max(10_000).optional().describe(`Maximum number of paths to return (default ${DEFAULT_LIMIT})`),
+  pattern: z.string().min(1).describe(
+    'Glob, relative to `path`. `*` and `?` stay within one folder, `**` crosses folders, `{a,b}` and `[abc]` work, a leading `!` lists the files that do NOT match. Without a slash it matches file names at any depth: `*.ts` finds every TypeScript file, `src/**/*.test.ts` only those under src/.',
+  ),
+  path: z.string().min(1).optional().describe('Folder to search, relative to the workspace root; default the root'),
+  limit: z.number().int().min(1).max(10_000).optional().describe(`How many paths to return; default ${DEFAULT_LIMIT}`),
 });
 
 export const globTool = defineTool({

@@ -29,24 +29,22 @@ const MAX_LINE_CHARS = 500;
 
 const DESCRIPTION = `Search file contents with ripgrep. Use it to find where something is defined or used; to find files by name use glob.
 
-- pattern: a regular expression (Rust regex syntax, like PCRE without look-around or backreferences). Escape ( ) [ ] { } . * + ? | \\ with a backslash to match them literally, e.g. "foo\\(" for "foo(".
-- path: a folder or a single file, relative to the workspace root (default: the whole workspace).
-- glob: only search files whose path (relative to \`path\`) matches this glob, e.g. "*.ts" or "src/**/*.{js,jsx}"; a pattern without a slash matches the file name at any depth, and a leading "!" excludes instead.
-- case_insensitive: ignore case (default false: case-sensitive).
-- context: lines of context to show before and after each match (content mode only, default 0).
-- output_mode: "content" (default) shows matching lines as path:line:text, context lines as path-line-text, and "--" between separate groups; "files" lists only the paths of files that match; "count" shows path:count of matching lines per file.
-- limit: the most matching lines (content) or files (files, count) to return, default ${DEFAULT_LIMIT}.
-
 Results are sorted by path, then line number, and say how many matched in total. Lines longer than ${MAX_LINE_CHARS} characters are cut. Files ignored by .gitignore, .ignore or .rgignore are skipped (even outside a git repository), as are the .git folder and binary files; other hidden files are searched; symlinks are not followed.`;
 
 const parameters = z.strictObject({
-  pattern: z.string().min(1).describe('Regular expression to search for'),
-  path: z.string().min(1).optional().describe('File or folder to search, relative to the workspace root; default the root'),
-  glob: z.string().min(1).optional().describe('Only search files matching this glob, e.g. "*.ts"'),
-  case_insensitive: z.boolean().optional().describe('Ignore case; default false'),
-  context: z.number().int().min(0).max(20).optional().describe('Lines of context around each match (content mode); default 0'),
-  output_mode: z.enum(['content', 'files', 'count']).optional().describe('content (default), files, or count'),
-  limit: z.number().int().min(1).max(5000).optional().describe(`Maximum matching lines (content) or files (files, count); default ${DEFAULT_LIMIT}`),
+  pattern: z.string().min(1).describe(
+    'Regular expression (Rust syntax: like PCRE without look-around or backreferences). Escape ( ) [ ] { } . * + ? | \\ to match them literally, e.g. "foo\\(" for "foo(".',
+  ),
+  path: z.string().min(1).optional().describe('File or folder to search, relative to the workspace root; default the whole workspace'),
+  glob: z.string().min(1).optional().describe(
+    'Only search files whose path (relative to `path`) matches, e.g. "*.ts" or "src/**/*.{js,jsx}"; without a slash it matches the file name at any depth; a leading "!" excludes.',
+  ),
+  case_insensitive: z.boolean().optional().describe('Ignore case; default false (case-sensitive)'),
+  context: z.number().int().min(0).max(20).optional().describe('Lines shown before and after each match (content mode); default 0'),
+  output_mode: z.enum(['content', 'files', 'count']).optional().describe(
+    '"content" (default): matching lines as path:line:text, context lines as path-line-text, "--" between groups; "files": only the paths of matching files; "count": path:count per file',
+  ),
+  limit: z.number().int().min(1).max(5000).optional().describe(`The most matching lines (content) or files (files, count) to return; default ${DEFAULT_LIMIT}`),
 });
 type GrepArgs = z.output<typeof parameters>;
 

@@ -14,15 +14,11 @@ const DECLARATIONS: Declarations = { effect: 'ReadOnly', replay: 'Safe', concurr
 
 const DESCRIPTION = `Inspect delegated jobs of this session, which you start with task {"goal": "...", "background": true}.
 
-- {"action": "list"}: every delegated job with its status (running, done, failed, cancelled).
-- {"action": "status", "id": "job-1"}: one job's status and goal.
-- {"action": "result", "id": "job-1"}: the final result once the job has ended: the delegated agent's answer and what it changed. While it runs you get its status instead.
-
 You are also told when a delegated job ends, before your next step.`;
 
 const parameters = z
   .strictObject({
-    action: z.enum(['list', 'status', 'result']).describe('list, status or result'),
+    action: z.enum(['list', 'status', 'result']).describe("list: every delegated job with its status. status: one job's status and goal. result: once it has ended, the agent's answer and what it changed (its status while it runs)."),
     id: z.string().trim().min(1).optional().describe('The job, e.g. "job-1"; needed for status and result'),
   })
   .refine((args) => args.action === 'list' || args.id !== undefined, {

@@ -18,18 +18,16 @@ const MAX_DIAGNOSTICS = 200;
 
 const DESCRIPTION = `Ask the editor's language servers about code: where a symbol is defined, where it is used, its type and documentation, a file's outline, or the current errors and warnings.
 
-- action: "definition", "references" or "hover" (need line and character), "symbols" (a file's outline) or "diagnostics" (errors and warnings for a file, or for every file below a folder).
-- path: the file (or, for diagnostics, a file or folder), relative to the workspace root.
-- line, character: the position of the symbol, counting from 1, as the read tool numbers lines.
-
 Returns locations as path:line:character with the source line, hover text, an indented outline, or diagnostics as path:line:character severity message. Only as good as the language support installed in the editor; diagnostics cover the files the language servers have analysed.`;
 
 const parameters = z
   .strictObject({
-    action: z.enum(['definition', 'references', 'hover', 'symbols', 'diagnostics']),
+    action: z
+      .enum(['definition', 'references', 'hover', 'symbols', 'diagnostics'])
+      .describe('definition, references, hover (need line and character); symbols (a file\'s outline); diagnostics (a file, or every file below a folder)'),
     path: z.string().min(1).describe('File (or folder, for diagnostics), relative to the workspace root'),
-    line: z.number().int().min(1).optional().describe('1-based line of the symbol (definition, references, hover)'),
-    character: z.number().int().min(1).optional().describe('1-based column of the symbol (definition, references, hover)'),
+    line: z.number().int().min(1).optional().describe('1-based line of the symbol, as read numbers lines'),
+    character: z.number().int().min(1).optional().describe('1-based column of the symbol'),
   })
   .refine((args) => !['definition', 'references', 'hover'].includes(args.action) || (args.line !== undefined && args.character !== undefined), {
     message: 'definition, references and hover need line and character (both counting from 1)',

@@ -24,16 +24,12 @@ const NOTE_BYTES = 512;
 
 const DESCRIPTION = `Read a file or list a folder. Use it to look at a file before editing it, or to see what a folder contains.
 
-- path: relative to the workspace root, or absolute.
-- offset: the 1-based line to start at (default 1). For a folder, the 1-based entry to start at.
-- limit: how many lines (or entries) to return (default ${DEFAULT_LIMIT}).
-
 A file comes back as numbered lines, like \`cat -n\`: the line number, a tab, then the line. Lines longer than ${MAX_LINE_CHARS} characters are cut with a marker. The note at the end says which lines were shown, of how many, and the offset to continue from; output is also kept under the size cap, so large files are read in pages. A folder comes back as its entries sorted by name, folders marked with a trailing "/". A binary file is not shown: you get its size instead. A path that does not exist gets suggestions of similar names.`;
 
 const parameters = z.strictObject({
-  path: z.string().min(1).describe('File or folder, relative to the workspace root or absolute'),
-  offset: z.number().int().min(1).optional().describe('1-based line (or folder entry) to start at; default 1'),
-  limit: z.number().int().min(1).max(100_000).optional().describe(`Number of lines (or entries) to return; default ${DEFAULT_LIMIT}`),
+  path: z.string().min(1).describe('File or folder, relative to the workspace root, or absolute'),
+  offset: z.number().int().min(1).optional().describe('The 1-based line (for a folder, entry) to start at; default 1'),
+  limit: z.number().int().min(1).max(100_000).optional().describe(`How many lines (or entries) to return; default ${DEFAULT_LIMIT}`),
 });
 type ReadArgs = z.output<typeof parameters>;
 

@@ -18,16 +18,12 @@ const MAX_TIMEOUT_MS = 24 * 3600_000;
 
 const DESCRIPTION = `Run a shell command (/bin/sh -c; cmd.exe on Windows) in the workspace root and wait for it to finish. Use it for builds, tests, git, package managers and other programs; use read, glob and grep rather than cat, find and grep to look at files.
 
-- command: the command line. Pipes, redirections, && and ; work. stdin is closed, so anything that waits for input gets end-of-file: pass flags such as --yes or -y instead. Pagers are turned off.
-- timeout_ms: stop the command after this many milliseconds (default: the configured shell.default_timeout_ms, normally 10 minutes).
-- background: true starts the command without waiting (a dev server, a watcher, a long build) and returns its id, e.g. bg-1, at once. It has no timeout unless you give timeout_ms. Follow it with the bg tool (output, wait, cancel); you are told when it ends, and it is stopped when the session ends.
-
 Returns "exit code N" followed by stdout and stderr merged in the order they were written. A non-zero exit code makes the call an error you can read and act on. Long output keeps its beginning and its end, with a marker saying how much was cut and the file that holds all of it (read it with offset to see the middle). The command finishes when its process exits: anything it left running in the background is stopped then. If the timeout is reached, the whole process group is stopped and the outcome is indeterminate: the command may have had partial effects, and it will not be re-run automatically.`;
 
 const parameters = z.strictObject({
-  command: z.string().min(1).describe('The command line to run'),
-  timeout_ms: z.number().int().min(1000).max(MAX_TIMEOUT_MS).optional().describe('Timeout in milliseconds; default the configured shell.default_timeout_ms'),
-  background: z.boolean().optional().describe('Start the command in the background and return its id at once; follow it with the bg tool'),
+  command: z.string().min(1).describe('The command line. Pipes, redirections, && and ; work. stdin is closed (pass --yes or -y instead of waiting for input); pagers are off.'),
+  timeout_ms: z.number().int().min(1000).max(MAX_TIMEOUT_MS).optional().describe('Stop the command after this many milliseconds; default the configured shell.default_timeout_ms (normally 10 minutes)'),
+  background: z.boolean().optional().describe('Start it without waiting (a dev server, a watcher, a long build) and return its id, e.g. bg-1, at once; no timeout unless timeout_ms is given. Follow it with the bg tool; you are told when it ends, and it is stopped when the session ends.'),
 });
 
 export const shellTool = defineTool({

@@ -24,14 +24,12 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
 
 const DESCRIPTION = `Fetch a web page or other http(s) resource and return its content as text. Use it to read documentation, an API response or a file online whose URL you know; to find pages, use web_search.
 
-- url: an absolute http:// or https:// URL. Other schemes (file:, ftp:, data:) are refused.
-
 HTML is converted to readable text: headings, lists and tables kept, scripts and styles dropped, links shown as "text [url]". JSON and other text come back as they are. Other content types (images, PDFs, archives) are not shown: you get the type and size. The response is cut at the configured size limit (webfetch.max_bytes), and the note says so; the request gives up after webfetch.timeout_ms. The result starts with the final URL (after redirects), the HTTP status and the content type.
 
 Redirects are followed (at most ${MAX_REDIRECTS}), and the permission rules are checked for every URL on the way: a redirect to a URL the rules refuse or want approved ends the call as blocked, naming that URL. Link-local and cloud-metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200, metadata.google.internal) are refused unless a rule allows that URL by name.`;
 
 const parameters = z.strictObject({
-  url: z.string().min(1).describe('The http or https URL to fetch'),
+  url: z.string().min(1).describe('An absolute http:// or https:// URL; other schemes are refused'),
 });
 
 /** Connection failures worth another attempt; a refused connection or an unknown host is not. */

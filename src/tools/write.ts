@@ -15,14 +15,11 @@ const DECLARATIONS: Declarations = { effect: 'SideEffecting', replay: 'Never', c
 
 const DESCRIPTION = `Create a new file, or deliberately replace the whole content of an existing one. For a change to part of an existing file, use apply_patch instead: it verifies the surrounding lines and leaves the rest of the file untouched.
 
-- path: relative to the workspace root. Missing parent folders are created. Paths outside the workspace (symlinks included) are refused unless a permission rule names them.
-- content: the complete new content of the file, written exactly as given: line endings, final newline and all.
-
 The user may be asked to approve the change in a diff preview and may edit it there; the result then tells you exactly what the user changed, as a unified diff against your proposal. Returns whether the file was created or replaced, with its size in bytes and lines.`;
 
 const parameters = z.strictObject({
-  path: z.string().min(1).describe('File to write, relative to the workspace root'),
-  content: z.string().describe('The complete content of the file'),
+  path: z.string().min(1).describe('File to write, relative to the workspace root; missing parent folders are created. Paths outside the workspace (symlinks included) are refused unless a permission rule names them.'),
+  content: z.string().describe('The complete new content, written exactly as given: line endings, final newline and all'),
 });
 
 const countLines = (text: string): number => (text.length === 0 ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));

@@ -90,6 +90,43 @@ export class PathChangedError extends ToolError {
   }
 }
 
+/**
+ * Why a write was refused: the file or its directory is read-only. An atomic write replaces the
+ * file by renaming a new one over it, which the file's own mode does not stop; a file the user
+ * made read-only must stay unwritten, so the write path checks first (issue 15).
+ */
+export class ReadOnlyError extends ToolError {
+  constructor(path: string, target: { readonly directory: string; readonly mode: number } | { readonly mode: number }) {
+    const mode = (target.mode & 0o7777).toString(8).padStart(4, '0');
+    const where =
+      'directory' in target
+        ? `its directory ${target.directory} is read-only (mode ${mode}), so no file there can be created, replaced, renamed or deleted`
+        : `it is read-only (mode ${mode})`;
+    super(
+      `${path} was not changed: ${where}. The user made it so; leave it unchanged, or ask the user to make it writable. ` +
+        `Do not work around it (for example with chmod in a shell).`,
+    );
+  }
+}
+
+/**
+ * Whether the user may write what `at` names. Root passes `access` for every file, yet a file or
+ * directory without any write bit was made read-only on purpose, so that counts as well.
+ */
+async function isWritable(at: string, stats: Stats): Promise<boolean> {
+  if ((stats.mode & 0o222) === 0) return false;
+  return fsp.access(at, constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Throws ReadOnlyError unless the directory `at` (naming `directory`, for `path`) is writable. */
+async function assertWritableDirectory(at: string, directory: string, path: string): Promise<void> {
+  const stats = await fsp.stat(at);
+  if (!(await isWritable(at, stats))) throw new ReadOnlyError(path, { directory, mode: stats.mode });
+}
+
 /** O_NOFOLLOW and O_DIRECTORY are missing on Windows; there the lstat walk below does the work. */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
@@ -270,6 +307,8 @@ class VerifiedFileSystem {
           throw error;
         });
         if (existing?.isSymbolicLink()) throw new PathChangedError(path, 'written');
+        if (existing && !(await isWritable(at, existing))) throw new ReadOnlyError(path, { mode: existing.mode });
+        await assertWritableDirectory(dirname(at), dirname(path), path);
         const existingMode = existing ? existing.mode & 0o7777 : undefined;
         const temporary = join(dirname(at), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
         const handle = await fsp.open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, existingMode ?? 0o666);
@@ -318,6 +357,12 @@ class VerifiedFileSystem {
   async rename(from: string, to: string): Promise<void> {
     await this.inParent(from, (source, verifySource) =>
       this.inParent(to, async (target, verifyTarget) => {
+        // Moving or setting aside a read-only file, or renaming in a read-only directory, is
+        // writing it too; refused before anything moves.
+        const moved = await fsp.lstat(source);
+        if (moved.isFile() && !(await isWritable(source, moved))) throw new ReadOnlyError(from, { mode: moved.mode });
+        await assertWritableDirectory(dirname(source), dirname(from), from);
+        await assertWritableDirectory(dirname(target), dirname(to), to);
         await verifySource();
         await verifyTarget();
         await fsp.rename(source, target);

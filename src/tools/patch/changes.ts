@@ -126,7 +126,7 @@ function toWrite(change: PlannedChange): FileWrite {
 export async function commitChanges(fs: HostFileSystem, changes: readonly PlannedChange[]): Promise<readonly string[]> {
   const outcome = await commitWrites(fs, changes.map(toWrite));
   if (outcome.committed) return outcome.leftovers;
-  const { cause, restored, unrestored } = outcome.failure;
+  const { cause, refusal, restored, unrestored } = outcome.failure;
   const displays = new Map<string, string>();
   for (const change of changes) {
     displays.set(change.path.real, change.path.display);
@@ -135,6 +135,7 @@ export async function commitChanges(fs: HostFileSystem, changes: readonly Planne
   const relative = (path: string): string => displays.get(path) ?? path;
   if (unrestored.length === 0) {
     const undone = restored.length === 0 ? '' : ` The ${restored.length} change(s) already made (${restored.map(relative).join(', ')}) were undone.`;
+    if (refusal !== undefined) throw new ToolError(`${refusal}${undone} No file was changed.`);
     throw new ToolError(`Nothing was changed: ${cause}.${undone} Fix the cause (or the path) and send the whole patch again.`);
   }
   throw new ToolError(

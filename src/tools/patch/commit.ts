@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { ToolError } from '../../core/errors';
 import type { HostFileSystem } from '../../core/host';
 
 /** One file's verified change, with the bytes to write; paths are absolute and real. */
@@ -29,6 +30,8 @@ export type FileWrite =
 export interface CommitFailure {
   /** What failed, with the system's message. */
   readonly cause: string;
+  /** The host's own message when it refused the step (a read-only file): already addressed to the model. */
+  readonly refusal?: string | undefined;
   /** Files that had been changed and were put back. */
   readonly restored: readonly string[];
   /** Files whose original state could not be restored; empty when the rollback was complete. */
@@ -151,7 +154,11 @@ export async function commitWrites(fs: HostFileSystem, writes: readonly FileWrit
       }
     }
     const distinct = (paths: string[]): string[] => [...new Set(paths)];
-    return { committed: false, failure: { cause, restored: distinct(restored).filter((path) => !unrestored.includes(path)), unrestored: distinct(unrestored) } };
+    const refusal = error instanceof ToolError ? error.message : undefined;
+    return {
+      committed: false,
+      failure: { cause, refusal, restored: distinct(restored).filter((path) => !unrestored.includes(path)), unrestored: distinct(unrestored) },
+    };
   }
   const leftovers: string[] = [];
   for (const aside of setAside) {

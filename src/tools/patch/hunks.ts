@@ -12,6 +12,8 @@
  *   disambiguates a repeated line;
  * - `*** End of File` means the match must end at the file's last line;
  * - a hunk with only `+` lines inserts after its header, or at the end of the file without one;
+ *   without a header it does not move the search, so later hunks may still match before it
+ *   (as in Codex, whose tests append first and then edit the top of the file);
  * - matched context lines keep the file's own text, so a tolerant match never rewrites them.
  */
 import { ToolError } from '../../core/errors';
@@ -116,7 +118,8 @@ export function applyHunks(file: FileText, hunks: readonly Hunk[], displayPath: 
     try {
       const replacement = locate(index, hunk, cursor, label(hunk, position + 1, hunks.length, displayPath));
       replacements.push(replacement);
-      cursor = replacement.start + replacement.removed;
+      const appended = hunk.headers.length === 0 && replacement.removed === 0;
+      if (!appended) cursor = replacement.start + replacement.removed;
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;
       problems.push(error.message);
@@ -124,7 +127,10 @@ export function applyHunks(file: FileText, hunks: readonly Hunk[], displayPath: 
   });
   if (problems.length > 0) throw new ToolError(problems.join('\n\n'));
   const lines = [...file.lines];
-  for (const replacement of [...replacements].reverse()) {
+  // In file order (stable, so appends keep patch order), applied from the end so that each
+  // splice leaves the positions of the earlier ones valid.
+  const ordered = [...replacements].sort((left, right) => left.start - right.start);
+  for (const replacement of ordered.reverse()) {
     lines.splice(replacement.start, replacement.removed, ...replacement.lines);
   }
   return withLines(file, lines);

@@ -153,9 +153,12 @@ export class LineIndex {
   }
 
   /**
-   * The window of the pattern's length that resembles it most, scored line by line. Windows
-   * from `from` on are preferred, as that is where the search looked; the whole file counts
-   * when the rest is shorter than the pattern.
+   * The window of the pattern's length that resembles it most. Windows rank by how many lines
+   * are equal first (after whitespace and punctuation), and only then by how similar the other
+   * lines are: when one line changed since the model read the file, the window where every other
+   * line is equal is the place it meant, even if another window has more look-alike lines
+   * (issue 15). Windows from `from` on are preferred, as that is where the search looked; the
+   * whole file counts when the rest is shorter than the pattern.
    */
   closest(pattern: readonly string[], from = 0): ClosestRegion {
     const lines = this.normalized(LOOSEST_PASS);
@@ -167,12 +170,15 @@ export class LineIndex {
     const linePairs = fuzzy ? lines.map(bigrams) : [];
     let bestStart = firstStart;
     let bestScore = -1;
+    // Each similarity is below 1, so their sum is below the pattern's length: weighting an equal
+    // line by length + 1 makes one more equal line outrank any amount of similarity.
+    const equalWeight = wanted.length + 1;
     for (let start = firstStart; start <= lastStart; start++) {
       let score = 0;
       for (let offset = 0; offset < wanted.length && start + offset < lines.length; offset++) {
         const line = lines[start + offset] ?? '';
         const expected = wanted[offset] ?? '';
-        if (line === expected) score += 1;
+        if (line === expected) score += equalWeight;
         else if (fuzzy) score += similarity(wantedPairs[offset] ?? new Uint32Array(), linePairs[start + offset] ?? new Uint32Array());
       }
       if (score > bestScore) {

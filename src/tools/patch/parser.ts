@@ -12,9 +12,17 @@
  *     *** End Patch
  *
  * Parsing is strict, and every error names the patch line and what was expected there, because
- * the reader is a model that must repair the patch in one try. Two leniencies are deliberate:
- * blank lines around the envelope are ignored, and an empty line inside a hunk is read as an
- * empty context line (models and editors strip the lone space such lines should carry).
+ * the reader is a model that must repair the patch in one try. The leniencies are the ones Codex
+ * has too, because models write these forms (issue 15, checked against Codex's own tests in
+ * test/fixtures/codex-apply-patch):
+ * - blank lines around the envelope, between sections, after `*** End of File` and before a
+ *   hunk's `@@` are ignored;
+ * - an empty line inside a hunk is an empty context line (models and editors strip the lone
+ *   space such lines should carry);
+ * - markers may be indented or padded with spaces, except inside a hunk, where a line starting
+ *   with a space is a context line, whatever follows;
+ * - the envelope may come wrapped in a shell heredoc (`<<EOF`, `<<'EOF'` or `<<"EOF"` first,
+ *   a line ending in `EOF` last), as models that learned to call apply_patch through a shell do.
  */
 import { quoteLine } from './format';
 
@@ -103,7 +111,7 @@ class Cursor {
   atSeparator(): boolean {
     for (let index = this.index; index < this.end; index++) {
       const line = this.lines[index] ?? '';
-      if (line.trim() !== '') return isSectionStart(line) || line.startsWith(HEADER);
+      if (line.trim() !== '') return isIndentedSectionStart(line) || line.startsWith(HEADER);
     }
     return true;
   }
@@ -119,12 +127,18 @@ class Cursor {
   }
 }
 
+/** Inside a hunk only an unindented marker starts a section; a line starting with a space is context. */
 function isSectionStart(line: string): boolean {
   return line.startsWith(ADD) || line.startsWith(DELETE) || line.startsWith(UPDATE) || line.trimEnd() === END;
 }
 
+/** Where a section may start (not inside a hunk), its marker may be indented. */
+function isIndentedSectionStart(line: string): boolean {
+  return isSectionStart(line.trimStart());
+}
+
 function readPath(cursor: Cursor, prefix: string): string {
-  const path = cursor.line.slice(prefix.length).trim();
+  const path = cursor.line.trimStart().slice(prefix.length).trim();
   if (path === '') cursor.fail(`a path after "${prefix.trim()}"`);
   return path;
 }
@@ -134,7 +148,7 @@ function parseAdd(cursor: Cursor): PatchOperation {
   const path = readPath(cursor, ADD);
   cursor.advance();
   const lines: string[] = [];
-  while (!cursor.atEnd && !isSectionStart(cursor.line)) {
+  while (!cursor.atEnd && !isIndentedSectionStart(cursor.line)) {
     if (cursor.line.trim() === '' && cursor.atSeparator()) {
       cursor.skipSeparator();
       break;
@@ -178,6 +192,8 @@ function parseHunk(cursor: Cursor, path: string, isFirst: boolean): Hunk {
     if (marker === ' ' || line === '') lines.push({ kind: 'context', text: line.slice(1) });
     else if (marker === '-') lines.push({ kind: 'remove', text: line.slice(1) });
     else if (marker === '+') lines.push({ kind: 'add', text: line.slice(1) });
+    // Indented with something other than one space (a tab), so not a context line: a new section.
+    else if (isIndentedSectionStart(line)) break;
     else {
       cursor.fail(
         `a hunk line starting with " " (context), "-" (removed) or "+" (added), or "@@", "${END_OF_FILE}" or ${SECTION_STARTS}`,
@@ -199,12 +215,19 @@ function parseUpdate(cursor: Cursor): PatchOperation {
   const path = readPath(cursor, UPDATE);
   cursor.advance();
   let moveTo: string | undefined;
-  if (!cursor.atEnd && cursor.line.startsWith(MOVE)) {
+  if (!cursor.atEnd && cursor.line.trimStart().startsWith(MOVE)) {
     moveTo = readPath(cursor, MOVE);
     cursor.advance();
   }
   const hunks: Hunk[] = [];
-  while (!cursor.atEnd && !isSectionStart(cursor.line)) {
+  while (!cursor.atEnd) {
+    // Blank lines before a hunk's "@@", after "*** End of File", or after a rename-only section
+    // separate; they are not an empty context line of a hunk that changes nothing.
+    if (cursor.line.trim() === '' && cursor.atSeparator()) {
+      cursor.skipSeparator();
+      continue;
+    }
+    if (isIndentedSectionStart(cursor.line)) break;
     hunks.push(parseHunk(cursor, path, hunks.length === 0));
   }
   if (hunks.length === 0 && moveTo === undefined) {
@@ -215,13 +238,27 @@ function parseUpdate(cursor: Cursor): PatchOperation {
   return { kind: 'update', path, moveTo, hunks, patchLine };
 }
 
+const HEREDOC_STARTS: readonly string[] = ['<<EOF', "<<'EOF'", '<<"EOF"'];
+
 /** Parses the envelope; throws a PatchSyntaxError naming the patch line on any deviation. */
 export function parsePatch(patch: string): PatchOperation[] {
   const lines = patch.split(/\r?\n/);
   let start = 0;
   let end = lines.length;
-  while (start < end && (lines[start] ?? '').trim() === '') start++;
-  while (end > start && (lines[end - 1] ?? '').trim() === '') end--;
+  const trimBlankLines = (): void => {
+    while (start < end && (lines[start] ?? '').trim() === '') start++;
+    while (end > start && (lines[end - 1] ?? '').trim() === '') end--;
+  };
+  trimBlankLines();
+  if (
+    end - start >= 4 &&
+    HEREDOC_STARTS.includes((lines[start] ?? '').trim()) &&
+    (lines[end - 1] ?? '').trimEnd().endsWith('EOF')
+  ) {
+    start++;
+    end--;
+    trimBlankLines();
+  }
   if (start === end) throw new PatchSyntaxError(`The patch is empty; expected "${BEGIN}" on the first line.`);
   if ((lines[start] ?? '').trim() !== BEGIN) {
     new Cursor(lines, start, end).fail(`"${BEGIN}" as the first line`);
@@ -232,7 +269,7 @@ export function parsePatch(patch: string): PatchOperation[] {
   const cursor = new Cursor(lines, start + 1, end - 1);
   const operations: PatchOperation[] = [];
   while (!cursor.atEnd) {
-    const line = cursor.line;
+    const line = cursor.line.trimStart();
     if (line.startsWith(ADD)) operations.push(parseAdd(cursor));
     else if (line.startsWith(DELETE)) {
       operations.push({ kind: 'delete', path: readPath(cursor, DELETE), patchLine: cursor.lineNumber });

@@ -84,3 +84,31 @@ test('in a file too big to score every window fuzzily, the closest region is sti
   const pattern = lines.slice(40_000, 40_020).map((line, offset) => (offset === 10 ? `${line} edited` : line));
   assert.equal(new LineIndex(lines).closest(pattern).start, 40_000);
 });
+
+test('the closest region is the window where every other line is equal, not one of look-alike lines, when one line of the hunk changed (issue 15, S1)', () => {
+  const pattern = [
+    '  const subtotal = order.items.reduce((sum, item) => sum + item.price, 0);',
+    '  const discount = customer.loyaltyLevel >= 3 ? subtotal * 0.1 : 0;',
+    '  const shipping = subtotal > 100 ? 0 : order.shippingCost;',
+    '  const tax = (subtotal - discount) * region.taxRate;',
+    '  return subtotal - discount + shipping + tax;',
+  ];
+  const lines = [
+    // Look-alike code elsewhere: no line equal, every line nearly so (more similar in sum).
+    '  const subtotal = quote.items.reduce((sum, item) => sum + item.price, 0);',
+    '  const discount = customer.loyaltyLevel >= 2 ? subtotal * 0.1 : 0;',
+    '  const shipping = subtotal > 150 ? 0 : quote.shippingCost;',
+    '  const tax = (subtotal - discount) * region.vatRate;',
+    '  return subtotal - discount + shipping + tax + fee;',
+    '',
+    // The place the model meant: one line changed since it read the file.
+    '  const subtotal = order.items.reduce((sum, item) => sum + item.price, 0);',
+    '  const discount = customer.loyaltyLevel >= 3 ? subtotal * 0.1 : 0;',
+    '  logger.debug(`pricing ${order.id}`);',
+    '  const tax = (subtotal - discount) * region.taxRate;',
+    '  return subtotal - discount + shipping + tax;',
+  ];
+  const index = new LineIndex(lines);
+  assert.deepEqual(index.closest(pattern), { start: 6, difference: { line: 8, expected: pattern[2], actual: lines[8] } });
+  assert.match(describeClosestRegion(index, pattern), /First difference, at line 9: expected/);
+});
