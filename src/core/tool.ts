@@ -178,7 +178,7 @@ function toolInputSchema(parameters: z.ZodType): JsonSchema {
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
     },
-  }) as JsonSchema;
+  });
 }
 
 export function defineTool<TSchema extends z.ZodType>(spec: ToolSpec<TSchema>): Tool {

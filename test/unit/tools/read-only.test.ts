@@ -31,7 +31,7 @@ function cleanUp(workspace: string): void {
 
 const patch = (...lines: string[]): string => ['*** Begin Patch', ...lines, '*** End Patch'].join('\n');
 
-const cases: ReadonlyArray<{ readonly name: string; readonly call: () => [typeof writeTool | typeof editTool | typeof applyPatchTool, unknown]; readonly says: RegExp }> = [
+const cases: ReadonlyArray<{ readonly name: string; readonly call: () => [typeof writeTool, unknown]; readonly says: RegExp }> = [
   { name: 'write over a 0444 file', call: () => [writeTool, { path: 'locked.txt', content: 'new\n' }], says: /locked\.txt was not changed: it is read-only \(mode 0444\)/ },
   { name: 'write a new file in a 0555 directory', call: () => [writeTool, { path: 'frozen/new.txt', content: 'new\n' }], says: /its directory .*frozen is read-only \(mode 0555\)/ },
   { name: 'edit a 0444 file', call: () => [editTool, { path: 'locked.txt', old_string: 'locked', new_string: 'open' }], says: /read-only \(mode 0444\)/ },
