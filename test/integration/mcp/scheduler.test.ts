@@ -3,7 +3,9 @@
 // test/support for what the reference server does not do on demand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseConfig, type ZunoConfigInput } from '../../../src/core/config';
 import { EventBus, type ZunoEvent } from '../../../src/core/events';
@@ -267,11 +269,10 @@ test('issue 11, E3: mcp_resources and mcp_read are ReadOnly and run without a pr
     assert.equal(read?.outcome.kind, 'ok', read?.output);
     assert.ok((read?.output.length ?? 0) > 100);
     assert.equal(mcp.approvals.requests.length, 0, 'no strict prompt for resource reads (E3)');
-    const blobUri = /(demo:\/\/resource\/dynamic\/blob\/\S+)/.exec(listed?.output ?? '')?.[1];
-    if (blobUri !== undefined) {
-      const [blob] = await mcp.run([call('3', 'mcp_read', { server: 'everything', uri: blobUri })]);
-      assert.match(blob?.output ?? '', /binary resource .* bytes, not shown/);
-    }
+    // A resource template of server-everything that answers with base64 data.
+    const [blob] = await mcp.run([call('3', 'mcp_read', { server: 'everything', uri: 'demo://resource/dynamic/blob/1' })]);
+    assert.equal(blob?.outcome.kind, 'ok', blob?.output);
+    assert.match(blob?.output ?? '', /^\[binary resource demo:\/\/resource\/dynamic\/blob\/1: .*, \d+ bytes, not shown/);
   } finally {
     await mcp.close();
   }
@@ -307,4 +308,67 @@ test('config: an MCP server needs exactly one of command and url, and stdio keys
   assert.throws(() => parseConfig({ mcp: { servers: { both: { command: 'x', url: 'http://127.0.0.1/mcp' } } } }), /mcp\.servers\.both needs exactly one of "command"/);
   assert.throws(() => parseConfig({ mcp: { servers: { web: { url: 'http://127.0.0.1/mcp', args: ['a'] } } } }), /mcp\.servers\.web\.args is for stdio servers/);
   assert.equal(parseConfig({ mcp: { servers: { web: { url: 'http://127.0.0.1/mcp' } } } }).mcp.servers.web?.timeout_ms, 60_000);
+});
+
+/** A free port on 127.0.0.1, for a server that takes its port from PORT. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** server-everything over HTTP (`streamableHttp` or `sse`), stopped when the test ends. */
+async function everythingOverHttp(mode: 'streamableHttp' | 'sse'): Promise<{ port: number; stop: () => void }> {
+  const port = await freePort();
+  const child = spawn(everything.command, [everything.args[0] ?? '', mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let said = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      said += chunk.toString('utf8');
+      if (/listening on port|running on port/i.test(said)) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`server-everything ${mode} exited with ${code}: ${said}`)));
+  });
+  return { port, stop: () => child.kill() };
+}
+
+test('issue 11: server-everything over Streamable HTTP: a trusted echo runs and its text is the result', async () => {
+  const http = await everythingOverHttp('streamableHttp');
+  const mcp = await harness({ mcp: { servers: { web: { url: `http://127.0.0.1:${http.port}/mcp`, trust: true } } } });
+  try {
+    const [result] = await mcp.run([call('1', 'mcp__web__echo', { message: 'over http' })]);
+    assert.equal(result?.outcome.kind, 'ok', result?.output);
+    assert.match(result?.output ?? '', /Echo: over http/);
+  } finally {
+    await mcp.close();
+    http.stop();
+  }
+});
+
+test('issue 11: a URL that refuses Streamable HTTP falls back to the older HTTP+SSE transport', async () => {
+  const http = await everythingOverHttp('sse');
+  const mcp = await harness({ mcp: { servers: { old: { url: `http://127.0.0.1:${http.port}/sse`, trust: true } } } });
+  try {
+    assert.equal(mcp.clients.status('old').state, 'running', mcp.clients.status('old').reason);
+    const [result] = await mcp.run([call('1', 'mcp__old__echo', { message: 'over sse' })]);
+    assert.match(result?.output ?? '', /Echo: over sse/);
+  } finally {
+    await mcp.close();
+    http.stop();
+  }
+});
+
+test('issue 11: a server\'s elicitation is declined where no one can answer, and the call says so', async () => {
+  const mcp = await harness({ mcp: { servers: { everything: { ...everything, tools: { 'trigger-elicitation-request': { declarations: { effect: 'ReadOnly' } } } } } } });
+  try {
+    const [result] = await mcp.run([call('1', 'mcp__everything__trigger-elicitation-request', {})]);
+    assert.match(result?.output ?? '', /decline/i, result?.output);
+    const live = mcp.events.flatMap((event) => (event.type === 'tool-call-output' ? [event.chunk] : [])).join('');
+    assert.match(live, /asked the user: .*Zuno declined: no one can answer/);
+  } finally {
+    await mcp.close();
+  }
 });
