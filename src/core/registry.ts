@@ -39,6 +39,18 @@ export class ToolRegistry {
     }
   }
 
+  /**
+   * The same tools, static ones as slots only, with the same sources (so a child agent sees MCP
+   * tools that appear later). For registries used only with an allowlist, which replaces the
+   * default surface (A1).
+   */
+  asSlots(): ToolRegistry {
+    return new ToolRegistry(
+      [...this.registrations.values()].map((registration) => ({ tool: registration.tool, defaultSurface: false })),
+      this.sources,
+    );
+  }
+
   /** Lets every source start and refresh its tools; see ToolSource. */
   async prepare(signal: AbortSignal, report: (level: 'info' | 'warning' | 'error', text: string) => void): Promise<void> {
     await Promise.all(this.sources.map((source) => source.prepare(signal, report)));
