@@ -9,12 +9,16 @@ export const USAGE = `Usage:
             [--api-key-env VAR] [--approve allow|deny] [--session ID] [--json] PROMPT
   zuno show SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno memory list|accept ID|delete ID [--workspace DIR] [--state-dir DIR] [--json]
+  zuno mcp list|accept SERVER [TOOL] [--workspace DIR] [--config FILE] [--state-dir DIR] [--json]
   zuno --help | --version
 
 exec   Runs the agent on PROMPT in the workspace ("-" reads the prompt from stdin).
 show   Prints a stored session: its calls in order, with outcomes and timestamps, and its work state.
 memory Lists the memories the agent proposed (memory.enabled), accepts or deletes one.
        Accepted memories are added to later sessions' context.
+mcp    Lists the MCP servers of mcp.servers with their tools and how each stands against
+       its pinned definition; accept pins what a server presents now (one TOOL or all),
+       so a tool withheld because its definition changed, or is new, is offered again.
 
 Options:
   --workspace DIR      The workspace (default: the current directory).
@@ -71,7 +75,18 @@ export interface MemoryCommand {
   readonly json: boolean;
 }
 
-export type Command = ExecCommand | ShowCommand | MemoryCommand | { readonly command: 'help' } | { readonly command: 'version' };
+export interface McpCommand {
+  readonly command: 'mcp';
+  readonly action: 'list' | 'accept';
+  readonly server?: string;
+  readonly tool?: string;
+  readonly workspace?: string;
+  readonly config?: string;
+  readonly stateDir?: string;
+  readonly json: boolean;
+}
+
+export type Command = ExecCommand | ShowCommand | MemoryCommand | McpCommand | { readonly command: 'help' } | { readonly command: 'version' };
 
 const execOptions = {
   workspace: { type: 'string' },
@@ -93,7 +108,9 @@ const showOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-function parse<T extends typeof execOptions | typeof showOptions>(args: readonly string[], options: T) {
+const mcpOptions = { ...showOptions, config: { type: 'string' } } as const;
+
+function parse<T extends typeof execOptions | typeof showOptions | typeof mcpOptions>(args: readonly string[], options: T) {
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {
@@ -180,6 +197,31 @@ export function parseCommandLine(argv: readonly string[]): Command {
     };
   }
 
+  if (first === 'mcp') {
+    const { values, positionals } = parse(rest, mcpOptions);
+    if (values.help) return { command: 'help' };
+    const [action, server, tool, ...extra] = positionals;
+    if (action !== 'list' && action !== 'accept') {
+      throw new UsageError(`zuno mcp needs an action: list, or accept SERVER [TOOL] (got ${action === undefined ? 'none' : `"${action}"`}).`);
+    }
+    if (action === 'accept' && server === undefined) throw new UsageError('zuno mcp accept needs a SERVER (see zuno mcp list), and optionally one TOOL of it.');
+    if ((action === 'list' ? [server, tool, ...extra] : extra).some((word) => word !== undefined)) {
+      throw new UsageError(`zuno mcp ${action} takes ${action === 'list' ? 'no other words' : 'a SERVER and at most one TOOL'}.`);
+    }
+    return {
+      command: 'mcp',
+      action,
+      json: values.json ?? false,
+      ...withoutUndefined({
+        server,
+        tool,
+        workspace: nonEmpty('workspace', values.workspace),
+        config: nonEmpty('config', values.config),
+        stateDir: nonEmpty('state-dir', values['state-dir']),
+      }),
+    };
+  }
+
   if (first === 'show') {
     const { values, positionals } = parse(rest, showOptions);
     if (values.help) return { command: 'help' };
@@ -194,5 +236,5 @@ export function parseCommandLine(argv: readonly string[]): Command {
     };
   }
 
-  throw new UsageError(`Unknown command "${first}". The commands are exec and show.`);
+  throw new UsageError(`Unknown command "${first}". The commands are exec, show, memory and mcp.`);
 }

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseConfig, type ZunoConfig } from '../core/config';
-import { environmentPolicy } from '../core/environment';
+import { environmentPolicy, type EnvironmentPolicy } from '../core/environment';
 import { ConfigError, StartupError } from '../core/errors';
 import type { ZunoEvent } from '../core/events';
 import type { ApprovalGateway, QuestionGateway } from '../core/host';
@@ -15,7 +15,8 @@ import { createNodeHost } from '../hosts/node/host';
 import { announceMigration, ensureStateDir, prepareStateDir, type MigrationResult } from '../store/relocate';
 import { Store, type CallRow } from '../store/store';
 import { ANTHROPIC_BASE_URL } from './anthropic';
-import { isHttpUrl, parseCommandLine, UsageError, USAGE, type ExecCommand, type MemoryCommand, type ShowCommand } from './cli-args';
+import { isHttpUrl, parseCommandLine, UsageError, USAGE, type ExecCommand, type McpCommand, type MemoryCommand, type ShowCommand } from './cli-args';
+import { runMcpCommand } from '../cli/mcp-command';
 import { formatTodos } from '../tools/todo';
 import { fixedApprovals, noTerminalApprovals, terminalApprovals, terminalAskLine, terminalQuestions } from './cli-prompts';
 import { INSTRUCTIONS_NOTICE_PREFIX } from './project-context';
@@ -217,13 +218,14 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
       ? terminalApprovals(ask, writeErr)
       : noTerminalApprovals();
   const questions: QuestionGateway | undefined = interactive ? terminalQuestions(ask, writeErr) : undefined;
+  // The variable the key came from (--api-key-env) is dropped from commands like the known ones.
+  const childPolicy = (): EnvironmentPolicy => environmentPolicy(loaded.config, settings.apiKey.envVar !== undefined ? [settings.apiKey.envVar] : []);
   const host = createNodeHost({
     stateDir,
     approvals,
     ...(questions ? { questions } : {}),
     ...(loaded.config.ripgrep.path ? { ripgrepPath: loaded.config.ripgrep.path } : {}),
-    // The variable the key came from (--api-key-env) is dropped from commands like the known ones.
-    environmentPolicy: () => environmentPolicy(loaded.config, settings.apiKey.envVar !== undefined ? [settings.apiKey.envVar] : []),
+    environmentPolicy: childPolicy,
   });
 
   const runtime: Runtime = await createRuntime({
@@ -233,6 +235,7 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
     host,
     // Delegated agents and council members may name another model on the same server.
     models: modelSource(provider, (model) => createProvider({ ...settings, model })),
+    environmentPolicy: childPolicy,
   });
   let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
   const stopListening = io.onSignal((signal) => {
@@ -398,6 +401,24 @@ async function memory(command: MemoryCommand, io: CliProcess): Promise<number> {
   }
 }
 
+/** `zuno mcp`: src/cli/mcp-command.ts, with the workspace, config and state dir resolved as for exec. */
+async function mcp(command: McpCommand, io: CliProcess): Promise<number> {
+  const workspace = resolveWorkspace(command.workspace, io.cwd);
+  const { config } = loadConfig(command.config, workspace, io.cwd);
+  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
+  return runMcpCommand({
+    action: command.action,
+    server: command.server,
+    tool: command.tool,
+    json: command.json,
+    config,
+    workspaceRoot: workspace,
+    stateDir: ensureStateDir(stateDir),
+    write: (text) => void io.stdout.write(text),
+    warn: (text) => void io.stderr.write(text),
+  });
+}
+
 /** Runs one command line and returns the exit code. Never throws. */
 export async function runCli(io: CliProcess): Promise<number> {
   try {
@@ -415,6 +436,8 @@ export async function runCli(io: CliProcess): Promise<number> {
         return await show(command, io);
       case 'memory':
         return await memory(command, io);
+      case 'mcp':
+        return await mcp(command, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {

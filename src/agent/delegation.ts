@@ -23,7 +23,7 @@ import type { ChildCall, DelegationPlan, DelegationRequest, DelegationResult, De
 import { ToolError } from '../core/errors';
 import type { EventBus } from '../core/events';
 import type { FairSharedLock } from '../core/lock';
-import { ToolRegistry } from '../core/registry';
+import type { ToolRegistry } from '../core/registry';
 import { Scheduler, type AgentExclusivity, type SchedulerOptions, type ToolCallRequest, type ToolCallResult, type TurnOptions } from '../core/scheduler';
 import type { CallEnvironment, CallSubject } from '../core/tool';
 import type { CallRow, Store } from '../store/store';
@@ -106,15 +106,9 @@ export class ChildAgents implements Delegator {
   constructor(private readonly options: ChildAgentsOptions) {
     const { delegation: _noFurtherDelegation, ...childEnv } = options.env;
     this.childEnv = childEnv;
-    const { registry } = options;
     // Children always run with an allowlist, which replaces the default surface (A1), so the
-    // default-surface flag plays no part here.
-    this.childRegistry = new ToolRegistry(
-      registry.names().flatMap((name) => {
-        const tool = registry.get(name);
-        return tool ? [{ tool, defaultSurface: false }] : [];
-      }),
-    );
+    // default-surface flag plays no part here; MCP tools come from the parent's sources.
+    this.childRegistry = options.registry.asSlots();
   }
 
   plan(request: DelegationRequest): DelegationPlan {

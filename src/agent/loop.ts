@@ -243,6 +243,8 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     if (signal.aborted) return finish('cancelled', lastText);
     deliverRecoveryNotices();
     deliverFinishedJobs();
+    // MCP servers start here, at the first step that offers tools, and restart after a crash.
+    await registry.prepare(signal, (level, text) => events.emit(sessionId, { type: 'notice', level, text }));
     tools = registry
       .surface(env, options.allowlist)
       .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));

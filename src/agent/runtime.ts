@@ -12,6 +12,12 @@ import { AgentExclusivity, Scheduler } from '../core/scheduler';
 import { BackgroundJobs } from '../core/background';
 import { FairSharedLock } from '../core/lock';
 import type { CallEnvironment } from '../core/tool';
+import { environmentPolicy, filterEnvironment, type EnvironmentPolicy } from '../core/environment';
+import { McpToolSource, type McpClients } from '../core/mcp';
+import { NodeMcpClients } from '../hosts/node/mcp';
+import { createMcpPinStore } from '../hosts/node/mcp-pins';
+import { mcpReadTool, mcpResourcesTool } from '../tools/mcp_resources';
+import packageJson from '../../package.json';
 import { Store } from '../store/store';
 import { builtinToolRegistrations } from '../tools/index';
 import { AnthropicProvider } from './anthropic';
@@ -32,6 +38,8 @@ export interface RuntimeOptions {
   readonly wasmPath?: string;
   /** Models for delegated agents and council members; without it `task` and `council_run` are unavailable. */
   readonly models?: ModelSource;
+  /** What stdio MCP servers inherit, as shell commands do; from the config when absent. */
+  readonly environmentPolicy?: () => EnvironmentPolicy;
 }
 
 export interface Runtime {
@@ -44,6 +52,8 @@ export interface Runtime {
   readonly env: CallEnvironment;
   /** Background commands and delegations; killed when the runtime closes. */
   readonly background: BackgroundJobs;
+  /** The MCP servers of `mcp.servers` (issue 11), started lazily; absent when none is configured. Stopped when the runtime closes. */
+  readonly mcp?: McpClients;
   /** Stops persisting events and closes the store (flushing it). */
   close(): Promise<void>;
 }
@@ -69,7 +79,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const background = new BackgroundJobs({ host });
   // One runtime-wide mutex keeps the Exclusive calls of sibling agents apart (delegation).
   const exclusivity = new AgentExclusivity();
-  const registry = new ToolRegistry(options.registrations ?? builtinToolRegistrations());
+  const mcp = Object.keys(config.mcp.servers).length > 0 ? createMcpClients(options) : undefined;
+  const registry = new ToolRegistry(
+    [
+      ...(options.registrations ?? builtinToolRegistrations()),
+      ...(mcp ? [{ tool: mcpResourcesTool(mcp), defaultSurface: true }, { tool: mcpReadTool(mcp), defaultSurface: true }] : []),
+    ],
+    mcp ? [new McpToolSource({ clients: mcp, servers: config.mcp.servers, pins: createMcpPinStore(options.stateDir) })] : [],
+  );
   const base: CallEnvironment = {
     host,
     config,
@@ -106,12 +123,27 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     events,
     env,
     background,
+    ...(mcp ? { mcp } : {}),
     async close() {
       await background.dispose();
+      await mcp?.close();
       stopPersisting();
       await store.close();
     },
   };
+}
+
+/** The SDK clients of `mcp.servers`; a stdio server inherits what shell commands inherit. */
+export function createMcpClients(options: Pick<RuntimeOptions, 'config' | 'workspaceRoot' | 'environmentPolicy'>): NodeMcpClients {
+  const policy = options.environmentPolicy ?? (() => environmentPolicy(options.config));
+  return new NodeMcpClients({
+    servers: options.config.mcp.servers,
+    workspaceRoot: options.workspaceRoot,
+    childEnvironment: () => filterEnvironment(process.env, policy()),
+    referenceEnvironment: process.env,
+    maxInFlight: options.config.concurrency.mcp_connections,
+    clientVersion: packageJson.version,
+  });
 }
 
 export interface ProviderSettings {

@@ -4,6 +4,7 @@
  * a message that names the key and the allowed range.
  */
 import { z } from 'zod';
+import { CONCURRENCIES, EFFECTS, REPLAYS } from './declarations';
 import { ConfigError } from './errors';
 import { globCostProblem, globProblem, type GlobKind } from './glob';
 
@@ -87,6 +88,53 @@ const councilMemberSchema = z.strictObject({
   model: z.string().optional(),
   persona: z.string().optional(),
 });
+
+/**
+ * One MCP server (issue 11): stdio (`command`, `args`, `env`, `cwd`) or HTTP (`url`, `headers`).
+ * Values of `env` and `headers` may be `${env:NAME}` references, so secrets stay in the
+ * environment instead of a file the model can read.
+ */
+const mcpToolOverrideSchema = z.strictObject({
+  /** false: the tool is not offered. */
+  enabled: z.boolean().default(true),
+  /** The user's declarations for this tool; they win over everything, annotations included. Omitted values are strictest (T2). */
+  declarations: z
+    .strictObject({ effect: z.enum(EFFECTS).optional(), replay: z.enum(REPLAYS).optional(), concurrency: z.enum(CONCURRENCIES).optional() })
+    .optional(),
+});
+
+const mcpServerSchema = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    /** Relative to the workspace; the workspace when absent. */
+    cwd: z.string().min(1).optional(),
+    url: z.string().url().optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    enabled: z.boolean().default(true),
+    /** Honour the server's tool annotations (readOnlyHint, idempotentHint). Untrusted annotations are shown, never obeyed. */
+    trust: z.boolean().default(false),
+    /** Per-tool overrides, by the server's own tool name. */
+    tools: z.record(z.string(), mcpToolOverrideSchema).default({}),
+    /** How long one request (a tool call, a resource read) may take before it is cancelled. */
+    timeout_ms: boundedInt(1000, 24 * 3600_000, 60_000),
+    /** How long starting the server (spawn or connect, handshake, tool list) may take. */
+    startup_timeout_ms: boundedInt(1000, 600_000, 30_000),
+  })
+  .superRefine((server, context) => {
+    const stdio = server.command !== undefined;
+    const http = server.url !== undefined;
+    if (stdio === http) {
+      context.addIssue({ code: 'custom', message: 'needs exactly one of "command" (a stdio server) or "url" (an HTTP server)' });
+      return;
+    }
+    const misplaced = stdio ? (Object.keys(server.headers).length > 0 ? ['headers'] : []) : [...(server.args.length > 0 ? ['args'] : []), ...(Object.keys(server.env).length > 0 ? ['env'] : []), ...(server.cwd !== undefined ? ['cwd'] : [])];
+    for (const key of misplaced) {
+      context.addIssue({ code: 'custom', path: [key], message: `is for ${stdio ? 'HTTP servers (with "url")' : 'stdio servers (with "command")'} only` });
+    }
+  });
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
 
 export const configSchema = z.strictObject({
   concurrency: z
@@ -173,6 +221,8 @@ export const configSchema = z.strictObject({
   memory: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
   council: z.strictObject({ members: z.array(councilMemberSchema).default([]) }).prefault({}),
   agents: z.record(z.string(), agentSchema).default({}),
+  /** MCP servers by name (issue 11); their tools are offered as `mcp__<server>__<tool>`. */
+  mcp: z.strictObject({ servers: z.record(z.string().min(1), mcpServerSchema).default({}) }).prefault({}),
 });
 
 export type ZunoConfig = z.infer<typeof configSchema>;

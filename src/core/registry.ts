@@ -12,12 +12,26 @@ export interface ToolRegistration {
   readonly defaultSurface: boolean;
 }
 
+/**
+ * Tools that appear at run time (an MCP server's, issue 11), all on the default surface. The loop
+ * calls `prepare` before each model request: it may start servers and refresh their lists.
+ */
+export interface ToolSource {
+  /** Never rejects: a part that fails makes its tools unavailable and says so through `report`. */
+  prepare(signal: AbortSignal, report: (level: 'info' | 'warning' | 'error', text: string) => void): Promise<void>;
+  /** The tools known now, withheld ones included (their `unavailableReason` says why). */
+  tools(): readonly Tool[];
+}
+
 export type Availability = { readonly available: true; readonly tool: Tool } | { readonly available: false; readonly reason: string };
 
 export class ToolRegistry {
   private readonly registrations = new Map<string, ToolRegistration>();
 
-  constructor(registrations: readonly ToolRegistration[]) {
+  constructor(
+    registrations: readonly ToolRegistration[],
+    private readonly sources: readonly ToolSource[] = [],
+  ) {
     for (const registration of registrations) {
       const name = registration.tool.name;
       if (this.registrations.has(name)) throw new Error(`Two tools are registered under the name "${name}".`);
@@ -25,14 +39,44 @@ export class ToolRegistry {
     }
   }
 
-  /** Any registered tool, slot or not. */
-  get(name: string): Tool | undefined {
-    return this.registrations.get(name)?.tool;
+  /**
+   * The same tools, static ones as slots only, with the same sources (so a child agent sees MCP
+   * tools that appear later). For registries used only with an allowlist, which replaces the
+   * default surface (A1).
+   */
+  asSlots(): ToolRegistry {
+    return new ToolRegistry(
+      [...this.registrations.values()].map((registration) => ({ tool: registration.tool, defaultSurface: false })),
+      this.sources,
+    );
   }
 
-  /** Every registered name, in registration order. */
+  /** Lets every source start and refresh its tools; see ToolSource. */
+  async prepare(signal: AbortSignal, report: (level: 'info' | 'warning' | 'error', text: string) => void): Promise<void> {
+    await Promise.all(this.sources.map((source) => source.prepare(signal, report)));
+  }
+
+  /** A registered tool, or a source's (on the default surface); a static name wins over a source's. */
+  private registration(name: string): ToolRegistration | undefined {
+    const registered = this.registrations.get(name);
+    if (registered) return registered;
+    for (const source of this.sources) {
+      const tool = source.tools().find((candidate) => candidate.name === name);
+      if (tool) return { tool, defaultSurface: true };
+    }
+    return undefined;
+  }
+
+  /** Any registered tool, slot or not. */
+  get(name: string): Tool | undefined {
+    return this.registration(name)?.tool;
+  }
+
+  /** Every registered name, in registration order, then the sources' tools. */
   names(): string[] {
-    return [...this.registrations.keys()];
+    const names = [...this.registrations.keys()];
+    for (const source of this.sources) for (const tool of source.tools()) if (!this.registrations.has(tool.name)) names.push(tool.name);
+    return names;
   }
 
   /**
@@ -41,7 +85,7 @@ export class ToolRegistry {
    */
   surface(env: CallEnvironment, allowlist?: readonly string[]): Tool[] {
     const tools: Tool[] = [];
-    for (const name of this.registrations.keys()) {
+    for (const name of this.names()) {
       const availability = this.availability(name, env, allowlist);
       if (availability.available) tools.push(availability.tool);
     }
@@ -50,7 +94,7 @@ export class ToolRegistry {
 
   /** Why `name` may not be called here, or the tool when it may. */
   availability(name: string, env: CallEnvironment, allowlist?: readonly string[]): Availability {
-    const registration = this.registrations.get(name);
+    const registration = this.registration(name);
     if (!registration) {
       const offered = this.surface(env, allowlist).map((tool) => tool.name);
       return { available: false, reason: `There is no tool named "${name}". The tools you can call are: ${offered.join(', ') || '(none)'}.` };

@@ -504,7 +504,7 @@ export class Scheduler {
       tool: tool.name,
       arguments: call.args,
       declarations,
-      reason,
+      reason: tool.approvalNote !== undefined ? `${reason}. ${tool.approvalNote}` : reason,
       ...(subject !== undefined ? { subject } : {}),
       ...(changes !== undefined ? { changes } : {}),
       ...(origin ? { origin } : {}),

@@ -154,6 +154,8 @@ export interface Tool {
   readonly hasPreview: boolean;
   preview(args: unknown, env: CallEnvironment): Promise<readonly FileChange[]>;
   run(args: unknown, context: ToolContext): Promise<ToolResult>;
+  /** Added to the approval's reason: what the tool's author claims about it (an MCP server's annotations, issue 11). */
+  readonly approvalNote?: string | undefined;
 }
 
 function describeIssues(error: z.ZodError): string {

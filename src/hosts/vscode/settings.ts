@@ -47,7 +47,11 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     maximum: 64,
   },
   'concurrency.delegations': { description: 'How many delegated child agents may run at once. 1 makes delegation serial.', minimum: 1, maximum: 64 },
-  'concurrency.mcp_connections': { description: 'How many MCP server connections may be open at once.', minimum: 1, maximum: 64 },
+  'concurrency.mcp_connections': {
+    description: 'How many MCP requests (tool calls, resource lists and reads) may be in flight at once, across all MCP servers; more wait their turn in order. Starting a server does not count.',
+    minimum: 1,
+    maximum: 64,
+  },
   'concurrency.lsp_requests': { description: 'How many language-feature (lsp tool) requests may run at once.', minimum: 1, maximum: 64 },
   tools: {
     description:
@@ -129,6 +133,11 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
   agents: {
     description:
       'Named agents for delegation: `{"reviewer": {"description": "…", "tools": ["read", "grep"], "prompt": "…", "max_steps": 25}}`. An agent\'s `tools` list replaces the default surface (SPEC A1). Merged name by name with `.zuno/config.json`.',
+    merge: 'by-key',
+  },
+  'mcp.servers': {
+    description:
+      'MCP servers by name: `{"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}` (stdio: `command`, `args`, `env`, `cwd`) or `{"url": "https://…/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}"}}` (Streamable HTTP, falling back to SSE). Also `enabled`, `trust` (honour the server\'s annotations), `tools` (`{"<tool>": {"enabled": false, "declarations": {"effect": "ReadOnly"}}}`), `timeout_ms`, `startup_timeout_ms`. Tools are offered as `mcp__<server>__<tool>` and ask before running unless declared or trusted. Merged name by name with `.zuno/config.json`.',
     merge: 'by-key',
   },
 };

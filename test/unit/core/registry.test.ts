@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { ToolRegistry, type ToolRegistration } from '../../../src/core/registry';
+import { ToolRegistry, type ToolRegistration, type ToolSource } from '../../../src/core/registry';
 import { defineTool, type Tool } from '../../../src/core/tool';
 import { testEnvironment } from './fixtures';
 
@@ -85,4 +85,26 @@ test('A1: an availability check that throws makes the tool unavailable instead o
 
 test('S1: two tools with one name are refused at construction', () => {
   assert.throws(() => new ToolRegistry([registrations[0]!, registrations[0]!]), /Two tools are registered under the name "read"/);
+});
+
+test('issue 11: a source\'s tools join the default surface after prepare, withheld ones are known but unavailable, and asSlots keeps the source', async () => {
+  let offered: Tool[] = [];
+  const source: ToolSource = {
+    async prepare() {
+      offered = [tool('mcp__s__ok'), tool('mcp__s__changed', () => 'definition changed since it was approved')];
+    },
+    tools: () => offered,
+  };
+  const registry = new ToolRegistry(registrations, [source]);
+  const env = testEnvironment();
+  assert.deepEqual(names(registry.surface(env)), ['read', 'write', 'webfetch'], 'nothing before prepare');
+  await registry.prepare(new AbortController().signal, () => undefined);
+  assert.deepEqual(names(registry.surface(env)), ['read', 'write', 'webfetch', 'mcp__s__ok']);
+  const withheld = registry.availability('mcp__s__changed', env);
+  assert.equal(withheld.available, false);
+  assert.match(withheld.available ? '' : withheld.reason, /"mcp__s__changed" is not available here: definition changed/);
+  assert.equal(registry.availability('mcp__s__ok', testEnvironment({ tools: { mcp__s__ok: false } })).available, false, 'the tools switch covers MCP tools (A1)');
+  const slots = registry.asSlots();
+  assert.equal(slots.availability('read', env).available, false, 'static tools become slots');
+  assert.equal(slots.availability('mcp__s__ok', env, ['mcp__s__ok']).available, true, 'an allowlist reaches the source\'s tools');
 });
