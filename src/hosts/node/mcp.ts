@@ -37,6 +37,10 @@ import {
   type McpToolDefinition,
 } from '../../core/mcp';
 
+// McpError's code is a plain number; the SDK's enum names the ones that matter here.
+const REQUEST_TIMEOUT: number = ErrorCode.RequestTimeout;
+const CONNECTION_CLOSED: number = ErrorCode.ConnectionClosed;
+
 /** How much of a server's stderr is kept for the log. */
 const STDERR_TAIL = 4096;
 const MAX_BACKOFF_MS = 60_000;
@@ -245,10 +249,10 @@ export class NodeMcpClients implements McpClients {
     if (signal.aborted) return error;
     const slot = this.slot(server);
     if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) {
+      if (error.code === REQUEST_TIMEOUT) {
         return new TransientError(`MCP server "${server}" did not answer within ${this.config(server).timeout_ms} ms (mcp.servers.${server}.timeout_ms); the request was cancelled, but it had been sent`);
       }
-      if (error.code === ErrorCode.ConnectionClosed) {
+      if (error.code === CONNECTION_CLOSED) {
         const tail = slot.stderr.trim();
         return new TransientError(`the connection to MCP server "${server}" closed before it answered (${slot.reason ?? 'it stopped'})${tail ? `; its stderr ends with: ${tail.slice(-500)}` : ''}`);
       }
@@ -364,7 +368,7 @@ export class NodeMcpClients implements McpClients {
 
   private startFailure(server: string, slot: ServerSlot, error: unknown): Error {
     if (error instanceof McpNotSentError) return error;
-    const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+    const timedOut = error instanceof McpError && error.code === REQUEST_TIMEOUT;
     const why = timedOut ? `it did not finish starting within ${this.config(server).startup_timeout_ms} ms (mcp.servers.${server}.startup_timeout_ms)` : messageOf(error);
     const tail = slot.stderr.trim();
     return new McpNotSentError(`MCP server "${server}" could not be started: ${why}${tail ? `; its stderr ends with: ${tail.slice(-500)}` : ''}`);
