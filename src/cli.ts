@@ -1,8 +1,8 @@
 /**
  * The `zuno` command (package.json `bin`). Everything but the process itself lives in
- * src/agent/cli-main.ts.
+ * src/cli/main.ts (commands in src/cli/).
  */
-import { runCli } from './agent/cli-main';
+import { runCli } from './cli/main';
 
 const signals = ['SIGINT', 'SIGTERM'] as const;
 

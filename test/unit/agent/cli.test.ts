@@ -2,8 +2,8 @@
 // SPEC E1: a fresh approval each time, with a diff of the proposed change).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCommandLine, UsageError } from '../../../src/agent/cli-args';
-import { changeDiff, fixedApprovals, noTerminalApprovals, terminalApprovals, terminalQuestions, type AskLine } from '../../../src/agent/cli-prompts';
+import { parseCommandLine, UsageError } from '../../../src/cli/args';
+import { changeDiff, fixedApprovals, noTerminalApprovals, terminalApprovals, terminalQuestions, type AskLine } from '../../../src/cli/prompts';
 import type { ApprovalRequest } from '../../../src/core/host';
 
 const signal = new AbortController().signal;
