@@ -92,18 +92,60 @@ const lineMessage = z.object({
 });
 const endMessage = z.object({ type: z.literal('end'), data: z.object({ path: jsonText }) });
 
-interface Line {
+interface ParsedLine {
   readonly line: number;
   readonly text: string;
+}
+
+interface Line {
+  /** rg's JSON record, parsed only if the line is shown (most are not); or the line itself. */
+  readonly source: string | ParsedLine;
   readonly match: boolean;
 }
 
 interface FileMatches {
   readonly path: string;
+  /** The path as rg's JSON wrote it (a quoted string), to recognise the file's next records cheaply. */
+  readonly rawPath: string | undefined;
   readonly lines: Line[];
   matchedLines: number;
   /** No more lines are kept for this file once it alone fills the limit (trailing context aside). */
   full: boolean;
+}
+
+/**
+ * rg writes a record's fields in a fixed order, so a line's type and path are a known prefix and
+ * a JSON string. Reading them by position spares the full JSON.parse of every record, most of
+ * whose lines are never shown; that parse was most of the tool's own time (issue 15). A record
+ * that does not start this way (a non-UTF-8 path, a future rg) takes the full parse instead.
+ */
+const RECORD_PREFIXES = {
+  match: '{"type":"match","data":{"path":{"text":',
+  context: '{"type":"context","data":{"path":{"text":',
+  end: '{"type":"end","data":{"path":{"text":',
+} as const;
+
+/** The JSON string literal (quotes included) that starts at `start`, or undefined when there is none. */
+function jsonStringAt(text: string, start: number): string | undefined {
+  if (text[start] !== '"') return undefined;
+  for (let end = text.indexOf('"', start + 1); end !== -1; end = text.indexOf('"', end + 1)) {
+    let backslashes = 0;
+    while (text[end - 1 - backslashes] === '\\') backslashes++;
+    if (backslashes % 2 === 0) return text.slice(start, end + 1);
+  }
+  return undefined;
+}
+
+/** The path of a record of this type, as a raw JSON string literal, when the record starts as rg writes it. */
+function rawPathOf(record: string, type: keyof typeof RECORD_PREFIXES): string | undefined {
+  const prefix = RECORD_PREFIXES[type];
+  return record.startsWith(prefix) ? jsonStringAt(record, prefix.length) : undefined;
+}
+
+/** A match or context record's line, or undefined if it is not one. */
+function parseLineRecord(record: string): ParsedLine | undefined {
+  const message = lineMessage.safeParse(JSON.parse(record));
+  return message.success ? { line: message.data.data.line_number, text: decodeText(message.data.data.lines) } : undefined;
 }
 
 /** A JSON record too long to keep whole: its type and path are in the head, its line number in the tail. */
@@ -139,18 +181,24 @@ async function searchContent(args: GrepArgs, context: ToolContext, root: SearchR
   const included = fileFilter(args);
   const hidden = hiddenFilter(context, root);
   let hiddenFiles = 0;
-  const addLine = (path: string, line: number, text: string, match: boolean): void => {
-    if (!current || current.path !== path) {
-      if (!included(path) || hidden(path)) return;
-      current = { path, lines: [], matchedLines: 0, full: false };
+  /** `rawPath` when known; otherwise `path` is compared, decoded. */
+  const addLine = (file: { readonly path: () => string; readonly rawPath: string | undefined }, source: string | ParsedLine, match: boolean): void => {
+    if (!current || (file.rawPath !== undefined && current.rawPath !== undefined ? current.rawPath !== file.rawPath : current.path !== file.path())) {
+      const path = file.path();
+      if (!included(path) || hidden(path)) {
+        current = undefined;
+        return;
+      }
+      current = { path, rawPath: file.rawPath, lines: [], matchedLines: 0, full: false };
     }
     if (match) {
       totalLines++;
       current.matchedLines++;
       if (current.matchedLines > limit) current.full = true;
     }
-    if (!current.full) current.lines.push({ line, text: clip(text), match });
+    if (!current.full) current.lines.push({ source, match });
   };
+  const decodedPath = (rawPath: string) => (): string => JSON.parse(rawPath) as string;
 
   const run = await runRipgrep(context, {
     args: searchArgs(args, root, ['--json', ...(contextLines > 0 ? [`--context=${contextLines}`] : [])]),
@@ -159,17 +207,32 @@ async function searchContent(args: GrepArgs, context: ToolContext, root: SearchR
     onRecord: (record) => {
       if (record.overlong) {
         const parsed = parseOverlong(record);
-        if (parsed && (parsed.type === 'match' || parsed.type === 'context')) addLine(parsed.path, parsed.line, parsed.text, parsed.type === 'match');
+        if (parsed && (parsed.type === 'match' || parsed.type === 'context')) {
+          addLine({ path: () => parsed.path, rawPath: undefined }, { line: parsed.line, text: parsed.text }, parsed.type === 'match');
+        }
         return;
       }
-      if (record.text.startsWith('{"type":"match"') || record.text.startsWith('{"type":"context"')) {
-        const message = lineMessage.safeParse(JSON.parse(record.text));
+      const { text } = record;
+      const match = text.startsWith('{"type":"match"');
+      if (match || text.startsWith('{"type":"context"')) {
+        const rawPath = rawPathOf(text, match ? 'match' : 'context');
+        if (rawPath !== undefined) {
+          addLine({ path: decodedPath(rawPath), rawPath }, text, match);
+          return;
+        }
+        const message = lineMessage.safeParse(JSON.parse(text));
         if (message.success) {
           const { data } = message.data;
-          addLine(decodeText(data.path), data.line_number, decodeText(data.lines), message.data.type === 'match');
+          addLine({ path: () => decodeText(data.path), rawPath: undefined }, { line: data.line_number, text: decodeText(data.lines) }, match);
         }
-      } else if (record.text.startsWith('{"type":"end"')) {
-        const message = endMessage.safeParse(JSON.parse(record.text));
+      } else if (text.startsWith('{"type":"end"')) {
+        const rawPath = rawPathOf(text, 'end');
+        if (rawPath !== undefined && current?.rawPath === rawPath) {
+          if (current.matchedLines > 0) keep(current);
+          current = undefined;
+          return;
+        }
+        const message = endMessage.safeParse(JSON.parse(text));
         if (!message.success) return;
         const path = decodeText(message.data.data.path);
         if (current && current.path === path) {
@@ -192,12 +255,14 @@ async function searchContent(args: GrepArgs, context: ToolContext, root: SearchR
     let trailing = 0;
     for (const entry of file.lines) {
       if (shown >= limit && (entry.match || trailing >= contextLines)) break;
-      const contiguous = previous !== undefined && entry.line === previous + 1;
+      const parsed = typeof entry.source === 'string' ? parseLineRecord(entry.source) : entry.source;
+      if (!parsed) continue;
+      const contiguous = previous !== undefined && parsed.line === previous + 1;
       if (contextLines > 0 && out.length > 0 && !contiguous) out.push('--');
-      out.push(`${name}${entry.match ? ':' : '-'}${entry.line}${entry.match ? ':' : '-'}${entry.text}`);
+      out.push(`${name}${entry.match ? ':' : '-'}${parsed.line}${entry.match ? ':' : '-'}${clip(parsed.text)}`);
       if (entry.match) shown++;
       else if (shown >= limit) trailing++;
-      previous = entry.line;
+      previous = parsed.line;
     }
     if (shown >= limit) break;
   }

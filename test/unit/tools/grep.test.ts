@@ -151,3 +151,15 @@ test('S4 cancelling grep kills rg', async () => {
     removeDir(fifo);
   }
 });
+
+test('S4 paths that JSON escapes (quotes, backslashes, tabs, non-ASCII) are shown as they are, each file once (issue 15)', async () => {
+  // grep reads each record's path by position in rg's JSON and decodes it once per file.
+  write('odd/say "hi" \\ tab\there é.txt', 'oddNeedle one\noddNeedle two\n');
+  write('odd/say.txt', 'oddNeedle three\n');
+  const result = await grep({ pattern: 'oddNeedle', path: 'odd' });
+  assert.equal(
+    result.output,
+    '3 matching lines in 2 files for "oddNeedle" in odd:\n' +
+      'odd/say "hi" \\ tab\there é.txt:1:oddNeedle one\nodd/say "hi" \\ tab\there é.txt:2:oddNeedle two\nodd/say.txt:1:oddNeedle three',
+  );
+});
