@@ -12,13 +12,22 @@ const LISTED = 10;
 const listed = (paths: readonly string[]): string => `${paths.slice(0, LISTED).join(', ')}${paths.length > LISTED ? ` and ${paths.length - LISTED} more` : ''}`;
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-export async function openCheckpoints(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly events: EventBus }): Promise<TurnCheckpoints> {
+export interface RuntimeCheckpoints {
+  readonly recorder: TurnCheckpoints;
+  /** Stops a warm-up still running, so the process can exit. */
+  close(): void;
+}
+
+/** Opens the workspace's checkpoints and starts staging the work tree in the background. */
+export async function openCheckpoints(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly events: EventBus }): Promise<RuntimeCheckpoints> {
   const { events } = options;
   const engine = await ShadowCheckpoints.open(options);
+  // Off the turn's path: the model's first answer takes a while, and the first checkpoint is then incremental.
+  if (!('unavailable' in engine)) void engine.warm();
   const toldOff = new Set<string>();
   /** Nested repositories and large files are told once per session, not at every turn. */
   const toldSkips = new Map<string, Set<string>>();
-  return new TurnCheckpoints({
+  const recorder = new TurnCheckpoints({
     async snapshot(sessionId: string, kind: SnapshotKind, prompt: PromptMark | undefined): Promise<void> {
       if ('unavailable' in engine) {
         if (!toldOff.has(sessionId)) events.emit(sessionId, { type: 'notice', level: 'warning', text: engine.unavailable });
@@ -56,4 +65,5 @@ export async function openCheckpoints(options: { readonly stateDir: string; read
       }
     },
   });
+  return { recorder, close: () => ('unavailable' in engine ? undefined : engine.close()) };
 }

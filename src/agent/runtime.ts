@@ -93,14 +93,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           models: options.models,
           slots: new FairSharedLock(config.concurrency.delegations),
           exclusivity,
-          checkpoints,
+          checkpoints: checkpoints.recorder,
         }),
         ...(config.council.members.length > 0
           ? { council: new ModelCouncil({ members: config.council.members, models: options.models, concurrency: config.concurrency.delegations }) }
           : {}),
       }
     : base;
-  const scheduler = new Scheduler({ registry, ledger: store, events, env, exclusivity, checkpoints });
+  const scheduler = new Scheduler({ registry, ledger: store, events, env, exclusivity, checkpoints: checkpoints.recorder });
   return {
     config,
     store,
@@ -112,6 +112,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     background,
     async close() {
       await background.dispose();
+      checkpoints.close();
       stopPersisting();
       await store.close();
     },

@@ -13,7 +13,8 @@
  *   checkpoint, and a rewind never touches a path inside one.
  * - Files above `MAX_FILE_BYTES` are skipped and listed; a rewind leaves them alone.
  * - Incremental: the shadow index keeps stat data, so `git add -A` hashes only changed files;
- *   then write-tree, commit-tree and a ref per checkpoint, which keeps its objects from gc.
+ *   then write-tree, commit-tree and a ref per checkpoint (`refs/zuno/<id>`), which keeps its
+ *   objects from gc.
  * - Which checkpoints exist is `index.json` beside the repository, written atomically. The
  *   store's one-writer lock on the state dir keeps two processes from writing it at once.
  */
@@ -103,6 +104,8 @@ interface GitResult {
 }
 
 const PROMPT_CHARS = 120;
+/** Up to this many changed paths are named to `git add`; more are found by its own walk. */
+const MAX_NAMED_PATHS = 500;
 
 /** Splits `-z` output. */
 const nulFields = (buffer: Buffer): string[] => buffer.toString('utf8').split('\0').filter((field) => field !== '');
@@ -118,6 +121,9 @@ export class ShadowCheckpoints {
   readonly gitDir: string;
   private readonly indexPath: string;
   private ready: Promise<void> | undefined;
+  /** Operations on the shadow index, one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly closing = new AbortController();
 
   private constructor(
     stateDir: string,
@@ -154,9 +160,39 @@ export class ShadowCheckpoints {
     return (await this.records()).filter((record) => record.sessionId === sessionId && RESTORABLE_KINDS.has(record.kind));
   }
 
-  /** Snapshots the work tree and records it. Rejects with a CheckpointError saying why it could not. */
-  async snapshot(input: SnapshotInput): Promise<CheckpointRecord> {
+  /**
+   * Stages the work tree without recording anything, off the turn's path (when the runtime
+   * opens), so that the first checkpoint of a large workspace is incremental too. Never rejects.
+   */
+  warm(): Promise<void> {
+    return this.serially(async () => {
+      const deadline = Date.now() + this.budgetMs * 10;
+      await this.prepare(deadline);
+      await this.capture(deadline);
+    }).catch(() => undefined);
+  }
+
+  /**
+   * Snapshots the work tree and records it. Rejects with a CheckpointError saying why it could
+   * not. The budget counts from now: waiting for a warm-up counts too.
+   */
+  snapshot(input: SnapshotInput): Promise<CheckpointRecord> {
     const deadline = Date.now() + this.budgetMs;
+    return this.serially(() => this.record(input, deadline));
+  }
+
+  /** Stops every git this object runs (a warm-up, say), so a process can exit; later calls fail. */
+  close(): void {
+    this.closing.abort();
+  }
+
+  private serially<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(operation);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async record(input: SnapshotInput, deadline: number): Promise<CheckpointRecord> {
     await this.prepare(deadline);
     const state = await this.capture(deadline);
     const index = await this.readIndex();
@@ -165,7 +201,9 @@ export class ShadowCheckpoints {
     const id = RESTORABLE_KINDS.has(input.kind) ? `cp-${number}` : `snap-${number}`;
     const message = `${input.kind} ${id} of session ${input.sessionId}`;
     const commit = (await this.run(['commit-tree', state.tree, ...(parent !== undefined ? ['-p', parent] : []), '-m', message], deadline)).stdout.toString('utf8').trim();
-    await this.run(['update-ref', `refs/zuno/${id}`, commit], deadline);
+    // The ref keeps the checkpoint's objects from gc. Written as git writes a loose ref, without another process.
+    await mkdir(join(this.gitDir, 'refs', 'zuno'), { recursive: true });
+    await writeFileAtomic(join(this.gitDir, 'refs', 'zuno', id), `${commit}\n`);
     const record: CheckpointRecord = {
       id,
       sessionId: input.sessionId,
@@ -220,7 +258,11 @@ export class ShadowCheckpoints {
    * folders they leave empty), removed and modified files are written from the checkpoint, modes
    * included. Nothing else is touched.
    */
-  async restore(record: CheckpointRecord, changes: readonly FileChangeSince[]): Promise<void> {
+  restore(record: CheckpointRecord, changes: readonly FileChangeSince[]): Promise<void> {
+    return this.serially(() => this.restoreFiles(record, changes));
+  }
+
+  private async restoreFiles(record: CheckpointRecord, changes: readonly FileChangeSince[]): Promise<void> {
     const deadline = Date.now() + this.budgetMs;
     const root = await realpath(this.workspaceRoot);
     for (const { path } of changes.filter((change) => change.change === 'added')) {
@@ -317,8 +359,15 @@ export class ShadowCheckpoints {
       const stat = await lstat(join(this.workspaceRoot, path)).catch(() => undefined);
       if (stat?.isFile() && stat.size > MAX_FILE_BYTES) skipped.push(path);
     }
-    const pathspecs = ['.', ...skipped.map((path) => `:(exclude,literal)${path}`)];
-    await this.run(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], deadline, { ...options, input: pathspecs.map((spec) => `${spec}\0`).join('') });
+    const changed = candidates.filter((path) => !path.endsWith('/') && !skipped.includes(path));
+    // Naming the changed paths spares git a second walk of the tree; past a few hundred, matching
+    // every path against every pathspec costs more than the walk.
+    const walk = ['.', ...skipped.map((path) => `:(exclude,literal)${path}`)];
+    const add = (pathspecs: readonly string[]): Promise<GitResult> =>
+      this.run(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], deadline, { ...options, input: pathspecs.map((spec) => `${spec}\0`).join('') });
+    if (changed.length > MAX_NAMED_PATHS) await add(walk);
+    // A named file that vanished since the listing fails the add: the walk then finds what is there.
+    else if (changed.length > 0) await add(changed.map(literal)).catch(() => add(walk));
     // A file that grew past the limit leaves its older version out too, so no checkpoint holds stale content.
     if (skipped.length > 0) await this.run(['update-index', '-z', '--force-remove', '--stdin'], deadline, { ...options, input: skipped.map((path) => `${path}\0`).join('') });
     const tree = (await this.run(['write-tree'], deadline, options)).stdout.toString('utf8').trim();
@@ -348,11 +397,8 @@ export class ShadowCheckpoints {
     }
   }
 
-  /** Temp file and rename: a crash leaves the old index or the new one. */
-  private async writeIndex(index: IndexFile): Promise<void> {
-    const temporary = `${this.indexPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(index, null, 1)}\n`);
-    await rename(temporary, this.indexPath);
+  private writeIndex(index: IndexFile): Promise<void> {
+    return writeFileAtomic(this.indexPath, `${JSON.stringify(index, null, 1)}\n`);
   }
 
   private async run(args: readonly string[], deadline: number, options: GitRun = {}): Promise<GitResult> {
@@ -363,8 +409,11 @@ export class ShadowCheckpoints {
       env,
       cwd: this.workspaceRoot,
       timeoutMs: remaining,
+      signal: this.closing.signal,
       ...(options.input !== undefined ? { input: options.input } : {}),
-    }).catch((error: unknown) => {
+    }).catch(async (error: unknown) => {
+      // A git stopped mid-way leaves its index lock behind, which would fail every later checkpoint.
+      await rm(`${options.indexFile ?? join(this.gitDir, 'index')}.lock`, { force: true });
       throw new CheckpointError(`git ${args[0] ?? ''} could not run: ${error instanceof Error ? error.message : String(error)}`);
     });
     if (result.code !== 0 && !(options.allow ?? []).includes(result.code)) {
@@ -397,6 +446,13 @@ function isolatedEnvironment(gitDir: string, workTree: string | undefined, folde
   };
 }
 
+/** Temp file and rename: a crash leaves the old file or the new one. */
+async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
+}
+
 /** Removes folders left empty, up to (not including) the root. */
 async function removeEmptyParents(root: string, folder: string): Promise<void> {
   let current = folder;
@@ -409,9 +465,17 @@ async function removeEmptyParents(root: string, folder: string): Promise<void> {
 }
 
 /** Runs a program to exit, collecting stdout whole; killed when the timeout passes. */
-function runProcess(command: string, args: readonly string[], options: { readonly env: NodeJS.ProcessEnv; readonly cwd: string; readonly timeoutMs: number; readonly input?: string }): Promise<GitResult> {
+function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { readonly env: NodeJS.ProcessEnv; readonly cwd: string; readonly timeoutMs: number; readonly input?: string; readonly signal?: AbortSignal },
+): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    if (options.signal?.aborted) {
+      reject(new Error('the checkpoints were closed'));
+      return;
+    }
+    const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, ...(options.signal ? { signal: options.signal, killSignal: 'SIGKILL' as const } : {}) });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;
