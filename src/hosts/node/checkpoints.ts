@@ -22,7 +22,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFile, lstat, mkdir, readdir, readFile, realpath, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { devNull } from 'node:os';
-import { dirname, join, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 
 export const CHECKPOINTS_FOLDER = 'checkpoints';
 /** Files above this size are not snapshotted (issue 13: e.g. 10 MB), and a rewind leaves them alone. */
@@ -104,6 +104,10 @@ interface GitResult {
 }
 
 const PROMPT_CHARS = 120;
+/** Loose objects past which the background warm-up packs them (git's own default threshold). */
+const GC_LOOSE_OBJECTS = 6700;
+/** Zuno's own excludes (in place of the user's global ones): the state dir when it is inside the workspace. */
+const EXCLUDES_FILE = 'excludes';
 /** Up to this many changed paths are named to `git add`; more are found by its own walk. */
 const MAX_NAMED_PATHS = 500;
 
@@ -164,12 +168,15 @@ export class ShadowCheckpoints {
    * Stages the work tree without recording anything, off the turn's path (when the runtime
    * opens), so that the first checkpoint of a large workspace is incremental too. Never rejects.
    */
-  warm(): Promise<void> {
-    return this.serially(async () => {
-      const deadline = Date.now() + this.budgetMs * 10;
+  async warm(): Promise<void> {
+    const deadline = Date.now() + this.budgetMs * 10;
+    await this.serially(async () => {
       await this.prepare(deadline);
       await this.capture(deadline);
     }).catch(() => undefined);
+    // Packs loose objects once there are many, outside the queue: gc never touches the index, and
+    // keeps objects younger than two weeks, so a checkpoint written meanwhile is safe.
+    await this.run(['-c', `gc.auto=${GC_LOOSE_OBJECTS}`, '-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet'], deadline).catch(() => undefined);
   }
 
   /**
@@ -311,6 +318,13 @@ export class ShadowCheckpoints {
 
   private async initialise(deadline: number): Promise<void> {
     await mkdir(this.folder, { recursive: true });
+    // The excludes file (core.excludesFile) is Zuno's, not the user's: it holds only the state dir,
+    // when that lies inside the workspace (`--state-dir <workspace>/.zuno/state`), so that no
+    // checkpoint holds the store, or the shadow repository itself, and no rewind touches them.
+    const root = await realpath(this.workspaceRoot);
+    const state = relative(root, await realpath(dirname(this.folder)));
+    const inside = state !== '' && !state.startsWith('..') && !isAbsolute(state);
+    await writeFile(join(this.folder, EXCLUDES_FILE), inside ? `${excludeLine(state.split(sep).join('/'))}/\n` : '');
     const exists = await lstat(join(this.gitDir, 'HEAD')).then(
       () => true,
       () => false,
@@ -318,13 +332,11 @@ export class ShadowCheckpoints {
     if (exists) return;
     // Bare: `git init` with a work tree would record it in the config; GIT_WORK_TREE is given on every run instead.
     await this.run(['init', '--quiet', '--bare'], deadline, { withoutWorkTree: true });
-    const emptyExcludes = join(this.folder, 'no-global-excludes');
-    await writeFile(emptyExcludes, '');
     const settings: [string, string][] = [
       ['core.bare', 'false'],
       ['core.hooksPath', devNull],
       ['core.fsmonitor', 'false'],
-      ['core.excludesFile', emptyExcludes],
+      ['core.excludesFile', join(this.folder, EXCLUDES_FILE)],
       ['core.autocrlf', 'false'],
       ['core.safecrlf', 'false'],
       ['core.symlinks', 'true'],

@@ -129,3 +129,16 @@ test('issue 13: without git on PATH checkpoints are off, and the reason says wha
   assert.ok(!(result instanceof ShadowCheckpoints));
   assert.match(result.unavailable, /Checkpoints are off: "git-that-does-not-exist" could not be run .* Install git/);
 });
+
+test('issue 13: a state dir inside the workspace is never in a checkpoint, so a rewind cannot touch the store or the shadow repository', async () => {
+  const workspace = temporary('zuno-cp-ws-');
+  const state = join(workspace, '.zuno', 'state');
+  write(workspace, 'src/a.ts', 'a\n');
+  write(workspace, '.zuno/config.json', '{}\n');
+  write(state, 'journal.jsonl', '{}\n');
+  const checkpoints = await open(workspace, state);
+  await checkpoints.warm();
+  const record = await checkpoints.snapshot({ sessionId: 's1', kind: 'turn' });
+  const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+  assert.deepEqual((await checkpoints.changes(emptyTree, record.tree)).map((change) => change.path).sort(), ['.zuno/config.json', 'src/a.ts']);
+});
