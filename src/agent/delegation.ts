@@ -19,6 +19,7 @@
  * What it changed is read back from its call rows, not from what it says.
  */
 import { relative, isAbsolute, sep } from 'node:path';
+import type { TurnCheckpoints } from '../core/checkpoints';
 import type { ChildCall, DelegationPlan, DelegationRequest, DelegationResult, Delegator } from '../core/delegation';
 import { ToolError } from '../core/errors';
 import type { EventBus } from '../core/events';
@@ -91,6 +92,8 @@ export interface ChildAgentsOptions {
   readonly slots: FairSharedLock;
   /** Shared by every scheduler of the runtime: children's Exclusive calls never overlap another agent's. */
   readonly exclusivity: AgentExclusivity;
+  /** A child's first side effect takes its parent turn's checkpoint (issue 13). */
+  readonly checkpoints?: TurnCheckpoints;
 }
 
 const CHILD_INSTRUCTIONS =
@@ -158,7 +161,14 @@ export class ChildAgents implements Delegator {
         title: `task ${request.parentCallId} of session ${request.parentSessionId} (${plan.agent}): ${goalLine.slice(0, 60)}`,
       });
       const scheduler = new ChildScheduler(
-        { registry: this.childRegistry, ledger: store, events, env: this.childEnv, exclusivity: this.options.exclusivity },
+        {
+          registry: this.childRegistry,
+          ledger: store,
+          events,
+          env: this.childEnv,
+          exclusivity: this.options.exclusivity,
+          ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints.forChildOf(request.parentSessionId) } : {}),
+        },
         { parentCallId: request.parentCallId, agent: plan.agent },
       );
       try {

@@ -200,7 +200,9 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     events.emit(sessionId, { type: 'notice', level: 'info', text: finished });
   };
 
-  const finish = (reason: FinishReason, text: string, error?: Error): AgentRunResult => {
+  const finish = async (reason: FinishReason, text: string, error?: Error): Promise<AgentRunResult> => {
+    // What the turn left is recorded before it counts as finished (issue 13: later changes are not Zuno's).
+    await scheduler.checkpoints?.endPrompt(sessionId);
     store.setSessionStatus(sessionId, reason);
     const message =
       reason === 'step-limit'
@@ -214,6 +216,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
 
   deliverRecoveryNotices();
   append({ role: 'user', content: options.prompt });
+  scheduler.checkpoints?.notePrompt(sessionId, { messageIndex: transcript.length - 1, text: options.prompt });
   events.emit(sessionId, { type: 'user-message', text: options.prompt });
 
   // Only memories the user accepted reach the model; proposals wait for the user (memory_propose).

@@ -25,6 +25,7 @@ import { OpenAIProvider } from './openai';
 import type { ApiKeySource, ModelProvider } from './provider';
 import { ChildAgents, type ModelSource } from './delegation';
 import { ModelCouncil } from './council';
+import { openCheckpoints } from './checkpoints';
 
 export interface RuntimeOptions {
   readonly config: ZunoConfig;
@@ -76,6 +77,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const stopPersisting = events.on((event) => {
     if (!TRANSIENT_EVENTS.has(event.type)) store.recordEvent(event);
   });
+  // Before each user turn's first side effect (issue 13); git is probed once here.
+  const checkpoints = await openCheckpoints({ stateDir: options.stateDir, workspaceRoot, events });
   const background = new BackgroundJobs({ host });
   // One runtime-wide mutex keeps the Exclusive calls of sibling agents apart (delegation).
   const exclusivity = new AgentExclusivity();
@@ -107,13 +110,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           models: options.models,
           slots: new FairSharedLock(config.concurrency.delegations),
           exclusivity,
+          checkpoints: checkpoints.recorder,
         }),
         ...(config.council.members.length > 0
           ? { council: new ModelCouncil({ members: config.council.members, models: options.models, concurrency: config.concurrency.delegations }) }
           : {}),
       }
     : base;
-  const scheduler = new Scheduler({ registry, ledger: store, events, env, exclusivity });
+  const scheduler = new Scheduler({ registry, ledger: store, events, env, exclusivity, checkpoints: checkpoints.recorder });
   return {
     config,
     store,
@@ -127,6 +131,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async close() {
       await background.dispose();
       await mcp?.close();
+      checkpoints.close();
       stopPersisting();
       await store.close();
     },

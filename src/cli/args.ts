@@ -3,6 +3,7 @@
  * it, so it changes only by adding things.
  */
 import { parseArgs } from 'node:util';
+import { parseCheckpointsCommand, type CheckpointsCommand, type RewindCommand } from '../cli/checkpoints-command';
 
 export const USAGE = `Usage:
   zuno exec [--workspace DIR] [--config FILE] [--state-dir DIR] [--base-url URL] [--model NAME]
@@ -10,6 +11,9 @@ export const USAGE = `Usage:
   zuno show SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno memory list|accept ID|delete ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno mcp list|accept SERVER [TOOL] [--workspace DIR] [--config FILE] [--state-dir DIR] [--json]
+  zuno checkpoints SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
+  zuno rewind SESSION_ID --to CHECKPOINT [--dry-run] [--force] [--fork]
+              [--workspace DIR] [--state-dir DIR] [--json]
   zuno --help | --version
 
 exec   Runs the agent on PROMPT in the workspace ("-" reads the prompt from stdin).
@@ -19,6 +23,14 @@ memory Lists the memories the agent proposed (memory.enabled), accepts or delete
 mcp    Lists the MCP servers of mcp.servers with their tools and how each stands against
        its pinned definition; accept pins what a server presents now (one TOOL or all),
        so a tool withheld because its definition changed, or is new, is offered again.
+checkpoints  Lists a session's checkpoints (one before the first change of each turn) and
+       the files changed since each.
+rewind Restores the workspace's files to a checkpoint: files changed since are put back,
+       files added since are removed; nothing else is touched. Refuses (exit 3) when a file
+       changed outside Zuno since then would be overwritten, unless --force. A checkpoint is
+       taken first, so a rewind can be undone. --dry-run lists and changes nothing; --fork
+       also starts a new session whose transcript ends before that checkpoint's message.
+       Effects outside the workspace (a pushed commit, a sent request) are not undone.
 
 Options:
   --workspace DIR      The workspace (default: the current directory).
@@ -37,7 +49,8 @@ Options:
   --session ID         Continue this session (also after a crash).
   --json               One JSON event per line on stdout.
 
-Exit codes: 0 finished, 1 model provider failure, 2 usage/config/startup error, 130 interrupted.`;
+Exit codes: 0 finished, 1 model provider failure, 2 usage/config/startup error, 3 rewind
+refused (files changed outside Zuno), 130 interrupted.`;
 
 /** A command line that cannot be run: exit code 2, with the message and the usage. */
 export class UsageError extends Error {
@@ -86,7 +99,7 @@ export interface McpCommand {
   readonly json: boolean;
 }
 
-export type Command = ExecCommand | ShowCommand | MemoryCommand | McpCommand | { readonly command: 'help' } | { readonly command: 'version' };
+export type Command = ExecCommand | ShowCommand | MemoryCommand | McpCommand | CheckpointsCommand | RewindCommand | { readonly command: 'help' } | { readonly command: 'version' };
 
 const execOptions = {
   workspace: { type: 'string' },
@@ -221,6 +234,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
       }),
     };
   }
+  if (first === 'checkpoints' || first === 'rewind') return parseCheckpointsCommand(first, rest) ?? { command: 'help' };
 
   if (first === 'show') {
     const { values, positionals } = parse(rest, showOptions);
@@ -237,4 +251,5 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
 
   throw new UsageError(`Unknown command "${first}". The commands are exec, show, memory and mcp.`);
+  throw new UsageError(`Unknown command "${first}". The commands are exec, show, memory, checkpoints and rewind.`);
 }

@@ -24,6 +24,7 @@ import { runAgent, SessionNotFoundError, type AgentRunResult } from '../agent/lo
 import type { ApiKeySource } from '../agent/provider';
 import { createProvider, createRuntime, type ProviderSettings, type Runtime } from '../agent/runtime';
 import { modelSource } from '../agent/delegation';
+import { listCheckpoints, rewind } from './checkpoints-command';
 import packageJson from '../../package.json';
 
 export const EXIT_OK = 0;
@@ -60,7 +61,7 @@ function readStdin(stream: NodeJS.ReadStream): Promise<string> {
   });
 }
 
-function resolveWorkspace(flag: string | undefined, cwd: string): string {
+export function resolveWorkspace(flag: string | undefined, cwd: string): string {
   const path = resolve(cwd, flag ?? '.');
   if (!existsSync(path) || !statSync(path).isDirectory()) {
     throw new StartupError(`The workspace ${path} is not a directory. Pass an existing directory with --workspace DIR.`);
@@ -188,7 +189,7 @@ export class UsageTally {
  * `--state-dir`, else the per-user directory of this workspace (issue 9), which the editor finds
  * too. The first open moves an old `<workspace>/.zuno/state` there and says so on stderr.
  */
-async function stateDirFor(flag: string | undefined, workspace: string, io: CliProcess): Promise<{ stateDir: string; migration?: MigrationResult }> {
+export async function stateDirFor(flag: string | undefined, workspace: string, io: CliProcess): Promise<{ stateDir: string; migration?: MigrationResult }> {
   const prepared = await prepareStateDir({ workspaceRoot: workspace, env: io.env, ...(flag !== undefined ? { explicit: resolve(io.cwd, flag) } : {}) });
   if (prepared.migration) {
     io.stderr.write(`zuno: ${prepared.migration.notice}\n`);
@@ -438,6 +439,10 @@ export async function runCli(io: CliProcess): Promise<number> {
         return await memory(command, io);
       case 'mcp':
         return await mcp(command, io);
+      case 'checkpoints':
+        return await listCheckpoints(command, io);
+      case 'rewind':
+        return await rewind(command, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {

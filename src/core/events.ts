@@ -43,6 +43,10 @@ export type ZunoEventBody =
     }
   | { type: 'recovery-notice'; call_id: string; attempt: number; tool: string; text: string }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  /** A restorable checkpoint of the work tree, taken before the turn's first side effect (issue 13). */
+  | { type: 'checkpoint-created'; checkpoint_id: string; message_index?: number; skipped?: string[]; nested?: string[] }
+  /** Files were restored to a checkpoint; `undo_checkpoint_id` restores what the rewind replaced (issue 13). */
+  | { type: 'rewind'; checkpoint_id: string; restored: string[]; removed: string[]; undo_checkpoint_id: string; forked_session_id?: string }
   | UsageEventBody;
 
 /**

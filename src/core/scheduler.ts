@@ -19,6 +19,7 @@
  * that recovery turns into `indeterminate`. Only Safe calls are retried, and only after a
  * TransientError (R2).
  */
+import type { CheckpointRecorder } from './checkpoints';
 import { STRICTEST_DECLARATIONS, type Declarations } from './declarations';
 import { BlockedError, ToolError, TransientError } from './errors';
 import type { EventBus, ZunoEventBody } from './events';
@@ -121,6 +122,8 @@ export interface SchedulerOptions {
   readonly exclusivity?: AgentExclusivity;
   /** For tests and benches: the sleep used between Safe retries. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Checkpoints before each user turn's first side effect (issue 13); none without it. */
+  readonly checkpoints?: CheckpointRecorder;
 }
 
 /** The longest JSON Schema quoted back to the model after invalid arguments. */
@@ -218,6 +221,8 @@ export class Scheduler {
   private realStateDir: Promise<string> | undefined;
   /** The permission config and hooks of the current prompt (issue 8 §3); see `beginPrompt`. */
   private snapshot: RulesSnapshot | undefined;
+  /** Told when prompts begin and before side effects; the agent loop tells it the rest (issue 13). */
+  readonly checkpoints: CheckpointRecorder | undefined;
 
   constructor(options: SchedulerOptions) {
     this.registry = options.registry;
@@ -226,6 +231,7 @@ export class Scheduler {
     this.env = options.env;
     this.sleep = options.sleep ?? abortableSleep;
     this.exclusivity = options.exclusivity ?? new AgentExclusivity();
+    this.checkpoints = options.checkpoints;
     this.hooks = new HookRunner(options.env, options.events, () => this.rules().hooks);
     this.limits = { maxBytes: options.env.config.tool_output.max_bytes, maxLines: options.env.config.tool_output.max_lines };
   }
@@ -238,6 +244,7 @@ export class Scheduler {
    * anything runs.
    */
   beginPrompt(sessionId: string): void {
+    this.checkpoints?.beginPrompt(sessionId);
     const previous = this.snapshot;
     this.snapshot = snapshotRules(this.env.config);
     const changes = previous ? looseningChanges(previous, this.snapshot) : [];
@@ -549,6 +556,9 @@ export class Scheduler {
         return this.notStarted(turn, call.position, call.request, call.declarations, 'cancelled');
       }
       if (signal.aborted) return this.notStarted(turn, call.position, call.request, call.declarations, 'cancelled');
+      // Holding the locks, so no call of this turn (nor another agent's Exclusive call) changes the
+      // tree while the turn's first side effect waits for its checkpoint (issue 13).
+      if (call.declarations.effect === 'SideEffecting') await this.checkpoints?.beforeSideEffect(turn.sessionId);
       return await this.runAttempts(turn, call, signal);
     } finally {
       for (const release of releases.reverse()) release();

@@ -1,0 +1,261 @@
+/**
+ * `zuno checkpoints SESSION` and `zuno rewind SESSION --to CHECKPOINT` (issue 13): the headless
+ * restore peers lack (lessons-from-peers). A rewind:
+ * - restores only the files changed since the checkpoint (added ones removed, removed and
+ *   modified ones written back byte for byte, modes included), never a nested repository or a
+ *   file over the size limit;
+ * - refuses, listing them, when it would overwrite a file changed outside Zuno since the
+ *   checkpoint (changed while no turn of Zuno was running: see `changedOutside`), unless --force;
+ * - takes a checkpoint first, so it can itself be rewound;
+ * - with --dry-run lists what it would do and changes nothing;
+ * - with --fork starts a new session whose transcript ends before the checkpoint's message.
+ * The store records it as a `rewind` event in the session.
+ */
+import { parseArgs } from 'node:util';
+import type { ZunoEvent } from '../core/events';
+import { RESTORABLE_KINDS, ShadowCheckpoints, type CheckpointRecord, type FileChangeSince, type TreeState } from '../hosts/node/checkpoints';
+import { Store } from '../store/store';
+import { UsageError } from './args';
+import { SessionNotFoundError } from '../agent/loop';
+import { EXIT_OK, EXIT_USAGE, resolveWorkspace, stateDirFor, type CliProcess } from './main';
+
+/** A rewind refused because it would overwrite changes made outside Zuno (rerun with --force). */
+export const EXIT_REFUSED = 3;
+
+export interface CheckpointsCommand {
+  readonly command: 'checkpoints';
+  readonly sessionId: string;
+  readonly workspace?: string;
+  readonly stateDir?: string;
+  readonly json: boolean;
+}
+
+export interface RewindCommand {
+  readonly command: 'rewind';
+  readonly sessionId: string;
+  readonly to: string;
+  readonly dryRun: boolean;
+  readonly force: boolean;
+  readonly fork: boolean;
+  readonly workspace?: string;
+  readonly stateDir?: string;
+  readonly json: boolean;
+}
+
+const options = {
+  workspace: { type: 'string' },
+  'state-dir': { type: 'string' },
+  json: { type: 'boolean' },
+  to: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  force: { type: 'boolean' },
+  fork: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Parses the words after `checkpoints` or `rewind`; `undefined` asks for the usage text. */
+export function parseCheckpointsCommand(name: 'checkpoints' | 'rewind', args: readonly string[]): CheckpointsCommand | RewindCommand | undefined {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return undefined;
+  const [sessionId, ...extra] = positionals;
+  if (sessionId === undefined) throw new UsageError(`zuno ${name} needs a SESSION_ID (printed by zuno exec in session-started).`);
+  if (extra.length > 0) throw new UsageError(`zuno ${name} takes one SESSION_ID (got also: ${extra.join(' ')}).`);
+  const location = {
+    ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+    ...(values['state-dir'] !== undefined ? { stateDir: values['state-dir'] } : {}),
+  };
+  if (name === 'checkpoints') {
+    const rewindOnly = (['to', 'dry-run', 'force', 'fork'] as const).filter((option) => values[option] !== undefined);
+    if (rewindOnly.length > 0) throw new UsageError(`--${rewindOnly.join(', --')} belong${rewindOnly.length === 1 ? 's' : ''} to zuno rewind.`);
+    return { command: 'checkpoints', sessionId, json: values.json ?? false, ...location };
+  }
+  if (values.to === undefined || values.to.trim() === '') throw new UsageError('zuno rewind needs --to CHECKPOINT (see zuno checkpoints SESSION_ID).');
+  return { command: 'rewind', sessionId, to: values.to, dryRun: values['dry-run'] ?? false, force: values.force ?? false, fork: values.fork ?? false, json: values.json ?? false, ...location };
+}
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+async function shadowFor(stateDir: string, workspace: string): Promise<ShadowCheckpoints> {
+  const checkpoints = await ShadowCheckpoints.open({ stateDir, workspaceRoot: workspace });
+  if (!(checkpoints instanceof ShadowCheckpoints)) throw new UsageError(checkpoints.unavailable);
+  return checkpoints;
+}
+
+function requireSession(store: Store, sessionId: string, stateDir: string): void {
+  if (!store.getSession(sessionId)) {
+    throw new SessionNotFoundError(`There is no session "${sessionId}" in ${stateDir}. Pass the --state-dir (or --workspace) that holds it.`);
+  }
+}
+
+const describe = (record: CheckpointRecord): string => (record.kind === 'before-rewind' ? 'before a rewind' : `before "${(record.prompt ?? '').split('\n')[0] ?? ''}"`);
+
+/** `zuno checkpoints SESSION`: the session's restorable checkpoints, with the files changed since each. */
+export async function listCheckpoints(command: CheckpointsCommand, io: CliProcess): Promise<number> {
+  const workspace = resolveWorkspace(command.workspace, io.cwd);
+  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
+  const store = await Store.open({ stateDir, readOnly: true, onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  try {
+    requireSession(store, command.sessionId, stateDir);
+  } finally {
+    await store.close();
+  }
+  const shadow = await shadowFor(stateDir, workspace);
+  const records = await shadow.list(command.sessionId);
+  const now = records.length > 0 ? await shadow.current() : undefined;
+  const rows = [];
+  for (const record of records) {
+    const changes = now ? await shadow.changes(record.tree, now.tree) : [];
+    rows.push({ record, changes });
+  }
+  if (command.json) {
+    const document = rows.map(({ record, changes }) => ({
+      id: record.id,
+      kind: record.kind,
+      created_at: record.createdAt,
+      message_index: record.messageIndex ?? null,
+      prompt: record.prompt ?? null,
+      changed_since: changes.map((change) => ({ path: change.path, change: change.change })),
+      skipped: record.skipped,
+      nested: record.nested,
+    }));
+    io.stdout.write(`${JSON.stringify({ session_id: command.sessionId, checkpoints: document }, null, 2)}\n`);
+  } else if (rows.length === 0) {
+    io.stdout.write(`Session ${command.sessionId} has no checkpoints: one is taken before the first change of each turn.\n`);
+  } else {
+    for (const { record, changes } of rows) {
+      io.stdout.write(`${record.id}  ${new Date(record.createdAt).toISOString()}  ${describe(record)}  ${changes.length} file${changes.length === 1 ? '' : 's'} changed since\n`);
+    }
+  }
+  return EXIT_OK;
+}
+
+interface RewindPlan {
+  readonly changes: readonly FileChangeSince[];
+  /** Files the rewind would overwrite that changed outside Zuno since the checkpoint. */
+  readonly conflicts: readonly string[];
+  /** Files present now that the rewind leaves alone: over the size limit or inside a nested repository. */
+  readonly untouched: readonly string[];
+}
+
+const inside = (path: string, folders: readonly string[]): boolean => folders.some((folder) => path === folder || path.startsWith(`${folder}/`));
+
+async function plan(shadow: ShadowCheckpoints, record: CheckpointRecord, now: TreeState): Promise<RewindPlan> {
+  const all = await shadow.changes(record.tree, now.tree);
+  // Large files and nested repositories are not in the current tree; they must not look "removed since".
+  const leftAlone = (path: string): boolean => now.skipped.includes(path) || inside(path, now.nested);
+  const changes = all.filter((change) => !leftAlone(change.path));
+  const outside = await shadow.changedOutside(record, now.tree);
+  return {
+    changes,
+    conflicts: changes.filter((change) => outside.has(change.path)).map((change) => change.path),
+    untouched: [...now.skipped, ...now.nested.map((folder) => `${folder}/`)],
+  };
+}
+
+function writePlan(io: CliProcess, heading: string, result: RewindPlan): void {
+  io.stdout.write(`${heading}\n`);
+  const verb = { added: 'remove ', removed: 'restore', modified: 'restore' } as const;
+  for (const change of result.changes) io.stdout.write(`  ${verb[change.change]}  ${change.path}  (${change.change} since the checkpoint)\n`);
+  if (result.changes.length === 0) io.stdout.write('  nothing: no file changed since the checkpoint\n');
+  if (result.untouched.length > 0) io.stdout.write(`Left as they are (over 10 MB, or nested repositories): ${result.untouched.join(', ')}\n`);
+}
+
+/** `zuno rewind SESSION --to CHECKPOINT`. */
+export async function rewind(command: RewindCommand, io: CliProcess): Promise<number> {
+  const workspace = resolveWorkspace(command.workspace, io.cwd);
+  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
+  // A real rewind writes the store, so it takes the one-writer lock: never during a running turn.
+  const store = await Store.open({ stateDir, readOnly: command.dryRun, onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  try {
+    requireSession(store, command.sessionId, stateDir);
+    const shadow = await shadowFor(stateDir, workspace);
+    const records = await shadow.list(command.sessionId);
+    const record = records.find((candidate) => candidate.id === command.to);
+    if (!record || !RESTORABLE_KINDS.has(record.kind)) {
+      const known = records.map((candidate) => candidate.id);
+      throw new UsageError(`Session ${command.sessionId} has no checkpoint "${command.to}". ${known.length > 0 ? `Its checkpoints are: ${known.join(', ')}.` : 'It has none.'} See zuno checkpoints ${command.sessionId}.`);
+    }
+    if (command.fork && record.messageIndex === undefined) {
+      throw new UsageError(`--fork needs a checkpoint taken before a message; ${record.id} was taken ${describe(record)}.`);
+    }
+    const preview = await plan(shadow, record, await shadow.current());
+    const summary = (result: RewindPlan): Record<string, unknown> => ({
+      session_id: command.sessionId,
+      checkpoint_id: record.id,
+      restore: result.changes.filter((change) => change.change !== 'added').map((change) => change.path),
+      remove: result.changes.filter((change) => change.change === 'added').map((change) => change.path),
+      conflicts: result.conflicts,
+      untouched: result.untouched,
+    });
+    if (command.dryRun) {
+      if (command.json) io.stdout.write(`${JSON.stringify({ ...summary(preview), dry_run: true }, null, 2)}\n`);
+      else {
+        writePlan(io, `Rewinding ${command.sessionId} to ${record.id} (${describe(record)}) would:`, preview);
+        if (preview.conflicts.length > 0) io.stdout.write(`It would refuse without --force: changed outside Zuno since the checkpoint: ${preview.conflicts.join(', ')}\n`);
+        io.stdout.write('Nothing was changed (--dry-run).\n');
+      }
+      return EXIT_OK;
+    }
+    if (preview.conflicts.length > 0 && !command.force) return refuse(io, command, summary(preview), preview.conflicts);
+
+    // Undoable: what the rewind replaces is a checkpoint of its own. The plan is made again from
+    // it, in case a file changed since the preview.
+    const undo = await shadow.snapshot({ sessionId: command.sessionId, kind: 'before-rewind' });
+    const final = await plan(shadow, record, undo);
+    if (final.conflicts.length > 0 && !command.force) return refuse(io, command, summary(final), final.conflicts);
+    await shadow.restore(record, final.changes);
+    await shadow.snapshot({ sessionId: command.sessionId, kind: 'after-rewind' });
+
+    const forked = command.fork ? forkSession(store, command.sessionId, record, workspace) : undefined;
+    const event: ZunoEvent = {
+      type: 'rewind',
+      checkpoint_id: record.id,
+      restored: final.changes.filter((change) => change.change !== 'added').map((change) => change.path),
+      removed: final.changes.filter((change) => change.change === 'added').map((change) => change.path),
+      undo_checkpoint_id: undo.id,
+      ...(forked !== undefined ? { forked_session_id: forked } : {}),
+      ts: Date.now(),
+      session_id: command.sessionId,
+    };
+    store.recordEvent(event);
+    if (command.json) {
+      io.stdout.write(`${JSON.stringify({ ...summary(final), undo_checkpoint_id: undo.id, forked_session_id: forked ?? null }, null, 2)}\n`);
+    } else {
+      writePlan(io, `Rewound ${command.sessionId} to ${record.id} (${describe(record)}):`, final);
+      io.stdout.write(`To undo: zuno rewind ${command.sessionId} --to ${undo.id}\n`);
+      if (forked !== undefined) io.stdout.write(`Forked session: ${forked} (continue it with zuno exec --session ${forked})\n`);
+      io.stdout.write('Only files in the workspace were restored; effects outside it (a pushed commit, a sent request, a database row) are not undone.\n');
+    }
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof SessionNotFoundError) throw error;
+    io.stderr.write(`zuno: the rewind failed: ${errorText(error)}\n`);
+    return EXIT_USAGE;
+  } finally {
+    await store.close();
+  }
+}
+
+function refuse(io: CliProcess, command: RewindCommand, summary: Record<string, unknown>, conflicts: readonly string[]): number {
+  if (command.json) io.stdout.write(`${JSON.stringify({ ...summary, refused: true }, null, 2)}\n`);
+  io.stderr.write(
+    `zuno: refusing to rewind: ${conflicts.length === 1 ? 'this file was' : 'these files were'} changed outside Zuno since ${command.to} and would be overwritten: ${conflicts.join(', ')}. ` +
+      'Save what you need, then run the rewind again with --force; --dry-run shows the whole plan.\n',
+  );
+  return EXIT_REFUSED;
+}
+
+/** A new session holding the transcript up to (not including) the checkpoint's message. */
+function forkSession(store: Store, sessionId: string, record: CheckpointRecord, workspace: string): string {
+  const source = store.getSession(sessionId);
+  const fork = store.createSession({ workspace, title: `Fork of ${source?.title ?? sessionId} before ${record.id}` });
+  for (const message of store.messages(sessionId).slice(0, record.messageIndex)) store.appendMessage(fork.id, message);
+  store.recordEvent({ type: 'notice', level: 'info', text: `Forked from session ${sessionId} before checkpoint ${record.id}.`, ts: Date.now(), session_id: fork.id });
+  return fork.id;
+}
