@@ -250,7 +250,10 @@ describe('issue 5 scenarios 7–9 (one editor)', () => {
       assert.equal(resultOf(resumed, 'e2e9-shell'), 'exit code 0\nbefore-reload\n');
       assert.match(resultOf(resumed, 'e2e9-read'), /A small shop\./);
       assert.match(resultOf(resumed, 'e2e9-write'), /^BLOCKED \(denied\)/);
-      assert.match(resultOf(resumed, 'e2e9-pending'), /NOT EXECUTED/);
+      // Whether the reload's cancellation reached the scheduler before the host went away is a race: either the
+      // scheduler recorded the call as cancelled before it started, or no row exists and the loop says so. Both
+      // tell the model that nothing ran, which is what R3 requires.
+      assert.match(resultOf(resumed, 'e2e9-pending'), /NOT EXECUTED: .*Nothing ran\.|was not started, because the turn was cancelled\. Nothing happened\./);
       assert.equal(resumed?.body?.messages.find((message) => message.role === 'user')?.content, prompt);
       assert.equal(resumed?.body?.messages.at(-1)?.content, 'Please continue.');
       assert.equal(existsSync(join(editor.workspace, 'after.txt')), false);
