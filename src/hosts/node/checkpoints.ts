@@ -254,6 +254,15 @@ export class ShadowCheckpoints {
     return changes;
   }
 
+  /**
+   * The unified diff of one path from tree `from` to tree `to` (`from` now, `to` the checkpoint:
+   * what a rewind would do), without textconv or external diff; empty when the path is the same.
+   */
+  async diff(from: string, to: string, path: string): Promise<string> {
+    const args = ['diff-tree', '-p', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', from, to, '--', literal(path)];
+    return (await this.run(args, Date.now() + this.budgetMs)).stdout.toString('utf8');
+  }
+
   /** The text of a file in a checkpoint's tree, for previews; undefined when it is not there. */
   async fileAt(tree: string, path: string): Promise<Buffer | undefined> {
     const result = await this.run(['cat-file', 'blob', `${tree}:${path}`], Date.now() + this.budgetMs, { allow: [128] });
