@@ -14,7 +14,7 @@ import { ConfigError } from '../../core/errors';
 import type { ZunoEvent } from '../../core/events';
 import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
-import { Scheduler } from '../../core/scheduler';
+import type { Scheduler } from '../../core/scheduler';
 import type { CallEnvironment } from '../../core/tool';
 import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
 import type { SessionSummary, ViewStatus } from '../../webview/protocol';
@@ -123,6 +123,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         stateDir,
         host: this.options.host(),
         registrations: this.options.registrations(),
+        // Read at every turn: turning checkpoints off (or on) in settings needs no reload.
+        checkpointsEnabled: () => (this.options.config.current.ok ? this.options.config.current.config.checkpoints.enabled : config.checkpoints.enabled),
         // Delegated agents and council members use the configured provider, by model name.
         models: {
           forModel: (model) => {
@@ -159,7 +161,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         return config;
       },
     };
-    return { runtime, env, scheduler: new Scheduler({ registry: runtime.registry, ledger: runtime.store, events: runtime.events, env }) };
+    return { runtime, env, scheduler: runtime.schedulerFor(env) };
   }
 
   private validConfig(): ZunoConfig {
