@@ -21,6 +21,7 @@ import type { SessionSummary, ViewStatus } from '../../webview/protocol';
 import type { ChatBackend } from './chat-controller';
 import type { ConfigSource } from './config-source';
 import { LanguageModelProvider, resolveChatModel } from './lm-provider';
+import { EditorRewinds } from './rewinds';
 import { keyEnvironmentVariables, secretKeyFor, setupHint, type ModelProviderName } from './model-setup';
 
 export const SESSION_STATE_KEY = 'zuno.session';
@@ -93,9 +94,12 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
   /** How many vscode.lm models exist, for the setup hint; refreshed in the background. */
   private languageModels: number | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** "Restore files to before this message" (issue 13), over this backend's runtime. */
+  readonly rewinds: EditorRewinds;
 
   constructor(private readonly options: BackendOptions) {
     this.disposables.push(vscode.lm.onDidChangeChatModels(() => this.countLanguageModels()));
+    this.rewinds = new EditorRewinds(async () => (await this.ensureRuntime()).runtime, options.workspaceRoot);
   }
 
   /** Opens the store and checks ripgrep, once (SPEC S4: a missing rg is a startup error, shown). */
@@ -235,7 +239,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     if (provider === 'vscode-lm' && this.languageModels === undefined) this.countLanguageModels();
     const modelLabel = provider === 'vscode-lm' ? `VS Code model ${name ?? '(first available)'}` : name ? `${name} at ${baseUrl}` : 'no model';
     const hint = setupHint(config, this.languageModels);
-    return { permissionMode: config.permission.mode, modelLabel, ...(hint ? { setupHint: hint } : {}), running };
+    const checkpointsOff = this.opened?.checkpoints.off();
+    return { permissionMode: config.permission.mode, modelLabel, ...(hint ? { setupHint: hint } : {}), running, ...(checkpointsOff !== undefined ? { checkpointsOff } : {}) };
   }
 
   private countLanguageModels(): void {
