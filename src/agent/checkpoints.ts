@@ -25,14 +25,15 @@ export interface RuntimeCheckpoints {
 export const DISABLED_TEXT = 'Checkpoints are off (checkpoints.enabled is false): file changes made from now on cannot be restored from Zuno.';
 
 /**
- * Opens the workspace's checkpoints and starts staging the work tree in the background.
- * `enabled` is read at every turn, so the editor's setting applies without a reload.
+ * Opens the workspace's checkpoints and starts staging the work tree in the background, where
+ * the checkpoints of sessions no longer `kept` by the store are dropped and gc runs, never on a
+ * turn's path. `enabled` is read at every turn, so the editor's setting applies without a reload.
  */
-export async function openCheckpoints(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly events: EventBus; readonly enabled: () => boolean }): Promise<RuntimeCheckpoints> {
+export async function openCheckpoints(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly events: EventBus; readonly enabled: () => boolean; readonly kept?: (sessionId: string) => boolean }): Promise<RuntimeCheckpoints> {
   const { events, enabled } = options;
   const engine = await ShadowCheckpoints.open(options);
   // Off the turn's path: the model's first answer takes a while, and the first checkpoint is then incremental.
-  if (!('unavailable' in engine) && enabled()) void engine.warm();
+  if (!('unavailable' in engine) && enabled()) void engine.warm(options.kept);
   const toldOff = new Set<string>();
   /** Sessions whose running turn took no checkpoint because they were turned off. */
   const offTurns = new Set<string>();

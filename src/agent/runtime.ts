@@ -87,7 +87,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (!TRANSIENT_EVENTS.has(event.type)) store.recordEvent(event);
   });
   // Before each user turn's first side effect (issue 13); git is probed once here.
-  const checkpoints = await openCheckpoints({ stateDir: options.stateDir, workspaceRoot, events, enabled: options.checkpointsEnabled ?? (() => config.checkpoints.enabled) });
+  const checkpoints = await openCheckpoints({
+    stateDir: options.stateDir,
+    workspaceRoot,
+    events,
+    enabled: options.checkpointsEnabled ?? (() => config.checkpoints.enabled),
+    // Checkpoints follow their sessions' retention: a session gone from the store takes its checkpoints with it.
+    kept: (sessionId) => store.getSession(sessionId) !== undefined,
+  });
   const background = new BackgroundJobs({ host });
   // One runtime-wide mutex keeps the Exclusive calls of sibling agents apart (delegation).
   const exclusivity = new AgentExclusivity();
