@@ -185,7 +185,9 @@ function forkSession(store: Store, sessionId: string, record: CheckpointRecord, 
   // The checkpoint is taken during its turn: the turn's user message is the last one before it.
   let message = created;
   while (message >= 0 && events[message]?.type !== 'user-message') message -= 1;
-  for (const event of events.slice(0, Math.max(message, 0))) store.recordEvent({ ...event, session_id: fork.id });
+  // Checkpoints and rewinds stay with the session that took them: a fork has none of its own yet.
+  const copied = events.slice(0, Math.max(message, 0)).filter((event) => event.type !== 'checkpoint-created' && event.type !== 'rewind');
+  for (const event of copied) store.recordEvent({ ...event, session_id: fork.id });
   store.recordEvent({ type: 'notice', level: 'info', text: `Forked from session ${sessionId} before checkpoint ${record.id}.`, ts: Date.now(), session_id: fork.id });
   return fork.id;
 }

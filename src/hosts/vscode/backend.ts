@@ -239,7 +239,10 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     if (provider === 'vscode-lm' && this.languageModels === undefined) this.countLanguageModels();
     const modelLabel = provider === 'vscode-lm' ? `VS Code model ${name ?? '(first available)'}` : name ? `${name} at ${baseUrl}` : 'no model';
     const hint = setupHint(config, this.languageModels);
-    const checkpointsOff = this.opened?.checkpoints.off();
+    // In the words of the editor: the setting's own name, or why git could not be run.
+    const checkpointsOff = !config.checkpoints.enabled
+      ? 'Checkpoints are off (setting zuno.checkpoints.enabled): file changes from now on cannot be restored from the chat.'
+      : this.opened?.checkpoints.off();
     return { permissionMode: config.permission.mode, modelLabel, ...(hint ? { setupHint: hint } : {}), running, ...(checkpointsOff !== undefined ? { checkpointsOff } : {}) };
   }
 

@@ -36,6 +36,7 @@ async function oneTurn() {
   record({ type: 'user-message', text: 'first', ts: 1, session_id: session.id });
   store.appendMessage(session.id, { role: 'user', content: 'first' });
   store.appendMessage(session.id, { role: 'assistant', content: 'done first' });
+  record({ type: 'checkpoint-created', checkpoint_id: 'cp-earlier', message_index: 0, ts: 2, session_id: session.id });
   record({ type: 'assistant-message', text: 'done first', ts: 2, session_id: session.id });
   record({ type: 'user-message', text: 'change things', ts: 3, session_id: session.id });
   store.appendMessage(session.id, { role: 'user', content: 'change things' });
@@ -108,6 +109,7 @@ test('issue 13: a fork holds the transcript and the events up to the checkpoint 
   assert.deepEqual(
     store.events(forkId).map((event) => event.type),
     ['user-message', 'assistant-message', 'notice'],
+    'checkpoints stay with the session that took them',
   );
 });
 
