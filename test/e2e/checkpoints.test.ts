@@ -1,7 +1,8 @@
 // Issue 13 in a real VS Code (code-server) driven through Chromium, against a scripted
 // OpenAI-compatible server: two turns change files (a write, then a shell command and a write);
 // "Restore files to before this message" on the first message shows the preview (each file with
-// its diff, and VS Code's diff editor for one), restores on confirmation, and the cards say so.
+// its diff, and VS Code's diff editor for one), restores on confirmation, and the cards say so;
+// "Undo this restore" brings the files back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -74,6 +75,15 @@ test('issue 13: the restore button on a message shows the preview (files, diffs,
     for (const callId of ['cp-write-1', 'cp-shell', 'cp-write-2']) {
       await toolCard(chat, { callId }).locator(testId('rolled-back')).waitFor({ timeout: UI_TIMEOUT_MS });
     }
+
+    // The restore is undoable from its record: the same preview, then the files come back.
+    await chat.locator(testId('rewind-undo')).click();
+    await chat.locator(`${testId('rewind-record')} ${testId('rewind-file')}`).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await chat.locator(`${testId('rewind-record')} ${testId('rewind-confirm')}`).click();
+    await editor.waitFor(() => readFileSync(notes, 'utf8') === 'third draft\n', { message: 'notes.txt back as the turns left it' });
+    assert.equal(readFileSync(join(editor.workspace, 'made.txt'), 'utf8'), 'made by a command\n');
+    await editor.waitFor(async () => (await chat.locator(testId('rolled-back')).count()) === 0, { message: 'the cards to drop their rolled-back notes' });
+    assert.equal(await chat.locator(testId('rewind-record')).count(), 2);
     assert.deepEqual(model.violations, []);
   });
 });
