@@ -40,6 +40,17 @@ export interface AgentRunOptions {
   readonly instructions?: string;
 }
 
+/** What one agent loop runs against: a runtime's parts, or a delegated child's own. */
+export type AgentRunContext = Pick<AgentRunOptions, 'store' | 'scheduler' | 'registry' | 'env' | 'events'>;
+
+/** One run's own inputs, given to `Runtime.run` or `agentRunner(context)`. */
+export type AgentRequest = Omit<AgentRunOptions, keyof AgentRunContext>;
+
+/** Binds a context once, so callers pass only what differs per run. */
+export function agentRunner(context: AgentRunContext): (request: AgentRequest) => Promise<AgentRunResult> {
+  return (request) => runAgent({ ...context, ...request });
+}
+
 export interface AgentRunResult {
   readonly sessionId: string;
   readonly reason: FinishReason;

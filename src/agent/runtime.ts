@@ -26,6 +26,7 @@ import type { ApiKeySource, ModelProvider } from './provider';
 import { ChildAgents, type ModelSource } from './delegation';
 import { ModelCouncil } from './council';
 import { openCheckpoints } from './checkpoints';
+import { agentRunner, type AgentRequest, type AgentRunResult } from './loop';
 
 export interface RuntimeOptions {
   readonly config: ZunoConfig;
@@ -55,6 +56,8 @@ export interface Runtime {
   readonly background: BackgroundJobs;
   /** The MCP servers of `mcp.servers` (issue 11), started lazily; absent when none is configured. Stopped when the runtime closes. */
   readonly mcp?: McpClients;
+  /** Runs the agent loop once against this runtime's store, scheduler, registry, environment and events. */
+  run(request: AgentRequest): Promise<AgentRunResult>;
   /** Stops persisting events and closes the store (flushing it). */
   close(): Promise<void>;
 }
@@ -128,6 +131,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     env,
     background,
     ...(mcp ? { mcp } : {}),
+    run: agentRunner({ store, scheduler, registry, env, events }),
     async close() {
       await background.dispose();
       await mcp?.close();

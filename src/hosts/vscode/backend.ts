@@ -7,7 +7,6 @@
  */
 import * as vscode from 'vscode';
 import { createProvider, createRuntime, type Runtime } from '../../agent/runtime';
-import { runAgent } from '../../agent/loop';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
 import type { ZunoConfig } from '../../core/config';
 import { ConfigError } from '../../core/errors';
@@ -15,6 +14,7 @@ import type { ZunoEvent } from '../../core/events';
 import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
 import { Scheduler } from '../../core/scheduler';
+import { agentRunner, type AgentRequest, type AgentRunResult } from '../../agent/loop';
 import type { CallEnvironment } from '../../core/tool';
 import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
 import type { SessionSummary, ViewStatus } from '../../webview/protocol';
@@ -81,8 +81,8 @@ export interface BackendOptions {
  */
 interface OpenRuntime {
   readonly runtime: Runtime;
-  readonly env: CallEnvironment;
-  readonly scheduler: Scheduler;
+  /** The agent loop bound to the runtime with the live scheduler and environment instead of its own. */
+  readonly run: (request: AgentRequest) => Promise<AgentRunResult>;
 }
 
 const NO_FOLDER = 'Open a folder first: Zuno works inside a workspace folder (File › Open Folder…).';
@@ -159,7 +159,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         return config;
       },
     };
-    return { runtime, env, scheduler: new Scheduler({ registry: runtime.registry, ledger: runtime.store, events: runtime.events, env }) };
+    const scheduler = new Scheduler({ registry: runtime.registry, ledger: runtime.store, events: runtime.events, env });
+    return { runtime, run: agentRunner({ store: runtime.store, scheduler, registry: runtime.registry, env, events: runtime.events }) };
   }
 
   private validConfig(): ZunoConfig {
@@ -196,15 +197,10 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
   }
 
   async run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
-    const { runtime, env, scheduler } = await this.ensureRuntime();
+    const { runtime, run } = await this.ensureRuntime();
     const provider = await this.provider(this.validConfig());
-    const result = await runAgent({
-      store: runtime.store,
+    const result = await run({
       provider,
-      scheduler,
-      registry: runtime.registry,
-      env,
-      events: runtime.events,
       prompt,
       signal,
       ...(sessionId !== undefined ? { sessionId } : {}),
