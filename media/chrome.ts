@@ -90,6 +90,8 @@ export class Chrome {
     const parts = [`Mode: ${status.permissionMode}`, status.modelLabel === '' ? 'No model' : `Model: ${status.modelLabel}`];
     this.status.replaceChildren(element('span', { className: 'status-text', text: parts.join(' · ') }));
     if (status.running) this.status.append(element('span', { className: 'running-indicator', text: 'Running…', attributes: { 'data-testid': 'running' } }));
+    // Without checkpoints (no git on PATH, or turned off) no message can be restored: say so, and why.
+    if (status.checkpointsOff !== undefined) this.status.append(element('div', { className: 'checkpoints-off', text: status.checkpointsOff, attributes: { 'data-testid': 'checkpoints-off' } }));
     this.status.dataset.running = String(status.running);
     this.transcript.setAttribute('aria-busy', String(status.running));
     this.cancelButton.disabled = !status.running;

@@ -3,7 +3,7 @@
  * (a blocked call reads as NOT RUN, an indeterminate one warns that it may have happened) are
  * unit-tested rather than eyeballed.
  */
-import type { SessionEndItem, ToolItem, ToolState, TranscriptItem } from './transcript';
+import type { RewindItem, SessionEndItem, ToolItem, ToolState, TranscriptItem } from './transcript';
 
 /** Drives the card's colour and border; each outcome has its own so none can pass for another. */
 export type CardTone = 'pending' | 'running' | 'ok' | 'error' | 'blocked' | 'indeterminate' | 'cancelled';
@@ -153,7 +153,17 @@ export function estimateHeight(item: TranscriptItem): number {
       return item.title === undefined ? 36 : 56;
     case 'session-end':
       return 32;
+    case 'rewind':
+      return 76;
   }
+}
+
+/** What a restore did, in plain words: it put files back, nothing outside the workspace (issue 13). */
+export function rewindSummary(item: RewindItem): string {
+  const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const before = item.messageText === undefined ? `checkpoint ${item.checkpointId}` : `before “${clip(oneLine(item.messageText), 60)}”`;
+  const changed = [`${count(item.restored.length, 'file')} put back`, ...(item.removed.length > 0 ? [`${count(item.removed.length, 'added file')} removed`] : [])].join(', ');
+  return `Files restored to ${before}: ${changed}. Only files in the workspace were restored; effects outside it (a pushed commit, a sent request, a database row) are not undone.`;
 }
 
 function oneLine(text: string): string {

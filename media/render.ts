@@ -16,6 +16,7 @@ import {
   sessionEndLabel,
   summarizeArguments,
 } from './presentation';
+import { rewindRecord, rolledBackNote, userRestore } from './rewind-view';
 import type { AssistantItem, NoticeItem, ToolItem, TranscriptItem } from './transcript';
 import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
@@ -37,8 +38,13 @@ export class ItemRenderer {
 
   render(item: TranscriptItem): HTMLElement {
     switch (item.kind) {
-      case 'user':
-        return message('user', 'You', element('div', { className: 'message-body plain', text: item.text }));
+      case 'user': {
+        const node = message('user', 'You', element('div', { className: 'message-body plain', text: item.text }));
+        node.append(...userRestore(item, this.model.rewind));
+        return node;
+      }
+      case 'rewind':
+        return rewindRecord(item, this.model.rewind);
       case 'assistant':
         return this.assistant(item);
       case 'tool':
@@ -125,6 +131,8 @@ export class ItemRenderer {
     const question = this.model.questions.get(card.callId);
     if (question !== undefined) node.append(this.question(question));
 
+    const rolledBack = rolledBackNote(card);
+    if (rolledBack !== undefined) node.append(rolledBack);
     node.append(...this.details(card));
     return node;
   }

@@ -25,7 +25,7 @@ import { OpenAIProvider } from './openai';
 import type { ApiKeySource, ModelProvider } from './provider';
 import { ChildAgents, type ModelSource } from './delegation';
 import { ModelCouncil } from './council';
-import { openCheckpoints } from './checkpoints';
+import { openCheckpoints, type RuntimeCheckpoints } from './checkpoints';
 import { agentRunner, type AgentRequest, type AgentRunResult } from './loop';
 
 export interface RuntimeOptions {
@@ -40,6 +40,8 @@ export interface RuntimeOptions {
   readonly wasmPath?: string;
   /** Models for delegated agents and council members; without it `task` and `council_run` are unavailable. */
   readonly models?: ModelSource;
+  /** Whether to take checkpoints, read at every turn (the editor's live setting); `config.checkpoints.enabled` when absent. */
+  readonly checkpointsEnabled?: () => boolean;
   /** What stdio MCP servers inherit, as shell commands do; from the config when absent. */
   readonly environmentPolicy?: () => EnvironmentPolicy;
 }
@@ -54,6 +56,13 @@ export interface Runtime {
   readonly env: CallEnvironment;
   /** Background commands and delegations; killed when the runtime closes. */
   readonly background: BackgroundJobs;
+  /**
+   * A scheduler over another environment (the editor's, whose config is read live) with this
+   * runtime's checkpoints and exclusivity, so no surface can run a turn without them.
+   */
+  schedulerFor(env: CallEnvironment): Scheduler;
+  /** Checkpoints before each turn's first side effect, and the shadow repository rewinds use (issue 13). */
+  readonly checkpoints: RuntimeCheckpoints;
   /** The MCP servers of `mcp.servers` (issue 11), started lazily; absent when none is configured. Stopped when the runtime closes. */
   readonly mcp?: McpClients;
   /** Runs the agent loop once against this runtime's store, scheduler, registry, environment and events. */
@@ -81,7 +90,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (!TRANSIENT_EVENTS.has(event.type)) store.recordEvent(event);
   });
   // Before each user turn's first side effect (issue 13); git is probed once here.
-  const checkpoints = await openCheckpoints({ stateDir: options.stateDir, workspaceRoot, events });
+  const checkpoints = await openCheckpoints({
+    stateDir: options.stateDir,
+    workspaceRoot,
+    events,
+    enabled: options.checkpointsEnabled ?? (() => config.checkpoints.enabled),
+    // Checkpoints follow their sessions' retention: a session gone from the store takes its checkpoints with it.
+    kept: (sessionId) => store.getSession(sessionId) !== undefined,
+  });
   const background = new BackgroundJobs({ host });
   // One runtime-wide mutex keeps the Exclusive calls of sibling agents apart (delegation).
   const exclusivity = new AgentExclusivity();
@@ -120,16 +136,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           : {}),
       }
     : base;
-  const scheduler = new Scheduler({ registry, ledger: store, events, env, exclusivity, checkpoints: checkpoints.recorder });
+  const schedulerFor = (over: CallEnvironment): Scheduler => new Scheduler({ registry, ledger: store, events, env: over, exclusivity, checkpoints: checkpoints.recorder });
+  const scheduler = schedulerFor(env);
   return {
     config,
     store,
     host,
     registry,
     scheduler,
+    schedulerFor,
     events,
     env,
     background,
+    checkpoints,
     ...(mcp ? { mcp } : {}),
     run: agentRunner({ store, scheduler, registry, env, events }),
     async close() {

@@ -219,6 +219,8 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   memory: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+  /** A restorable checkpoint of the work tree before each turn's first change (issue 13). */
+  checkpoints: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
   council: z.strictObject({ members: z.array(councilMemberSchema).default([]) }).prefault({}),
   agents: z.record(z.string(), agentSchema).default({}),
   /** MCP servers by name (issue 11); their tools are offered as `mcp__<server>__<tool>`. */

@@ -43,6 +43,33 @@ export interface ViewStatus {
   /** Set when no model is configured: exactly how to set one up. */
   readonly setupHint?: string;
   readonly running: boolean;
+  /** Why no checkpoint is taken before a turn's changes (no git on PATH, or turned off); absent when they are. */
+  readonly checkpointsOff?: string;
+}
+
+/** One file a restore would change (issue 13). */
+export interface RewindFileView {
+  readonly path: string;
+  /** What happened since the checkpoint: a restore removes an added file and puts the others back. */
+  readonly change: 'added' | 'removed' | 'modified';
+  /** Changed outside Zuno since the checkpoint: restoring overwrites that change. */
+  readonly conflict: boolean;
+  /** Unified diff from the file now to the file restored; absent past the preview's limit. */
+  readonly diff?: string;
+}
+
+/** What "Restore files to before this message" would do, shown before the user confirms. */
+export interface RewindPreviewView {
+  readonly checkpointId: string;
+  readonly files: readonly RewindFileView[];
+  /** Files over the size limit, which a restore leaves as they are. */
+  readonly overLimit: readonly string[];
+  /** Nested repositories, which a restore leaves as they are. */
+  readonly nested: readonly string[];
+  /** The limit itself, for the words shown (MB). */
+  readonly limitMb: number;
+  /** Set when a confirmed restore was refused: files changed outside Zuno after the preview. */
+  readonly refused?: boolean;
 }
 
 export type ToWebview =
@@ -62,6 +89,9 @@ export type ToWebview =
   | { readonly type: 'question-closed'; readonly callId: string }
   | { readonly type: 'sessions'; readonly sessions: readonly SessionSummary[] }
   | { readonly type: 'status'; readonly status: ViewStatus }
+  | { readonly type: 'rewind-preview'; readonly preview: RewindPreviewView }
+  /** The preview of this checkpoint is over: restored, or it failed (an `error` says why). */
+  | { readonly type: 'rewind-closed'; readonly checkpointId: string }
   | { readonly type: 'error'; readonly text: string };
 
 const id = z.string().min(1).max(200);
@@ -90,6 +120,10 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
     text: z.string().max(100_000).optional(),
   }),
   z.strictObject({ type: z.literal('configure-model') }),
+  z.strictObject({ type: z.literal('rewind-preview'), checkpointId: id }),
+  z.strictObject({ type: z.literal('rewind-show-diff'), checkpointId: id, path: z.string().min(1).max(4096) }),
+  /** `force` overwrites files changed outside Zuno since the checkpoint; `fork` continues in a new chat that ends before the message. */
+  z.strictObject({ type: z.literal('rewind-apply'), checkpointId: id, force: z.boolean(), fork: z.boolean() }),
 ]);
 
 export type FromWebview = z.infer<typeof fromWebviewSchema>;

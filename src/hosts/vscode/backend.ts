@@ -13,7 +13,6 @@ import { ConfigError } from '../../core/errors';
 import type { ZunoEvent } from '../../core/events';
 import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
-import { Scheduler } from '../../core/scheduler';
 import { agentRunner, type AgentRequest, type AgentRunResult } from '../../agent/loop';
 import type { CallEnvironment } from '../../core/tool';
 import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
@@ -21,6 +20,7 @@ import type { SessionSummary, ViewStatus } from '../../webview/protocol';
 import type { ChatBackend } from './chat-controller';
 import type { ConfigSource } from './config-source';
 import { LanguageModelProvider, resolveChatModel } from './lm-provider';
+import { EditorRewinds } from './rewinds';
 import { keyEnvironmentVariables, secretKeyFor, setupHint, type ModelProviderName } from './model-setup';
 
 export const SESSION_STATE_KEY = 'zuno.session';
@@ -93,9 +93,12 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
   /** How many vscode.lm models exist, for the setup hint; refreshed in the background. */
   private languageModels: number | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** "Restore files to before this message" (issue 13), over this backend's runtime. */
+  readonly rewinds: EditorRewinds;
 
   constructor(private readonly options: BackendOptions) {
     this.disposables.push(vscode.lm.onDidChangeChatModels(() => this.countLanguageModels()));
+    this.rewinds = new EditorRewinds(async () => (await this.ensureRuntime()).runtime, options.workspaceRoot);
   }
 
   /** Opens the store and checks ripgrep, once (SPEC S4: a missing rg is a startup error, shown). */
@@ -123,6 +126,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         stateDir,
         host: this.options.host(),
         registrations: this.options.registrations(),
+        // Read at every turn: turning checkpoints off (or on) in settings needs no reload.
+        checkpointsEnabled: () => (this.options.config.current.ok ? this.options.config.current.config.checkpoints.enabled : config.checkpoints.enabled),
         // Delegated agents and council members use the configured provider, by model name.
         models: {
           forModel: (model) => {
@@ -159,7 +164,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         return config;
       },
     };
-    const scheduler = new Scheduler({ registry: runtime.registry, ledger: runtime.store, events: runtime.events, env });
+    const scheduler = runtime.schedulerFor(env);
     return { runtime, run: agentRunner({ store: runtime.store, scheduler, registry: runtime.registry, env, events: runtime.events }) };
   }
 
@@ -229,7 +234,11 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     if (provider === 'vscode-lm' && this.languageModels === undefined) this.countLanguageModels();
     const modelLabel = provider === 'vscode-lm' ? `VS Code model ${name ?? '(first available)'}` : name ? `${name} at ${baseUrl}` : 'no model';
     const hint = setupHint(config, this.languageModels);
-    return { permissionMode: config.permission.mode, modelLabel, ...(hint ? { setupHint: hint } : {}), running };
+    // In the words of the editor: the setting's own name, or why git could not be run.
+    const checkpointsOff = !config.checkpoints.enabled
+      ? 'Checkpoints are off (setting zuno.checkpoints.enabled): file changes from now on cannot be restored from the chat.'
+      : this.opened?.checkpoints.off();
+    return { permissionMode: config.permission.mode, modelLabel, ...(hint ? { setupHint: hint } : {}), running, ...(checkpointsOff !== undefined ? { checkpointsOff } : {}) };
   }
 
   private countLanguageModels(): void {

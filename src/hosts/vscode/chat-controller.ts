@@ -14,6 +14,7 @@
 import type { ZunoEvent } from '../../core/events';
 import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
+import { ChatRewinds, type RewindBackend } from './chat-rewind';
 import type { QuestionBroker } from './question-state';
 
 export interface ChatBackend {
@@ -38,6 +39,8 @@ export interface ChatBackend {
   /** Remembers the chat shown, so a reloaded window reopens it. */
   rememberSession(sessionId: string | undefined): void;
   log(message: string): void;
+  /** Restoring files to a checkpoint (issue 13); without it the view's restore buttons say they are unavailable. */
+  readonly rewinds?: RewindBackend;
 }
 
 export const INTERRUPTED_MESSAGE =
@@ -64,6 +67,7 @@ export class ChatController {
   /** Calls that streamed output, so their final output is not sent a second time. */
   private readonly streamed = new Set<string>();
   private readonly listeners = new Set<() => void>();
+  private readonly rewinds: ChatRewinds | undefined;
 
   constructor(
     private readonly backend: ChatBackend,
@@ -72,6 +76,8 @@ export class ChatController {
     initialSession?: string,
   ) {
     this.currentSession = initialSession;
+    const rewinds = backend.rewinds;
+    this.rewinds = rewinds && new ChatRewinds({ backend: rewinds, post: (message) => this.post(message), sessionId: () => this.currentSession, running: () => this.running, openSession: (id) => this.openSession(id) });
   }
 
   get sessionId(): string | undefined {
@@ -160,6 +166,11 @@ export class ChatController {
       case 'configure-model':
         this.backend.configureModel();
         return;
+      case 'rewind-preview':
+      case 'rewind-apply':
+      case 'rewind-show-diff':
+        if (!this.rewinds) throw new Error('Restoring files is not available here.');
+        return this.rewinds.handle(message);
     }
   }
 

@@ -129,6 +129,10 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     maximum: 10_000_000,
   },
   'memory.enabled': { description: 'Offers the memory_propose tool.' },
+  'checkpoints.enabled': {
+    description:
+      'Takes a checkpoint of the workspace\'s files before the first change of each message (needs git on PATH), so "Restore files to before this message" can put them back. Restoring covers files only, not effects outside the workspace (a pushed commit, a sent request).',
+  },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {
     description:
