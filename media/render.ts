@@ -4,6 +4,7 @@
  * `data-action`; one delegated listener (media/main.ts) handles them all, so re-drawn rows need no
  * re-wiring. The `data-testid` and `data-*` attributes are the contract the e2e tests select on.
  */
+import { renderApprovalDetails, renderApprovalPreview } from './approval-view';
 import { actionButton, element } from './dom';
 import { renderMarkdown } from './markdown';
 import {
@@ -109,7 +110,9 @@ export class ItemRenderer {
     const origin = describeOrigin(card, parent?.tool);
     if (origin !== undefined) node.append(element('div', { className: 'tool-origin', text: origin, attributes: { 'data-testid': 'tool-origin' } }));
 
-    const summary = card.subject ?? summarizeArguments(card.argumentsText);
+    const approval = this.model.approvals.get(card.callId);
+    // A pending approval draws the call readably itself; the one-line summary would only repeat it rawly.
+    const summary = approval?.preview !== undefined ? '' : (card.subject ?? summarizeArguments(card.argumentsText));
     if (summary !== '') node.append(element('div', { className: 'tool-args', text: summary, attributes: { 'data-testid': 'tool-args' } }));
 
     if (status.explanation !== undefined) {
@@ -120,7 +123,6 @@ export class ItemRenderer {
       node.append(element('div', { className: 'tool-decision', text }));
     }
 
-    const approval = this.model.approvals.get(card.callId);
     if (approval !== undefined) node.append(this.approval(approval));
     const question = this.model.questions.get(card.callId);
     if (question !== undefined) node.append(this.question(question));
@@ -178,13 +180,12 @@ export class ItemRenderer {
       'div',
       { className: 'approval', attributes: { 'data-testid': 'approval', ...callAttributes } },
       element('div', { className: 'approval-title', text: sent ? 'Decision sent…' : 'Approval needed' }),
-      element('div', { className: 'approval-reason', text: approval.reason }),
-      approval.argumentsPreview === ''
-        ? undefined
-        : element('pre', { className: 'approval-preview', text: approval.argumentsPreview, attributes: { 'data-testid': 'approval-preview' } }),
-      approval.paths === undefined || approval.paths.length === 0
+      element('div', { className: 'approval-reason', text: approval.plainReason ?? approval.reason, attributes: { 'data-testid': 'approval-reason' } }),
+      approval.preview === undefined ? undefined : renderApprovalPreview(approval.preview, approval.callId),
+      approval.preview !== undefined || approval.paths === undefined || approval.paths.length === 0
         ? undefined
         : element('ul', { className: 'approval-paths' }, ...approval.paths.map((path) => element('li', { text: path }))),
+      renderApprovalDetails(approval),
       reasonInput,
       actions,
     );

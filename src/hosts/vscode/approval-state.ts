@@ -16,6 +16,7 @@ import type { PermissionRule } from '../../core/config';
 import type { ApprovalDecision, ApprovalGateway, ApprovalRequest, FileChange } from '../../core/host';
 import { FILE_WRITING_TOOLS } from '../../core/policy';
 import type { PendingApproval, ToWebview } from '../../webview/protocol';
+import { buildApprovalPreview, plainReason } from './approval-preview';
 
 /** What the approval flow needs from the editor. */
 export interface ApprovalEnvironment {
@@ -110,14 +111,17 @@ export class ApprovalBroker implements ApprovalGateway {
     return new Promise<ApprovalDecision>((resolve) => {
       const onAbort = (): void => this.close(request.callId, { approved: false, reason: CANCELLED_REASON });
       const changes = request.changes ?? [];
+      const preview = buildApprovalPreview(request, (path) => this.display(path), this.workspaceRoot);
       const view: PendingApproval = {
         callId: request.callId,
         tool: request.tool,
         declarations: request.declarations,
         reason: request.reason,
+        plainReason: plainReason(request),
         argumentsPreview: argumentsPreview(request.arguments),
         canShowDiff: changes.length > 0,
         ...(request.subject !== undefined ? { subject: request.subject } : {}),
+        ...(preview !== undefined ? { preview } : {}),
         ...(changes.length > 0 ? { paths: changes.flatMap(touchedPaths).map((path) => this.display(path)) } : {}),
         ...(request.origin ? { origin: request.origin } : {}),
       };
