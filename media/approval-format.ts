@@ -2,6 +2,7 @@
  * The words of a readable approval card (issue 14 item 3), DOM-free so they are unit-tested: the
  * +/- counts of a file, what happens to it, and how a todo's status reads.
  */
+import type { PermissionRule } from '../src/core/config';
 import type { FileDiffPreview } from '../src/webview/protocol';
 
 /** "+3 −1": the minus is U+2212 so it lines up with the plus. */
@@ -40,4 +41,14 @@ export function filesSummary(files: readonly FileDiffPreview[]): string {
   const added = files.reduce((sum, file) => sum + file.added, 0);
   const removed = files.reduce((sum, file) => sum + file.removed, 0);
   return `${files.length} file${files.length === 1 ? '' : 's'}, +${added} \u2212${removed}`;
+}
+
+/** A rule as a card names it: `shell: npm test *`, or `todo_update (every call)`. */
+export function ruleText(rule: PermissionRule): string {
+  return rule.match === undefined ? `${rule.tool} (every call)` : `${rule.tool}: ${rule.match}`;
+}
+
+/** The decision line of a card once the user approved, naming the rule "Allow like this" added. */
+export function approvedText(addedRule: PermissionRule | undefined): string {
+  return addedRule === undefined ? 'Approved.' : `Approved, and added the rule "${ruleText(addedRule)}" to zuno.permission.rules.`;
 }

@@ -4,7 +4,7 @@
  * in through `textContent` (media/dom.ts), so nothing the model wrote becomes markup.
  */
 import { actionButton, element } from './dom';
-import { changeLabel, DIFF_MARKERS, diffCounts, filesSummary, todoLine } from './approval-format';
+import { changeLabel, DIFF_MARKERS, diffCounts, filesSummary, ruleText, todoLine } from './approval-format';
 import type { ApprovalPreview, FileDiffPreview, PendingApproval } from '../src/webview/protocol';
 
 function fileDiff(file: FileDiffPreview, callId: string): HTMLElement {
@@ -82,5 +82,41 @@ export function renderApprovalDetails(approval: PendingApproval): HTMLElement {
     element('div', { className: 'approval-policy', text: approval.reason }),
     approval.argumentsPreview === '' ? undefined : element('div', { className: 'details-label', text: 'Arguments' }),
     approval.argumentsPreview === '' ? undefined : element('pre', { className: 'approval-preview', text: approval.argumentsPreview, attributes: { 'data-testid': 'approval-preview' } }),
+  );
+}
+
+/**
+ * "Allow like this": one button per rule the host offers, each showing the rule it adds. The
+ * first keeps the `allow-like-this` test id; a button sends only its index, never a rule.
+ */
+export function renderRuleChoices(approval: PendingApproval, sent: boolean): HTMLElement | undefined {
+  const choices = approval.ruleChoices ?? [];
+  if (choices.length === 0) return undefined;
+  const buttons = choices.map((choice, index) => {
+    const button = element(
+      'button',
+      {
+        className: 'button secondary rule-choice',
+        attributes: {
+          type: 'button',
+          'data-action': 'allow-like-this',
+          'data-call-id': approval.callId,
+          'data-rule-choice': String(index),
+          'data-testid': index === 0 ? 'allow-like-this' : 'allow-like-this-choice',
+          'data-focus-key': `allow-like-this-${index}`,
+          title: `Approve, and add the rule "${ruleText(choice.rule)}" to zuno.permission.rules (you can see and remove it there): ${choice.label}.`,
+        },
+      },
+      element('span', { className: 'rule-choice-label', text: choice.label }),
+      element('code', { className: 'rule-choice-rule', text: ruleText(choice.rule) }),
+    );
+    button.disabled = sent;
+    return button;
+  });
+  return element(
+    'div',
+    { className: 'rule-choices', attributes: { 'data-testid': 'rule-choices' } },
+    element('div', { className: 'approval-label', text: 'Allow like this, adding a rule to settings:' }),
+    ...buttons,
   );
 }

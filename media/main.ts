@@ -70,7 +70,7 @@ function send(): void {
   list.scrollToEnd();
 }
 
-function decide(callId: string, approved: boolean, allowLikeThis: boolean): void {
+function decide(callId: string, approved: boolean, allowLikeThis: boolean, ruleChoice?: number): void {
   const reason = ui.denyReasons.get(callId)?.trim();
   post({
     type: 'approval-decision',
@@ -78,6 +78,7 @@ function decide(callId: string, approved: boolean, allowLikeThis: boolean): void
     approved,
     ...(approved || reason === undefined || reason === '' ? {} : { reason }),
     ...(allowLikeThis ? { allowLikeThis: true } : {}),
+    ...(ruleChoice !== undefined ? { ruleChoice } : {}),
   });
   ui.decided.add(callId);
   list.invalidate(toolKey(callId));
@@ -119,7 +120,10 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   'jump-to-latest': () => list.scrollToEnd(),
   approve: (_target, callId) => decide(callId, true, false),
   deny: (_target, callId) => decide(callId, false, false),
-  'allow-like-this': (_target, callId) => decide(callId, true, true),
+  'allow-like-this': (target, callId) => {
+    const choice = Number(target.dataset.ruleChoice ?? '0');
+    decide(callId, true, true, Number.isInteger(choice) && choice >= 0 ? choice : 0);
+  },
   'show-diff': (_target, callId) => post({ type: 'show-diff', callId }),
   'question-submit': (_target, callId) => answer(callId, true),
   'question-cancel': (_target, callId) => answer(callId, false),

@@ -4,7 +4,8 @@
  * `data-action`; one delegated listener (media/main.ts) handles them all, so re-drawn rows need no
  * re-wiring. The `data-testid` and `data-*` attributes are the contract the e2e tests select on.
  */
-import { renderApprovalDetails, renderApprovalPreview } from './approval-view';
+import { approvedText } from './approval-format';
+import { renderApprovalDetails, renderApprovalPreview, renderRuleChoices } from './approval-view';
 import { actionButton, element } from './dom';
 import { renderMarkdown } from './markdown';
 import {
@@ -119,7 +120,7 @@ export class ItemRenderer {
       node.append(element('div', { className: 'tool-explanation', text: status.explanation, attributes: { 'data-testid': 'outcome-explanation' } }));
     }
     if (card.decision !== undefined && card.outcome !== 'blocked') {
-      const text = card.decision.approved ? 'Approved.' : `Denied${card.decision.reason ? `: ${card.decision.reason}` : '.'}`;
+      const text = card.decision.approved ? approvedText(card.decision.addedRule) : `Denied${card.decision.reason ? `: ${card.decision.reason}` : '.'}`;
       node.append(element('div', { className: 'tool-decision', text }));
     }
 
@@ -161,19 +162,6 @@ export class ItemRenderer {
       approval.canShowDiff
         ? actionButton('Show diff', 'show-diff', { ...callAttributes, 'data-testid': 'show-diff', 'data-focus-key': 'show-diff' }, 'button secondary')
         : undefined,
-      disabled(
-        actionButton(
-          'Allow like this (adds a rule to settings)',
-          'allow-like-this',
-          {
-            ...callAttributes,
-            'data-testid': 'allow-like-this',
-            'data-focus-key': 'allow-like-this',
-            title: 'Approves this call and writes a permission rule into zuno.permission.rules, where you can see and remove it.',
-          },
-          'button secondary',
-        ),
-      ),
     );
 
     return element(
@@ -188,6 +176,7 @@ export class ItemRenderer {
       renderApprovalDetails(approval),
       reasonInput,
       actions,
+      renderRuleChoices(approval, sent),
     );
   }
 

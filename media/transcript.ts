@@ -8,6 +8,7 @@
  * (an immutable reducer) would make a snapshot replay quadratic.
  */
 import type { Concurrency, Effect, Replay } from '../src/core/declarations';
+import type { PermissionRule } from '../src/core/config';
 import type { ZunoEvent } from '../src/core/events';
 import type { BlockedCategory, OutcomeKind } from '../src/core/outcome';
 import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
@@ -66,7 +67,7 @@ export interface ToolItem extends ItemBase {
   /** Why the call was blocked (from `dispatch-blocked`). */
   blockedReason?: string;
   /** The user's decision on an approval, once made. */
-  decision?: { readonly approved: boolean; readonly reason?: string };
+  decision?: { readonly approved: boolean; readonly reason?: string; readonly addedRule?: PermissionRule };
   /** The tail of the live output, at most OUTPUT_KEEP_CHARS. */
   output: string;
   /** How many characters of output were dropped from the front to respect the cap. */
@@ -164,7 +165,11 @@ export class Transcript {
       }
       case 'approval-resolved': {
         const card = this.ensureCard(event.call_id, event.tool);
-        card.decision = event.reason === undefined ? { approved: event.approved } : { approved: event.approved, reason: event.reason };
+        card.decision = {
+          approved: event.approved,
+          ...(event.reason !== undefined ? { reason: event.reason } : {}),
+          ...(event.added_rule !== undefined ? { addedRule: event.added_rule } : {}),
+        };
         // A denial is followed by `dispatch-blocked`; until then the card just shows the decision.
         if (card.state === 'awaiting-approval' && event.approved) card.state = 'approved';
         this.touch(card);

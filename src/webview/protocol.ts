@@ -5,6 +5,7 @@
  * time, never the whole transcript per token.
  */
 import { z } from 'zod';
+import type { PermissionRule } from '../core/config';
 import type { Declarations } from '../core/declarations';
 import type { ZunoEvent } from '../core/events';
 
@@ -51,6 +52,12 @@ export type ApprovalPreview =
   | { readonly kind: 'text'; readonly label: string; readonly text: string }
   | { readonly kind: 'table'; readonly title: string; readonly rows: readonly { readonly name: string; readonly value: string }[] };
 
+/** A rule "Allow like this" can add, with what it lets through in words. */
+export interface RuleChoice {
+  readonly label: string;
+  readonly rule: PermissionRule;
+}
+
 export interface PendingApproval {
   readonly callId: string;
   readonly tool: string;
@@ -59,6 +66,8 @@ export interface PendingApproval {
   readonly reason: string;
   /** Why the user is asked, in plain words for the card; `reason` keeps the policy's own wording for Details. */
   readonly plainReason?: string;
+  /** The rules "Allow like this" offers, the exact one first; the view answers with an index. */
+  readonly ruleChoices?: readonly RuleChoice[];
   /** What the call will do, drawn readably; absent when the tool has no special form. */
   readonly preview?: ApprovalPreview;
   /** Summary of the arguments for display (the webview escapes it). */
@@ -121,6 +130,8 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
     reason: z.string().max(10_000).optional(),
     /** Writes a visible permission rule into settings (never a hidden "always"). */
     allowLikeThis: z.boolean().optional(),
+    /** Which of the approval's `ruleChoices` to add; the exact rule when absent. */
+    ruleChoice: z.number().int().min(0).max(9).optional(),
   }),
   z.strictObject({ type: z.literal('show-diff'), callId: id }),
   z.strictObject({
