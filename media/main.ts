@@ -7,7 +7,7 @@
  */
 import type { FromWebview, ToWebview } from '../src/webview/protocol';
 import { Chrome } from './chrome';
-import { ItemRenderer } from './render';
+import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
@@ -127,6 +127,11 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   'show-diff': (_target, callId) => post({ type: 'show-diff', callId }),
   'question-submit': (_target, callId) => answer(callId, true),
   'question-cancel': (_target, callId) => answer(callId, false),
+  'toggle-group': (_target, callId) => {
+    ui.toggleExpanded(groupKey(callId));
+    persist();
+    for (const member of model.transcript.groupMembers(callId)) list.invalidate(toolKey(member.callId));
+  },
   'toggle-details': (_target, callId) => {
     ui.toggleExpanded(callId);
     persist();

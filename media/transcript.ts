@@ -77,7 +77,18 @@ export interface ToolItem extends ItemBase {
   durationMs?: number;
   /** The runtime truncated the result to its output cap (SPEC O1). */
   truncated: boolean;
+  /** The exit code of a command that ran to its end. */
+  exitCode?: number;
+  /**
+   * Consecutive calls of one read-only tool form a group drawn as one row ("Read 4 files",
+   * issue 14 item 5): each member names the group's first call, which counts the members.
+   */
+  groupLeader?: string;
+  groupSize: number;
 }
+
+/** Read-only tools whose consecutive calls are grouped; by name, so the group forms before any start event. */
+export const GROUPED_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'glob', 'list']);
 
 export interface NoticeItem extends ItemBase {
   readonly kind: 'notice';
@@ -192,6 +203,7 @@ export class Transcript {
         if (event.category !== undefined) card.category = event.category;
         card.durationMs = event.duration_ms;
         card.truncated = event.truncated;
+        if (event.exit_code !== undefined) card.exitCode = event.exit_code;
         this.touch(card);
         return;
       }
@@ -316,7 +328,7 @@ export class Transcript {
       if (tool !== undefined && existing.tool === '') existing.tool = tool;
       return existing;
     }
-    return this.push<ToolItem>({
+    const card = this.push<ToolItem>({
       kind: 'tool',
       key: toolKey(callId),
       version: 0,
@@ -330,7 +342,10 @@ export class Transcript {
       droppedOutputChars: 0,
       outputLines: 0,
       truncated: false,
+      groupSize: 1,
     });
+    this.joinGroup(card);
+    return card;
   }
 
   /** Adds an item at the end; tool cards are also indexed by call id for the events that follow. */
@@ -346,6 +361,35 @@ export class Transcript {
 
   private touch(item: TranscriptItem): void {
     item.version += 1;
+    // The group's row shows every member's state, so a member's change redraws it.
+    if (item.kind === 'tool' && item.groupLeader !== undefined) {
+      const leader = this.cards.get(item.groupLeader);
+      if (leader !== undefined) leader.version += 1;
+    }
+  }
+
+  /** Joins a new card to the group of the card right above it when both are calls of one grouped tool. */
+  private joinGroup(card: ToolItem): void {
+    if (!GROUPED_TOOLS.has(card.tool)) return;
+    const above = this.list[this.list.length - 2];
+    if (above?.kind !== 'tool' || above.tool !== card.tool || above.parentCallId !== card.parentCallId) return;
+    const leader = this.cards.get(above.groupLeader ?? above.callId);
+    if (leader === undefined) return;
+    leader.groupSize += 1;
+    card.groupLeader = leader.callId;
+  }
+
+  /** The calls of a group, leader first, in the order they were made. */
+  groupMembers(leaderCallId: string): ToolItem[] {
+    const leader = this.cards.get(leaderCallId);
+    if (leader === undefined) return [];
+    const members = [leader];
+    const start = this.list.indexOf(leader);
+    for (let index = start + 1; index < this.list.length && members.length < leader.groupSize; index += 1) {
+      const item = this.list[index];
+      if (item?.kind === 'tool' && item.groupLeader === leaderCallId) members.push(item);
+    }
+    return members;
   }
 }
 

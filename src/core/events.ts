@@ -49,6 +49,8 @@ export type ZunoEventBody =
       category?: BlockedCategory;
       duration_ms: number;
       truncated: boolean;
+      /** A command's exit code, when the tool ran one to its end (shown on the shell row). */
+      exit_code?: number;
     }
   | { type: 'recovery-notice'; call_id: string; attempt: number; tool: string; text: string }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }

@@ -790,6 +790,7 @@ export class Scheduler {
       ...(category !== undefined ? { category } : {}),
       duration_ms: call.durationMs,
       truncated: result.truncated,
+      ...(typeof result.metadata?.exitCode === 'number' ? { exit_code: result.metadata.exitCode } : {}),
     });
   }
 }

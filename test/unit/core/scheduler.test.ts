@@ -609,6 +609,14 @@ test('issue 14 item 4: the rule "Allow like this" added is recorded on approval-
   assert.deepEqual(eventsOf('approval-resolved').map((event) => event.added_rule), [rule]);
 });
 
+test('issue 14 item 5: tool-call-finished carries the exit code a command reported, and nothing for a tool without one', async () => {
+  const failing = defineTool({ name: 'shell', description: '', parameters: z.object({}), run: async () => ({ status: 'error', output: 'exit code 2\nboom', metadata: { exitCode: 2 } }) });
+  const plain = defineTool({ name: 'other', description: '', parameters: z.object({}), run: async () => ({ output: 'fine' }) });
+  const { run, eventsOf } = harness([failing, plain], { config: { permission: { mode: 'auto' } } });
+  await run([callOf('1', 'shell', {}), callOf('2', 'other', {})]);
+  assert.deepEqual(eventsOf('tool-call-finished').map((event) => [event.call_id, event.exit_code]), [['1', 2], ['2', undefined]]);
+});
+
 test('E1: an approval gateway that fails refuses the call instead of running it', async () => {
   let runs = 0;
   const write = defineTool({ name: 'write', description: '', parameters: z.object({}), run: async () => ({ output: String(++runs) }) });
