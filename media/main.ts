@@ -96,6 +96,21 @@ function answer(callId: string, answered: boolean): void {
   list.invalidate(toolKey(callId));
 }
 
+/** Copies a code block's text (not its highlighting markup) and says so on the button for a moment. */
+function copyCode(button: HTMLElement): void {
+  const code = button.closest('.code-block')?.querySelector('code')?.textContent ?? '';
+  const say = (label: string): void => {
+    button.textContent = label;
+    setTimeout(() => {
+      button.textContent = 'Copy';
+    }, 1500);
+  };
+  navigator.clipboard.writeText(code).then(
+    () => say('Copied'),
+    () => say('Copy failed: select the text and press Ctrl+C'),
+  );
+}
+
 const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => void>> = {
   send: () => send(),
   cancel: () => post({ type: 'cancel' }),
@@ -127,6 +142,7 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   'show-diff': (_target, callId) => post({ type: 'show-diff', callId }),
   'question-submit': (_target, callId) => answer(callId, true),
   'question-cancel': (_target, callId) => answer(callId, false),
+  'copy-code': (target) => copyCode(target),
   'toggle-group': (_target, callId) => {
     ui.toggleExpanded(groupKey(callId));
     persist();
