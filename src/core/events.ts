@@ -3,6 +3,7 @@
  * persists them, and the editor's webview renders them. Field names are snake_case because they
  * are a public, documented wire format (README: "The CLI contract").
  */
+import type { PermissionRule } from './config';
 import type { Concurrency, Effect, Replay } from './declarations';
 import type { BlockedCategory, OutcomeKind } from './outcome';
 
@@ -31,7 +32,15 @@ export type ZunoEventBody =
   | { type: 'tool-call-output'; call_id: string; chunk: string }
   | { type: 'dispatch-blocked'; call_id: string; tool: string; category: BlockedCategory; reason: string }
   | { type: 'approval-requested'; call_id: string; tool: string; subject?: string; parent_call_id?: string }
-  | { type: 'approval-resolved'; call_id: string; tool: string; approved: boolean; reason?: string }
+  | {
+      type: 'approval-resolved';
+      call_id: string;
+      tool: string;
+      approved: boolean;
+      reason?: string;
+      /** The visible rule the user added while approving ("Allow like this"), so the record names it. */
+      added_rule?: PermissionRule;
+    }
   | {
       type: 'tool-call-finished';
       call_id: string;
@@ -40,6 +49,8 @@ export type ZunoEventBody =
       category?: BlockedCategory;
       duration_ms: number;
       truncated: boolean;
+      /** A command's exit code, when the tool ran one to its end (shown on the shell row). */
+      exit_code?: number;
     }
   | { type: 'recovery-notice'; call_id: string; attempt: number; tool: string; text: string }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }

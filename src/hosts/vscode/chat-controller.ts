@@ -155,6 +155,7 @@ export class ChatController {
           approved: message.approved,
           ...(message.reason !== undefined ? { reason: message.reason } : {}),
           ...(message.allowLikeThis !== undefined ? { allowLikeThis: message.allowLikeThis } : {}),
+          ...(message.ruleChoice !== undefined ? { ruleChoice: message.ruleChoice } : {}),
         });
         return;
       case 'show-diff':

@@ -62,7 +62,7 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
   'tool_output.max_lines': { description: 'Most lines of tool output the model sees; the rest is cut from the middle and saved to a file (SPEC O1).', minimum: 10, maximum: 100_000 },
   'permission.mode': {
     description:
-      '`strict` (default): every side-effecting call needs a fresh approval unless an allow rule covers it. `auto-edit`: file edits inside the workspace run without asking. `auto`: nothing asks; deny rules still apply.',
+      '`strict` (default): every side-effecting call needs a fresh approval unless an allow rule covers it. `auto-edit`: file edits inside the workspace, and updates to the plan, todos and goal, run without asking. `auto`: nothing asks; deny rules still apply.',
   },
   'permission.rules': {
     description:

@@ -77,6 +77,14 @@ test('B1/B2: dispatch-blocked marks the card blocked with its category and reaso
   assert.deepEqual([card(transcript, 'c1').outcome, card(transcript, 'c1').category], ['blocked', 'denied']);
 });
 
+test('issue 14 item 4: the rule added with an approval stays on the card, also when replayed from the store', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'tool-call-requested', call_id: 'c1', tool: 'shell', arguments: '{"command":"npm test"}' }));
+  transcript.apply(event({ type: 'approval-requested', call_id: 'c1', tool: 'shell' }));
+  transcript.apply(event({ type: 'approval-resolved', call_id: 'c1', tool: 'shell', approved: true, added_rule: { tool: 'shell', match: 'npm test *', action: 'allow' } }));
+  assert.deepEqual(card(transcript, 'c1').decision, { approved: true, addedRule: { tool: 'shell', match: 'npm test *', action: 'allow' } });
+});
+
 test('B2: a blocked outcome replayed from the store without dispatch-blocked keeps its category', () => {
   const transcript = new Transcript();
   transcript.apply(event({ type: 'tool-call-finished', call_id: 'c9', tool: 'webfetch', outcome: 'blocked', category: 'unavailable', duration_ms: 0, truncated: false }));
