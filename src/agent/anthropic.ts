@@ -14,6 +14,7 @@ import {
   ProviderError,
   listServerModels,
   postForStream,
+  saysContextOverflow,
   withIdleTimeout,
   withRetries,
   type HttpProviderOptions,
@@ -238,6 +239,7 @@ export class AnthropicProvider implements ModelProvider {
         } else if (data.type === 'error') {
           throw new ProviderError(`The model server at ${baseUrl} reported ${data.error.type} mid-answer: ${data.error.message}`, {
             transient: TRANSIENT_STREAM_ERRORS.has(data.error.type),
+            contextOverflow: saysContextOverflow(data.error.message),
           });
         }
       }

@@ -15,6 +15,7 @@ import {
   ProviderError,
   listServerModels,
   postForStream,
+  saysContextOverflow,
   withIdleTimeout,
   withRetries,
   type HttpProviderOptions,
@@ -148,7 +149,7 @@ class AnswerBuilder {
     if (parsed.data.error !== undefined) {
       const said = JSON.stringify(parsed.data.error);
       // Not retried: what servers report this way (context too long, content filtered) would recur.
-      throw new ProviderError(`The model server at ${baseUrl} reported an error mid-answer: ${said.slice(0, 500)}`);
+      throw new ProviderError(`The model server at ${baseUrl} reported an error mid-answer: ${said.slice(0, 500)}`, { contextOverflow: saysContextOverflow(said) });
     }
     const usage = parsed.data.usage;
     if (usage) {

@@ -74,12 +74,15 @@ export class ProviderError extends Error {
   readonly status: number | undefined;
   /** How long the server asked us to wait (Retry-After), when it said. */
   readonly retryAfterMs: number | undefined;
+  /** The server refused the request as longer than the model's context (issue 10 item 2): compacting may help. */
+  readonly contextOverflow: boolean;
 
-  constructor(message: string, details: { transient?: boolean; status?: number; retryAfterMs?: number } = {}) {
+  constructor(message: string, details: { transient?: boolean; status?: number; retryAfterMs?: number; contextOverflow?: boolean } = {}) {
     super(message);
     this.transient = details.transient ?? false;
     this.status = details.status;
     this.retryAfterMs = details.retryAfterMs;
+    this.contextOverflow = details.contextOverflow ?? false;
   }
 }
 
@@ -244,6 +247,18 @@ export interface StatusContext {
   readonly listModels?: () => Promise<readonly string[] | undefined>;
 }
 
+/**
+ * How servers say a prompt is longer than the context: OpenAI's `context_length_exceeded` code,
+ * Anthropic's "prompt is too long", vLLM's and llama.cpp's "maximum context length" and
+ * "exceeds the context", OpenRouter's "context length".
+ */
+const CONTEXT_OVERFLOW = /context_length_exceeded|prompt is too long|context[ _-]?(length|window|size)|maximum context|exceeds? the (available )?context|too many tokens|request too large/i;
+
+/** Whether an error body (or a mid-stream error's text) says the prompt was over the window. */
+export function saysContextOverflow(text: string): boolean {
+  return CONTEXT_OVERFLOW.test(text);
+}
+
 /** Turns an HTTP error response into a ProviderError that says what to do next. */
 export async function statusError(response: Response, context: StatusContext): Promise<ProviderError> {
   const status = response.status;
@@ -255,6 +270,12 @@ export async function statusError(response: Response, context: StatusContext): P
       `The model server at ${context.baseUrl} rejected the request as unauthorized (HTTP ${status}${quoted}). ${apiKeyHint(context.apiKey)}`,
       { status },
     );
+  }
+  if ((status === 400 || status === 413) && saysContextOverflow(body)) {
+    return new ProviderError(`The model server at ${context.baseUrl} refused the request as longer than the model's context (HTTP ${status}${quoted}).`, {
+      status,
+      contextOverflow: true,
+    });
   }
   const mentionsModel = /model/i.test(said);
   if (status === 404 || (status === 400 && mentionsModel && /not found|does not exist|unknown|invalid/i.test(said))) {

@@ -2,7 +2,7 @@
 // usage is exact up to the answer; only what was appended since is counted at chars/4.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { estimateTokens, messageCharacters, RequestEstimator } from '../../../src/core/token-budget';
+import { estimateRequest, estimateTokens, messageCharacters, RequestEstimator } from '../../../src/core/token-budget';
 import type { TranscriptMessage } from '../../../src/core/transcript';
 
 test('issue 10 item 1: with no usage yet, everything is estimated at four characters a token, tools included', () => {
@@ -35,4 +35,16 @@ test('issue 10 item 1: a transcript shorter than the anchor (rebuilt elsewhere) 
 test('issue 10 item 1: an assistant message counts its text and its calls', () => {
   assert.equal(messageCharacters({ role: 'assistant', content: 'ab', toolCalls: [{ id: 'x', name: 'read', arguments: '{}' }] }), 2 + 4 + 2);
   assert.equal(messageCharacters({ role: 'tool', callId: 'x', toolName: 'read', content: 'abc' }), 3);
+});
+
+test('issue 10 item 2: a reported usage calibrates whole-request estimates, and reset drops the anchor after a prune or compaction', () => {
+  const estimator = new RequestEstimator();
+  const messages: TranscriptMessage[] = [{ role: 'user', content: 'y'.repeat(4000) }];
+  const shape = { system: '', tools: [], messages };
+  const measured = estimateRequest(shape);
+  // The server counted half again as many tokens as chars/4 (escaping, wire overhead).
+  estimator.record(messages.length, Math.round(measured * 1.5), 10, measured);
+  assert.equal(estimator.measure(shape), Math.ceil(measured * 1.5));
+  estimator.reset();
+  assert.equal(estimator.estimate(shape), Math.ceil(measured * 1.5), 'without the anchor, the calibrated whole-request estimate');
 });
