@@ -140,6 +140,9 @@ function progressPrinter(write: (text: string) => void, told: ReadonlySet<string
       case 'notice':
         if (!told.has(event.text)) write(`[${event.level}] ${event.text}\n`);
         break;
+      case 'context-compacted':
+        write(`zuno: context compacted (${event.reason}), about ${event.tokens_before} → ${event.tokens_after} tokens; the handoff keeps ${event.kept.join(', ') || 'nothing'}\n`);
+        break;
       case 'session-finished':
         // An error's message is printed once, by exec, in both output modes.
         if ((event.reason === 'step-limit' || event.reason === 'cancelled') && event.message) write(`zuno: ${event.message}\n`);
@@ -267,6 +270,7 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
         prompt,
         signal: controller.signal,
         ...(command.session !== undefined ? { sessionId: command.session } : {}),
+        ...(command.compact ? { compact: true } : {}),
       });
     } catch (error) {
       if (error instanceof SessionNotFoundError) throw error;

@@ -148,3 +148,10 @@ test('S1 question: a terminal answers by number, re-asks on a bad choice, and an
   const dismissed = await terminalQuestions(person(['']).ask, () => undefined).ask({ callId: 'q', sessionId: 's', question: 'Name?' }, signal);
   assert.deepEqual(dismissed, { answered: false });
 });
+
+test('issue 10 item 2: exec --compact is parsed, and absent by default', () => {
+  const parsed = parseCommandLine(['exec', '--session', 's1', '--compact', 'go on']);
+  assert.equal(parsed.command === 'exec' && parsed.compact, true);
+  const plain = parseCommandLine(['exec', 'go on']);
+  assert.equal(plain.command === 'exec' && 'compact' in plain, false);
+});
