@@ -9,6 +9,7 @@ import { renderMarkdown } from './markdown';
 import {
   badges,
   cardStatus,
+  compactionLabel,
   describeOrigin,
   formatArguments,
   formatDuration,
@@ -45,6 +46,12 @@ export class ItemRenderer {
         return this.toolCard(item);
       case 'notice':
         return notice(item);
+      case 'compaction':
+        return element('div', {
+          className: 'compaction-divider',
+          text: compactionLabel(item),
+          attributes: { 'data-testid': 'compaction', 'data-reason': item.reason, role: 'separator' },
+        });
       case 'session-end':
         return element('div', {
           className: `session-end reason-${item.reason}`,

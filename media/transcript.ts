@@ -91,7 +91,16 @@ export interface SessionEndItem extends ItemBase {
   readonly message?: string;
 }
 
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem;
+/** Where the context was compacted (issue 10 item 2): what comes before is no longer sent, but stays shown. */
+export interface CompactionItem extends ItemBase {
+  readonly kind: 'compaction';
+  readonly reason: 'threshold' | 'overflow' | 'manual';
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly kept: readonly string[];
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem | CompactionItem;
 
 /** The key of a call's card; stable across reloads because call ids are persisted. */
 export const toolKey = (callId: string): string => `call:${callId}`;
@@ -203,6 +212,18 @@ export class Transcript {
         return;
       case 'notice':
         this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: event.level, text: event.text });
+        return;
+      case 'context-compacted':
+        this.closeAssistant();
+        this.push<CompactionItem>({
+          kind: 'compaction',
+          key: this.nextKey(),
+          version: 0,
+          reason: event.reason,
+          tokensBefore: event.tokens_before,
+          tokensAfter: event.tokens_after,
+          kept: event.kept,
+        });
         return;
       case 'session-finished':
         this.closeAssistant();

@@ -11,7 +11,7 @@
  */
 import type { EventBus } from '../core/events';
 import { callsById, choosePrunedOutputs, chooseCut, contextView, type Compaction } from '../core/context-view';
-import { CHARS_PER_TOKEN } from '../core/token-budget';
+import { CHARS_PER_TOKEN, estimateRequest } from '../core/token-budget';
 import type { TranscriptMessage } from '../core/transcript';
 import { summarizeArguments, type Store } from '../store/store';
 import type { ContextWindow } from './context-window';
@@ -301,4 +301,27 @@ export class SessionContext {
     });
     return { cut, kept: handoff.kept, summary: combined };
   }
+}
+
+export interface CompactSessionOptions {
+  readonly store: Store;
+  readonly provider: ModelProvider;
+  readonly events: EventBus;
+  readonly sessionId: string;
+  readonly window: ContextWindow;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Compacts a stored session now, between runs (the editor's `zuno.compact`): everything before
+ * its newest turn goes into the handoff. The next run restores it from the recorded event.
+ * Undefined when there is nothing before the newest turn.
+ */
+export async function compactSession(options: CompactSessionOptions): Promise<CompactionReport | undefined> {
+  const { store, provider, events, sessionId, window, signal } = options;
+  const transcript = store.messages(sessionId);
+  const context = new SessionContext({ store, sessionId, provider, events, budget: contextBudget(window) });
+  context.restore(transcript);
+  const measure = (messages: readonly TranscriptMessage[]): number => estimateRequest({ system: '', tools: [], messages });
+  return context.compact(transcript, 'manual', measure, signal, undefined, 0);
 }

@@ -7,7 +7,8 @@
  */
 import * as vscode from 'vscode';
 import { createProvider, createRuntime, type Runtime } from '../../agent/runtime';
-import { runAgent } from '../../agent/loop';
+import { contextWindowFor, runAgent } from '../../agent/loop';
+import { compactSession } from '../../agent/compaction';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
 import type { ZunoConfig } from '../../core/config';
 import { ConfigError } from '../../core/errors';
@@ -213,6 +214,14 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     if (status === 401 || status === 403) {
       runtime.events.emit(result.sessionId, { type: 'notice', level: 'info', text: 'In VS Code, API keys are set with “Zuno: Set API Key” (Command Palette); they are kept in VS Code\'s SecretStorage.' });
     }
+  }
+
+  async compact(sessionId: string, signal: AbortSignal): Promise<boolean> {
+    const { runtime } = await this.ensureRuntime();
+    const config = this.validConfig();
+    const provider = await this.provider(config);
+    const window = await contextWindowFor(provider, config.model.context_window, signal);
+    return (await compactSession({ store: runtime.store, provider, events: runtime.events, sessionId, window, signal })) !== undefined;
   }
 
   private async provider(config: ZunoConfig): Promise<ModelProvider> {
