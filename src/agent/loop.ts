@@ -237,7 +237,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   const system = systemPrompt(env.workspaceRoot, options.instructions, memories, project);
   const window = await contextWindowFor(provider, env.config.model.context_window, signal);
   const estimator = new RequestEstimator();
-  const context = new SessionContext({ store, sessionId, provider, events, budget: contextBudget(window) });
+  const context = new SessionContext({ store, sessionId, provider, events, budget: contextBudget(window, env.config.model.max_output_tokens || undefined) });
   if (resumed) context.restore(transcript);
   let warnedAboutWindow = false;
   let tools: ToolDefinition[] = [];
@@ -315,7 +315,13 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
 
     const calls = uniqueCallIds(answer.toolCalls, usedIds);
     lastText = answer.text;
-    const assistant: TranscriptMessage = { role: 'assistant', content: answer.text, ...(calls.length > 0 ? { toolCalls: calls } : {}) };
+    const assistant: TranscriptMessage = {
+      role: 'assistant',
+      content: answer.text,
+      ...(calls.length > 0 ? { toolCalls: calls } : {}),
+      ...(answer.reasoning !== undefined ? { reasoning: answer.reasoning } : {}),
+      ...(answer.thinking !== undefined && answer.thinking.length > 0 ? { thinking: answer.thinking } : {}),
+    };
     // A server that reports no usage is estimated, and the row and the event say so.
     const usage: TokenUsage = answer.usage ?? { inputTokens: estimate, outputTokens: estimateTokens(messageCharacters(assistant)) };
     estimator.record(sent.length, usage.inputTokens, usage.outputTokens, answer.usage ? estimateRequest({ system, tools, messages: sent }) : undefined);

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { JsonSchema } from '../core/tool';
-import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
+import type { ReasoningEffort } from '../core/config';
+import type { ThinkingBlock, TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 
 /** A tool as the model is offered it. */
 export interface ToolDefinition {
@@ -47,6 +48,10 @@ export interface ModelResponse {
   readonly stopReason: StopReason;
   /** Absent when the server did not report usage; the loop then estimates it. */
   readonly usage?: TokenUsage;
+  /** The model's reasoning text, when it streams one (issue 10 item 4). */
+  readonly reasoning?: string;
+  /** Anthropic thinking blocks with their signatures, to be sent back unchanged. */
+  readonly thinking?: readonly ThinkingBlock[];
 }
 
 export interface ModelProvider {
@@ -106,6 +111,10 @@ export interface HttpProviderOptions {
   readonly retry: RetryPolicy;
   /** How long a stream may go without a complete event before the attempt fails (model.idle_timeout_ms). */
   readonly idleTimeoutMs?: number;
+  /** model.max_output_tokens, when set (not 0). */
+  readonly maxOutputTokens?: number;
+  /** model.reasoning_effort, when set. */
+  readonly reasoningEffort?: ReasoningEffort;
   /** Replaceable for tests; the global fetch otherwise. */
   readonly fetch?: typeof fetch;
 }

@@ -22,7 +22,7 @@ import { fixedApprovals, noTerminalApprovals, terminalApprovals, terminalAskLine
 import { INSTRUCTIONS_NOTICE_PREFIX } from '../agent/project-context';
 import { runAgent, SessionNotFoundError, type AgentRunResult } from '../agent/loop';
 import type { ApiKeySource } from '../agent/provider';
-import { createProvider, createRuntime, type ProviderSettings, type Runtime } from '../agent/runtime';
+import { createProvider, createRuntime, modelTuning, type ProviderSettings, type Runtime } from '../agent/runtime';
 import { modelSource } from '../agent/delegation';
 import { listCheckpoints, rewind } from './checkpoints-command';
 import packageJson from '../../package.json';
@@ -112,7 +112,7 @@ function modelSettings(command: ExecCommand, loaded: LoadedConfig, env: CliProce
   const apiKey: ApiKeySource = keyVariable
     ? { key: env[keyVariable] || undefined, envVar: keyVariable }
     : { key: env.ZUNO_API_KEY || undefined, envVar: env.ZUNO_API_KEY ? 'ZUNO_API_KEY' : undefined };
-  return { provider, baseUrl, model, apiKey, retry: loaded.config.retry, idleTimeoutMs: loaded.config.model.idle_timeout_ms };
+  return { provider, baseUrl, model, apiKey, retry: loaded.config.retry, idleTimeoutMs: loaded.config.model.idle_timeout_ms, ...modelTuning(loaded.config) };
 }
 
 /** Human-readable progress on stderr, for runs without --json; `told` are notices already written there. */

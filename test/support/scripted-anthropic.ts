@@ -13,6 +13,10 @@
  * Every request is checked: each tool_use in an assistant turn must be answered by a
  * tool_result with its id, in call order, at the start of the very next user turn; the
  * x-api-key and anthropic-version headers must be present; `system` must be top-level.
+ * A reply's `reasoning` streams as a thinking block with a signature (thinking_delta, then
+ * signature_delta). Like the API, the server refuses (HTTP 400) a request whose thinking block
+ * was changed or lost its signature, and, when `thinking` is enabled, one whose last assistant
+ * turn with tool calls no longer starts with the thinking block it was sent with.
  * Usage comes as the API sends it: `message_start` carries the input tokens (body length / 4,
  * split into uncached, cache-read and cache-write parts when `cache` is given) and
  * `message_delta` the cumulative output tokens.
@@ -26,6 +30,8 @@ interface Block {
   readonly id?: string;
   readonly tool_use_id?: string;
   readonly text?: string;
+  readonly thinking?: string;
+  readonly signature?: string;
   readonly content?: unknown;
   readonly input?: unknown;
   readonly name?: string;
@@ -35,6 +41,7 @@ export interface AnthropicRequestBody {
   readonly model: string;
   readonly system?: string;
   readonly max_tokens: number;
+  readonly thinking?: { readonly type: string; readonly budget_tokens?: number };
   readonly stream?: boolean;
   readonly messages: readonly { readonly role: string; readonly content: string | readonly Block[] }[];
   readonly tools?: readonly { readonly name: string; readonly description: string; readonly input_schema: unknown }[];
@@ -108,13 +115,52 @@ export interface ScriptedAnthropicUsage {
   readonly cache_creation_input_tokens: number;
 }
 
-function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string, usage: ScriptedAnthropicUsage): void {
+/** What the server signed: signature → thinking text, and each signed answer's tool_use ids → its signature. */
+interface Signed {
+  readonly thoughts: Map<string, string>;
+  readonly byToolUse: Map<string, string>;
+}
+
+/** The API's checks on thinking blocks: unchanged and signed, and present on the tool-result turn when thinking is on. */
+export function thinkingViolations(body: AnthropicRequestBody, signed: Signed): string[] {
+  const problems: string[] = [];
+  body.messages.forEach((message, index) => {
+    for (const block of blocksOf(message.content)) {
+      if (block.type !== 'thinking') continue;
+      if (!block.signature) problems.push(`messages.${index}: a thinking block without its signature`);
+      else if (signed.thoughts.get(block.signature) !== block.thinking) problems.push(`messages.${index}: Invalid \`signature\` in \`thinking\` block`);
+    }
+  });
+  const lastAssistant = body.messages.map((message) => message.role).lastIndexOf('assistant');
+  const last = body.messages[lastAssistant];
+  if (body.thinking?.type === 'enabled' && last) {
+    const blocks = blocksOf(last.content);
+    const toolUse = blocks.find((block) => block.type === 'tool_use');
+    const signature = toolUse?.id !== undefined ? signed.byToolUse.get(toolUse.id) : undefined;
+    if (signature !== undefined && blocks[0]?.type !== 'thinking') {
+      problems.push(`messages.${lastAssistant}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${blocks[0]?.type ?? 'nothing'}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block`);
+    }
+  }
+  return problems;
+}
+
+function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string, usage: ScriptedAnthropicUsage, signed: Signed): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   writeEvent(response, 'message_start', {
     message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
   });
   let answerLength = (reply.text ?? '').length;
   let index = 0;
+  let signature: string | undefined;
+  if (reply.reasoning) {
+    signature = `sig-${signed.thoughts.size + 1}-${Buffer.from(reply.reasoning).toString('base64').slice(0, 16)}`;
+    signed.thoughts.set(signature, reply.reasoning);
+    writeEvent(response, 'content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
+    for (const part of thirds(reply.reasoning)) writeEvent(response, 'content_block_delta', { index, delta: { type: 'thinking_delta', thinking: part } });
+    writeEvent(response, 'content_block_delta', { index, delta: { type: 'signature_delta', signature } });
+    writeEvent(response, 'content_block_stop', { index });
+    index++;
+  }
   if (reply.text) {
     writeEvent(response, 'content_block_start', { index, content_block: { type: 'text', text: '' } });
     writeEvent(response, 'ping', {});
@@ -125,6 +171,7 @@ function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { e
   const calls = reply.toolCalls ?? [];
   for (const call of calls) {
     const id = call.id ?? `toolu_scripted_${++callCounter}`;
+    if (signature !== undefined) signed.byToolUse.set(id, signature);
     const json = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
     answerLength += call.name.length + json.length;
     writeEvent(response, 'content_block_start', { index, content_block: { type: 'tool_use', id, name: call.name, input: {} } });
@@ -145,6 +192,7 @@ export async function startScriptedAnthropic(options: {
 }): Promise<ScriptedAnthropicServer> {
   const requests: RecordedAnthropicRequest[] = [];
   const violations: string[] = [];
+  const signed: Signed = { thoughts: new Map(), byToolUse: new Map() };
   const usageFor = (raw: string): ScriptedAnthropicUsage => {
     const total = Math.ceil(raw.length / 4);
     const read = Math.min(options.cache?.read ?? 0, total);
@@ -170,10 +218,16 @@ export async function startScriptedAnthropic(options: {
     const number = requests.length;
     for (const problem of anthropicPairingViolations(body)) violations.push(`request ${number}: ${problem}`);
     if (!incoming.headers['anthropic-version']) violations.push(`request ${number}: no anthropic-version header`);
+    const thinkingProblems = thinkingViolations(body, signed);
+    if (thinkingProblems.length > 0) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: thinkingProblems.join('; ') } }));
+      return;
+    }
     const step = options.script[number - 1];
     if (step === undefined) {
       violations.push(`request ${number} arrived after the script ran out`);
-      streamReply(response, { text: 'The script has ended.' }, body.model, usageFor(raw));
+      streamReply(response, { text: 'The script has ended.' }, body.model, usageFor(raw), signed);
       return;
     }
     const reply = typeof step === 'function' ? step(recorded) : step;
@@ -183,7 +237,7 @@ export async function startScriptedAnthropic(options: {
       response.end(JSON.stringify({ type: 'error', error: { type, message: reply.error.message } }));
       return;
     }
-    streamReply(response, reply, body.model, usageFor(raw));
+    streamReply(response, reply, body.model, usageFor(raw), signed);
   };
   const server = await listenOnLoopback(handle, violations);
   return {

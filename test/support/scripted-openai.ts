@@ -54,6 +54,8 @@ export type ScriptedReply =
   | {
       readonly text?: string;
       readonly toolCalls?: readonly ScriptedToolCall[];
+      /** Streamed first as `reasoning_content` deltas (OpenAI-compatible), or as a signed thinking block (Anthropic). */
+      readonly reasoning?: string;
       /** Stream the text, then keep the response open until the client goes away. */
       readonly stall?: boolean;
     }
@@ -204,6 +206,9 @@ async function streamReply(response: ServerResponse, reply: Exclude<ScriptedRepl
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   response.write(': scripted server keep-alive\r\n\r\n');
   await writeEvent(response, chunk({ role: 'assistant', content: '' }));
+  for (const part of pieces(reply.reasoning ?? '', 3)) {
+    if (part) await writeEvent(response, chunk({ reasoning_content: part }));
+  }
   for (const part of pieces(reply.text ?? '', 3)) {
     if (part) await writeEvent(response, chunk({ content: part }));
   }

@@ -6,7 +6,7 @@
  * snapshot or a command needs them.
  */
 import * as vscode from 'vscode';
-import { createProvider, createRuntime, type Runtime } from '../../agent/runtime';
+import { createProvider, createRuntime, modelTuning, type Runtime } from '../../agent/runtime';
 import { contextWindowFor, runAgent } from '../../agent/loop';
 import { compactSession } from '../../agent/compaction';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
@@ -230,7 +230,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     const hint = setupHint(config, this.languageModels);
     if (hint) throw new ConfigError(hint);
     const key = await this.options.apiKeys.get(config);
-    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms });
+    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms, ...modelTuning(config) });
   }
 
   status(running: boolean): ViewStatus {

@@ -128,6 +128,15 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     minimum: 0,
     maximum: 10_000_000,
   },
+  'model.max_output_tokens': {
+    description: 'The most tokens one answer may take. `0` (default): the provider decides (8,192 for Anthropic, more when thinking needs it). Zuno keeps this much of the context window free.',
+    minimum: 0,
+    maximum: 1_000_000,
+  },
+  'model.reasoning_effort': {
+    description:
+      'How hard a reasoning model thinks: sent as `reasoning_effort` to OpenAI-compatible servers, and as an extended-thinking budget to Anthropic (low 2,048, medium 8,192, high 24,576 tokens). Unset: the model\'s default.',
+  },
   'memory.enabled': { description: 'Offers the memory_propose tool.' },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {
