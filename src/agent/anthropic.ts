@@ -45,11 +45,12 @@ export function outputSettings(maxOutputTokens: number | undefined, effort: Reas
   return { max_tokens: Math.max(limit, budget + 4096), thinking: { type: 'enabled', budget_tokens: budget } };
 }
 
-type ContentBlock =
+type ContentBlock = (
   | ThinkingBlock
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string };
+  | { type: 'tool_result'; tool_use_id: string; content: string }
+) & { cache_control?: typeof EPHEMERAL };
 
 interface AnthropicMessage {
   role: 'user' | 'assistant';
@@ -104,8 +105,31 @@ export function toAnthropicRequest(system: string, messages: readonly Transcript
   return { system: systemParts.join('\n\n'), messages: wire };
 }
 
-export function toAnthropicTools(tools: readonly ToolDefinition[]): unknown[] {
+export function toAnthropicTools(tools: readonly ToolDefinition[]): Record<string, unknown>[] {
   return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: jsonSchemaForModel(tool.inputSchema) }));
+}
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/**
+ * Prompt caching (issue 10 item 5): the API caches the prefix up to each block marked with
+ * `cache_control`, and allows four marks. The system prompt and the tools take two (they change
+ * only between runs); the last two user turns take the others, so each step reads what the
+ * step before wrote and a long session pays for its prefix once. Thinking blocks cannot be
+ * marked, and are never last in a user turn anyway.
+ */
+export function withMessageBreakpoints(messages: readonly AnthropicMessage[]): AnthropicMessage[] {
+  const marked = new Set<number>();
+  for (let index = messages.length - 1; index >= 0 && marked.size < 2; index--) {
+    if (messages[index]?.role === 'user') marked.add(index);
+  }
+  return messages.map((message, index) => {
+    if (!marked.has(index)) return message;
+    const blocks = [...message.content];
+    const last = blocks.at(-1);
+    if (last) blocks[blocks.length - 1] = { ...last, cache_control: EPHEMERAL };
+    return { ...message, content: blocks };
+  });
 }
 
 const count = z.number().int().nonnegative().nullish().catch(undefined);
@@ -212,13 +236,14 @@ export class AnthropicProvider implements ModelProvider {
   private async attempt(request: ModelRequest, signal: AbortSignal, alive: () => void, onDelta: (text: string) => void): Promise<ModelResponse> {
     const { baseUrl, model } = this.options;
     const { system, messages } = toAnthropicRequest(request.system, request.messages);
+    const tools = toAnthropicTools(request.tools);
     const body = {
       model,
       ...outputSettings(this.options.maxOutputTokens, this.options.reasoningEffort),
       stream: true,
-      messages,
-      ...(system ? { system } : {}),
-      ...(request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
+      messages: withMessageBreakpoints(messages),
+      ...(system ? { system: [{ type: 'text', text: system, cache_control: EPHEMERAL }] } : {}),
+      ...(tools.length > 0 ? { tools: tools.map((tool, index) => (index === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)) } : {}),
     };
     const response = await postForStream(
       this.fetch,

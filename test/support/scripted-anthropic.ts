@@ -17,6 +17,9 @@
  * signature_delta). Like the API, the server refuses (HTTP 400) a request whose thinking block
  * was changed or lost its signature, and, when `thinking` is enabled, one whose last assistant
  * turn with tool calls no longer starts with the thinking block it was sent with.
+ * Prompt caching as the API does it, when `simulateCache` is set: the prefix up to each block
+ * marked `cache_control` (tools, then system, then messages) is written on first sight and read
+ * on later requests; more than four marks are refused with HTTP 400.
  * Usage comes as the API sends it: `message_start` carries the input tokens (body length / 4,
  * split into uncached, cache-read and cache-write parts when `cache` is given) and
  * `message_delta` the cumulative output tokens.
@@ -35,11 +38,12 @@ interface Block {
   readonly content?: unknown;
   readonly input?: unknown;
   readonly name?: string;
+  readonly cache_control?: { readonly type: string };
 }
 
 export interface AnthropicRequestBody {
   readonly model: string;
-  readonly system?: string;
+  readonly system?: string | readonly Block[];
   readonly max_tokens: number;
   readonly thinking?: { readonly type: string; readonly budget_tokens?: number };
   readonly stream?: boolean;
@@ -113,6 +117,32 @@ export interface ScriptedAnthropicUsage {
   readonly input_tokens: number;
   readonly cache_read_input_tokens: number;
   readonly cache_creation_input_tokens: number;
+}
+
+/** The prefix (tools, system, messages, in the API's cache order) up to each block marked `cache_control`, as text. */
+export function cacheBreakpoints(body: AnthropicRequestBody): string[] {
+  const strip = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (key, item: unknown) => (key === 'cache_control' ? undefined : item)));
+  const sequence: { readonly part: unknown; readonly marked: boolean }[] = [
+    ...(body.tools ?? []).map((tool) => ({ part: strip(tool), marked: 'cache_control' in tool })),
+    ...blocksOf(body.system ?? []).map((block) => ({ part: strip(block), marked: block.cache_control !== undefined })),
+    ...body.messages.flatMap((message) => blocksOf(message.content).map((block) => ({ part: [message.role, strip(block)], marked: block.cache_control !== undefined }))),
+  ];
+  const prefixes: string[] = [];
+  sequence.forEach((item, index) => {
+    if (item.marked) prefixes.push(JSON.stringify(sequence.slice(0, index + 1).map((entry) => entry.part)));
+  });
+  return prefixes;
+}
+
+/** Reads: the longest marked prefix seen before; writes: the rest up to the longest marked prefix. */
+function simulatedCacheUsage(body: AnthropicRequestBody, total: number, cached: Set<string>): ScriptedAnthropicUsage {
+  const prefixes = cacheBreakpoints(body);
+  const tokens = (prefix: string): number => Math.min(total, Math.ceil(prefix.length / 4));
+  const read = Math.max(0, ...prefixes.filter((prefix) => cached.has(prefix)).map(tokens));
+  const longest = Math.max(0, ...prefixes.map(tokens));
+  for (const prefix of prefixes) cached.add(prefix);
+  const write = Math.max(0, longest - read);
+  return { input_tokens: total - read - write, cache_read_input_tokens: read, cache_creation_input_tokens: write };
 }
 
 /** What the server signed: signature → thinking text, and each signed answer's tool_use ids → its signature. */
@@ -189,12 +219,16 @@ export async function startScriptedAnthropic(options: {
   readonly models?: readonly string[];
   /** Splits each request's input tokens: this many are reported as cache reads, and this many as cache writes. */
   readonly cache?: { readonly read: number; readonly write: number };
+  /** Reports cache reads and writes from the request's own `cache_control` breakpoints (see above). */
+  readonly simulateCache?: boolean;
 }): Promise<ScriptedAnthropicServer> {
   const requests: RecordedAnthropicRequest[] = [];
   const violations: string[] = [];
   const signed: Signed = { thoughts: new Map(), byToolUse: new Map() };
+  const cached = new Set<string>();
   const usageFor = (raw: string): ScriptedAnthropicUsage => {
     const total = Math.ceil(raw.length / 4);
+    if (options.simulateCache) return simulatedCacheUsage(JSON.parse(raw) as AnthropicRequestBody, total, cached);
     const read = Math.min(options.cache?.read ?? 0, total);
     const write = Math.min(options.cache?.write ?? 0, total - read);
     return { input_tokens: total - read - write, cache_read_input_tokens: read, cache_creation_input_tokens: write };
@@ -218,6 +252,12 @@ export async function startScriptedAnthropic(options: {
     const number = requests.length;
     for (const problem of anthropicPairingViolations(body)) violations.push(`request ${number}: ${problem}`);
     if (!incoming.headers['anthropic-version']) violations.push(`request ${number}: no anthropic-version header`);
+    const marks = cacheBreakpoints(body).length;
+    if (marks > 4) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: `A maximum of 4 blocks with cache_control may be provided. Found ${marks}.` } }));
+      return;
+    }
     const thinkingProblems = thinkingViolations(body, signed);
     if (thinkingProblems.length > 0) {
       response.writeHead(400, { 'content-type': 'application/json' });

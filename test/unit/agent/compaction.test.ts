@@ -122,6 +122,9 @@ test('issue 10 item 2: thirty large reads against a 24k window end done, every r
   const work = chats.filter((request) => !isSummaryRequest(request));
   assert.equal(work.length - fixture.server.refusedAsTooLong.length, 32, 'one accepted request per step');
 
+  // A stable prefix, for automatic prompt caching (issue 10 item 5): the system prompt never changes within the run.
+  assert.equal(new Set(work.map((request) => JSON.stringify(request.body?.messages[0]))).size, 1);
+
   const last = work.at(-1);
   assert.ok(last);
   const lastText = bodyText(last);
