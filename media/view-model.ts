@@ -4,6 +4,7 @@
  * receives the whole transcript per token. DOM-free, unit-tested in node.
  */
 import type { PendingApproval, PendingQuestion, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import { ContextMeter } from './meter';
 import { Transcript } from './transcript';
 
 /** What the view shows before the host's first snapshot arrives. */
@@ -11,6 +12,7 @@ const INITIAL_STATUS: ViewStatus = { permissionMode: 'strict', modelLabel: '', r
 
 export class ViewModel {
   transcript = new Transcript();
+  meter = new ContextMeter();
   sessionId: string | undefined;
   readonly approvals = new Map<string, PendingApproval>();
   readonly questions = new Map<string, PendingQuestion>();
@@ -27,7 +29,11 @@ export class ViewModel {
     switch (message.type) {
       case 'snapshot':
         this.transcript = new Transcript();
-        for (const event of message.events) this.transcript.apply(event);
+        this.meter = new ContextMeter();
+        for (const event of message.events) {
+          this.transcript.apply(event);
+          this.meter.apply(event);
+        }
         this.sessionId = message.sessionId;
         this.approvals.clear();
         this.questions.clear();
@@ -40,6 +46,7 @@ export class ViewModel {
         return;
       case 'event':
         this.transcript.apply(message.event);
+        if (this.meter.apply(message.event)) this.chromeVersion += 1;
         return;
       case 'approval':
         this.addApproval(message.approval);

@@ -18,6 +18,7 @@ import { resolveContextWindow, type ContextWindow } from './context-window';
 import { environmentBlock, instructionsBlock, instructionsNotice, loadProjectContext, type ProjectContext } from './project-context';
 import { isAbortError, ProviderError, type ModelProvider, type ModelResponse, type TokenUsage, type ToolDefinition } from './provider';
 import { contextBudget, SessionContext } from './compaction';
+import { costUsd, priceFor } from '../core/pricing';
 
 export type FinishReason = 'done' | 'step-limit' | 'cancelled' | 'error';
 
@@ -240,6 +241,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   const context = new SessionContext({ store, sessionId, provider, events, budget: contextBudget(window, env.config.model.max_output_tokens || undefined) });
   if (resumed) context.restore(transcript);
   let warnedAboutWindow = false;
+  const price = priceFor(env.config.model.prices, provider.model);
   let tools: ToolDefinition[] = [];
   const measure = (messages: readonly TranscriptMessage[]): number => estimator.measure({ system, tools, messages });
   /** Reports a request's usage once its turn's results are in, so the estimate is of the next request. */
@@ -255,6 +257,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
       context_window_source: window.source,
       estimated_next_input_tokens: estimator.estimate({ system, tools, messages: context.view(transcript) }),
       ...(provider.model !== undefined ? { model: provider.model } : {}),
+      ...(price !== undefined ? { cost_usd: costUsd(usage, price) } : {}),
     });
   };
   let lastText = '';

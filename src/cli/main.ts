@@ -22,6 +22,7 @@ import { fixedApprovals, noTerminalApprovals, terminalApprovals, terminalAskLine
 import { INSTRUCTIONS_NOTICE_PREFIX } from '../agent/project-context';
 import { runAgent, SessionNotFoundError, type AgentRunResult } from '../agent/loop';
 import type { ApiKeySource } from '../agent/provider';
+import { formatUsd } from '../core/pricing';
 import { createProvider, createRuntime, modelTuning, type ProviderSettings, type Runtime } from '../agent/runtime';
 import { modelSource } from '../agent/delegation';
 import { listCheckpoints, rewind } from './checkpoints-command';
@@ -159,6 +160,7 @@ export class UsageTally {
   private input = 0;
   private output = 0;
   private cached = 0;
+  private cost: number | undefined;
   private estimated = false;
   private last: Extract<ZunoEvent, { type: 'usage' }> | undefined;
 
@@ -168,6 +170,7 @@ export class UsageTally {
     this.input += event.input_tokens;
     this.output += event.output_tokens;
     this.cached += event.cached_tokens ?? 0;
+    if (event.cost_usd !== undefined) this.cost = (this.cost ?? 0) + event.cost_usd;
     this.estimated ||= event.estimated === true;
     this.last = event;
   }
@@ -184,7 +187,8 @@ export class UsageTally {
         ? `; context ${number(last.input_tokens + last.output_tokens)} of ${number(last.context_window)} tokens${last.context_window_source === 'default' ? ' (a guess; set model.context_window)' : ''}`
         : '';
     const requests = `${this.requests} model request${this.requests === 1 ? '' : 's'}`;
-    return `zuno: usage: ${requests}, ${number(this.input)} input tokens${cached}, ${number(this.output)} output${estimated}${window}\n`;
+    const cost = this.cost !== undefined ? `, ${formatUsd(this.cost)} (model.prices)` : '';
+    return `zuno: usage: ${requests}, ${number(this.input)} input tokens${cached}, ${number(this.output)} output${cost}${estimated}${window}\n`;
   }
 }
 

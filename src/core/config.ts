@@ -61,6 +61,9 @@ export const permissionRuleSchema = z
   });
 export type PermissionRule = z.infer<typeof permissionRuleSchema>;
 
+const dollars = z.number().nonnegative().finite();
+const priceSchema = z.strictObject({ input: dollars, output: dollars, cached_input: dollars.optional(), cache_write: dollars.optional() });
+
 export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
@@ -223,6 +226,8 @@ export const configSchema = z.strictObject({
       max_output_tokens: boundedInt(0, 1_000_000, 0),
       /** How hard a reasoning model thinks: OpenAI's `reasoning_effort`, an Anthropic thinking budget. Unset: the model's default, no thinking for Claude. */
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+      /** US dollars per million tokens, by model name, for the cost shown with usage (issue 10 item 7). */
+      prices: z.record(z.string().min(1), priceSchema).default({}),
     })
     .prefault({}),
   memory: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),

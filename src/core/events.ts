@@ -87,6 +87,8 @@ export interface UsageEventBody {
   context_window_source?: 'config' | 'server' | 'table' | 'default';
   estimated_next_input_tokens?: number;
   model?: string;
+  /** US dollars for this request, when `model.prices` has the model (issue 10 item 7). */
+  cost_usd?: number;
 }
 
 export type ZunoEvent = ZunoEventBody & { ts: number; session_id: string };
