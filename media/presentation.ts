@@ -3,7 +3,7 @@
  * (a blocked call reads as NOT RUN, an indeterminate one warns that it may have happened) are
  * unit-tested rather than eyeballed.
  */
-import { GROUPED_TOOLS, type RewindItem, type SessionEndItem, type ToolItem, type ToolState, type TranscriptItem } from './transcript';
+import { GROUPED_TOOLS, type CompactionItem, type RewindItem, type SessionEndItem, type ToolItem, type ToolState, type TranscriptItem } from './transcript';
 
 /** Drives the card's colour and border; each outcome has its own so none can pass for another. */
 export type CardTone = 'pending' | 'running' | 'ok' | 'error' | 'blocked' | 'indeterminate' | 'cancelled';
@@ -163,6 +163,18 @@ export function sessionEndLabel(item: SessionEndItem): string {
   return item.message === undefined || item.message === '' ? base[item.reason] : `${base[item.reason]}: ${item.message}`;
 }
 
+const COMPACTION_REASONS: Record<CompactionItem['reason'], string> = {
+  threshold: 'the context was filling up',
+  overflow: 'the model server refused the request as too long',
+  manual: 'asked for',
+};
+
+/** The divider where the context was compacted: why, how much, and what the handoff kept. Earlier messages stay shown. */
+export function compactionLabel(item: CompactionItem): string {
+  const kept = item.kept.length > 0 ? ` The model now gets a handoff with: ${item.kept.join(', ')}.` : '';
+  return `Context compacted (${COMPACTION_REASONS[item.reason]}): about ${item.tokensBefore.toLocaleString('en-US')} → ${item.tokensAfter.toLocaleString('en-US')} tokens. Messages above are no longer sent to the model.${kept}`;
+}
+
 /**
  * A first guess at an item's height in pixels, used until it has been drawn and measured. Good
  * guesses keep the scrollbar steady in a long session; they never need to be exact.
@@ -178,6 +190,8 @@ export function estimateHeight(item: TranscriptItem): number {
       return GROUPED_TOOLS.has(item.tool) ? 24 : 76;
     case 'notice':
       return item.title === undefined ? 36 : 56;
+    case 'compaction':
+      return 44;
     case 'session-end':
       return 32;
     case 'rewind':

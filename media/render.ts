@@ -12,6 +12,7 @@ import { exitLabel, groupLabel, groupState, lastLines, mistakeText, rowKind } fr
 import {
   badges,
   cardStatus,
+  compactionLabel,
   describeOrigin,
   formatArguments,
   formatDuration,
@@ -54,6 +55,12 @@ export class ItemRenderer {
         return this.toolCard(item);
       case 'notice':
         return notice(item);
+      case 'compaction':
+        return element('div', {
+          className: 'compaction-divider',
+          text: compactionLabel(item),
+          attributes: { 'data-testid': 'compaction', 'data-reason': item.reason, role: 'separator' },
+        });
       case 'session-end':
         return element('div', {
           className: `session-end reason-${item.reason}`,

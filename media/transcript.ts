@@ -120,7 +120,16 @@ export interface RewindItem extends ItemBase {
   readonly forkedSessionId?: string;
 }
 
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem | RewindItem;
+/** Where the context was compacted (issue 10 item 2): what comes before is no longer sent, but stays shown. */
+export interface CompactionItem extends ItemBase {
+  readonly kind: 'compaction';
+  readonly reason: 'threshold' | 'overflow' | 'manual';
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly kept: readonly string[];
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem | RewindItem | CompactionItem;
 
 /** The key of a call's card; stable across reloads because call ids are persisted. */
 export const toolKey = (callId: string): string => `call:${callId}`;
@@ -248,6 +257,18 @@ export class Transcript {
       }
       case 'rewind':
         this.applyRewind(event);
+        return;
+      case 'context-compacted':
+        this.closeAssistant();
+        this.push<CompactionItem>({
+          kind: 'compaction',
+          key: this.nextKey(),
+          version: 0,
+          reason: event.reason,
+          tokensBefore: event.tokens_before,
+          tokensAfter: event.tokens_after,
+          kept: event.kept,
+        });
         return;
       case 'session-finished':
         this.closeAssistant();

@@ -11,7 +11,7 @@ import { announceMigration, ensureStateDir } from '../store/relocate';
 import { ANTHROPIC_BASE_URL } from '../agent/anthropic';
 import { SessionNotFoundError, type AgentRunResult } from '../agent/loop';
 import type { ApiKeySource } from '../agent/provider';
-import { createProvider, createRuntime, type ProviderSettings, type Runtime } from '../agent/runtime';
+import { createProvider, createRuntime, modelTuning, type ProviderSettings, type Runtime } from '../agent/runtime';
 import { modelSource } from '../agent/delegation';
 import { isHttpUrl, UsageError, type ExecCommand } from './args';
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, errorMessage, readStdin, type CliProcess } from './process';
@@ -40,7 +40,7 @@ function modelSettings(command: ExecCommand, loaded: LoadedConfig, env: CliProce
   const apiKey: ApiKeySource = keyVariable
     ? { key: env[keyVariable] || undefined, envVar: keyVariable }
     : { key: env.ZUNO_API_KEY || undefined, envVar: env.ZUNO_API_KEY ? 'ZUNO_API_KEY' : undefined };
-  return { provider, baseUrl, model, apiKey, retry: loaded.config.retry, idleTimeoutMs: loaded.config.model.idle_timeout_ms };
+  return { provider, baseUrl, model, apiKey, retry: loaded.config.retry, idleTimeoutMs: loaded.config.model.idle_timeout_ms, ...modelTuning(loaded.config) };
 }
 
 export async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
@@ -107,6 +107,7 @@ export async function exec(command: ExecCommand, io: CliProcess): Promise<number
         prompt,
         signal: controller.signal,
         ...(command.session !== undefined ? { sessionId: command.session } : {}),
+        ...(command.compact ? { compact: true } : {}),
       });
     } catch (error) {
       if (error instanceof SessionNotFoundError) throw error;

@@ -1,5 +1,6 @@
 /** What `zuno exec` prints on stderr while it runs (without --json) and the usage line at the end. */
 import type { ZunoEvent } from '../core/events';
+import { formatUsd } from '../core/pricing';
 
 /** Human-readable progress on stderr, for runs without --json; `told` are notices already written there. */
 export function progressPrinter(write: (text: string) => void, told: ReadonlySet<string> = new Set()): (event: ZunoEvent) => void {
@@ -26,6 +27,9 @@ export function progressPrinter(write: (text: string) => void, told: ReadonlySet
       case 'notice':
         if (!told.has(event.text)) write(`[${event.level}] ${event.text}\n`);
         break;
+      case 'context-compacted':
+        write(`zuno: context compacted (${event.reason}), about ${event.tokens_before} → ${event.tokens_after} tokens; the handoff keeps ${event.kept.join(', ') || 'nothing'}\n`);
+        break;
       case 'session-finished':
         // An error's message is printed once, by exec, in both output modes.
         if ((event.reason === 'step-limit' || event.reason === 'cancelled') && event.message) write(`zuno: ${event.message}\n`);
@@ -42,6 +46,7 @@ export class UsageTally {
   private input = 0;
   private output = 0;
   private cached = 0;
+  private cost: number | undefined;
   private estimated = false;
   private last: Extract<ZunoEvent, { type: 'usage' }> | undefined;
 
@@ -51,6 +56,7 @@ export class UsageTally {
     this.input += event.input_tokens;
     this.output += event.output_tokens;
     this.cached += event.cached_tokens ?? 0;
+    if (event.cost_usd !== undefined) this.cost = (this.cost ?? 0) + event.cost_usd;
     this.estimated ||= event.estimated === true;
     this.last = event;
   }
@@ -67,6 +73,7 @@ export class UsageTally {
         ? `; context ${number(last.input_tokens + last.output_tokens)} of ${number(last.context_window)} tokens${last.context_window_source === 'default' ? ' (a guess; set model.context_window)' : ''}`
         : '';
     const requests = `${this.requests} model request${this.requests === 1 ? '' : 's'}`;
-    return `zuno: usage: ${requests}, ${number(this.input)} input tokens${cached}, ${number(this.output)} output${estimated}${window}\n`;
+    const cost = this.cost !== undefined ? `, ${formatUsd(this.cost)} (model.prices)` : '';
+    return `zuno: usage: ${requests}, ${number(this.input)} input tokens${cached}, ${number(this.output)} output${cost}${estimated}${window}\n`;
   }
 }
