@@ -8,6 +8,7 @@
  * (an immutable reducer) would make a snapshot replay quadratic.
  */
 import type { Concurrency, Effect, Replay } from '../src/core/declarations';
+import type { PermissionRule } from '../src/core/config';
 import type { ZunoEvent } from '../src/core/events';
 import type { BlockedCategory, OutcomeKind } from '../src/core/outcome';
 import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
@@ -68,7 +69,7 @@ export interface ToolItem extends ItemBase {
   /** Why the call was blocked (from `dispatch-blocked`). */
   blockedReason?: string;
   /** The user's decision on an approval, once made. */
-  decision?: { readonly approved: boolean; readonly reason?: string };
+  decision?: { readonly approved: boolean; readonly reason?: string; readonly addedRule?: PermissionRule };
   /** The tail of the live output, at most OUTPUT_KEEP_CHARS. */
   output: string;
   /** How many characters of output were dropped from the front to respect the cap. */
@@ -80,7 +81,18 @@ export interface ToolItem extends ItemBase {
   truncated: boolean;
   /** A restore put the workspace's files back to this checkpoint, undoing what this call changed (issue 13). */
   rolledBackTo?: string;
+  /** The exit code of a command that ran to its end. */
+  exitCode?: number;
+  /**
+   * Consecutive calls of one read-only tool form a group drawn as one row ("Read 4 files",
+   * issue 14 item 5): each member names the group's first call, which counts the members.
+   */
+  groupLeader?: string;
+  groupSize: number;
 }
+
+/** Read-only tools whose consecutive calls are grouped; by name, so the group forms before any start event. */
+export const GROUPED_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'glob', 'list']);
 
 export interface NoticeItem extends ItemBase {
   readonly kind: 'notice';
@@ -108,7 +120,16 @@ export interface RewindItem extends ItemBase {
   readonly forkedSessionId?: string;
 }
 
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem | RewindItem;
+/** Where the context was compacted (issue 10 item 2): what comes before is no longer sent, but stays shown. */
+export interface CompactionItem extends ItemBase {
+  readonly kind: 'compaction';
+  readonly reason: 'threshold' | 'overflow' | 'manual';
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly kept: readonly string[];
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem | RewindItem | CompactionItem;
 
 /** The key of a call's card; stable across reloads because call ids are persisted. */
 export const toolKey = (callId: string): string => `call:${callId}`;
@@ -181,7 +202,11 @@ export class Transcript {
       }
       case 'approval-resolved': {
         const card = this.ensureCard(event.call_id, event.tool);
-        card.decision = event.reason === undefined ? { approved: event.approved } : { approved: event.approved, reason: event.reason };
+        card.decision = {
+          approved: event.approved,
+          ...(event.reason !== undefined ? { reason: event.reason } : {}),
+          ...(event.added_rule !== undefined ? { addedRule: event.added_rule } : {}),
+        };
         // A denial is followed by `dispatch-blocked`; until then the card just shows the decision.
         if (card.state === 'awaiting-approval' && event.approved) card.state = 'approved';
         this.touch(card);
@@ -204,6 +229,7 @@ export class Transcript {
         if (event.category !== undefined) card.category = event.category;
         card.durationMs = event.duration_ms;
         card.truncated = event.truncated;
+        if (event.exit_code !== undefined) card.exitCode = event.exit_code;
         this.touch(card);
         return;
       }
@@ -231,6 +257,18 @@ export class Transcript {
       }
       case 'rewind':
         this.applyRewind(event);
+        return;
+      case 'context-compacted':
+        this.closeAssistant();
+        this.push<CompactionItem>({
+          kind: 'compaction',
+          key: this.nextKey(),
+          version: 0,
+          reason: event.reason,
+          tokensBefore: event.tokens_before,
+          tokensAfter: event.tokens_after,
+          kept: event.kept,
+        });
         return;
       case 'session-finished':
         this.closeAssistant();
@@ -393,7 +431,7 @@ export class Transcript {
       if (tool !== undefined && existing.tool === '') existing.tool = tool;
       return existing;
     }
-    return this.push<ToolItem>({
+    const card = this.push<ToolItem>({
       kind: 'tool',
       key: toolKey(callId),
       version: 0,
@@ -407,7 +445,10 @@ export class Transcript {
       droppedOutputChars: 0,
       outputLines: 0,
       truncated: false,
+      groupSize: 1,
     });
+    this.joinGroup(card);
+    return card;
   }
 
   /** Adds an item at the end; tool cards are also indexed by call id for the events that follow. */
@@ -423,6 +464,35 @@ export class Transcript {
 
   private touch(item: TranscriptItem): void {
     item.version += 1;
+    // The group's row shows every member's state, so a member's change redraws it.
+    if (item.kind === 'tool' && item.groupLeader !== undefined) {
+      const leader = this.cards.get(item.groupLeader);
+      if (leader !== undefined) leader.version += 1;
+    }
+  }
+
+  /** Joins a new card to the group of the card right above it when both are calls of one grouped tool. */
+  private joinGroup(card: ToolItem): void {
+    if (!GROUPED_TOOLS.has(card.tool)) return;
+    const above = this.list[this.list.length - 2];
+    if (above?.kind !== 'tool' || above.tool !== card.tool || above.parentCallId !== card.parentCallId) return;
+    const leader = this.cards.get(above.groupLeader ?? above.callId);
+    if (leader === undefined) return;
+    leader.groupSize += 1;
+    card.groupLeader = leader.callId;
+  }
+
+  /** The calls of a group, leader first, in the order they were made. */
+  groupMembers(leaderCallId: string): ToolItem[] {
+    const leader = this.cards.get(leaderCallId);
+    if (leader === undefined) return [];
+    const members = [leader];
+    const start = this.list.indexOf(leader);
+    for (let index = start + 1; index < this.list.length && members.length < leader.groupSize; index += 1) {
+      const item = this.list[index];
+      if (item?.kind === 'tool' && item.groupLeader === leaderCallId) members.push(item);
+    }
+    return members;
   }
 }
 

@@ -4,6 +4,7 @@
  * receives the whole transcript per token. DOM-free, unit-tested in node.
  */
 import type { PendingApproval, PendingQuestion, RewindPreviewView, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import { ContextMeter } from './meter';
 import { Transcript } from './transcript';
 
 export interface RewindState {
@@ -20,6 +21,7 @@ const INITIAL_STATUS: ViewStatus = { permissionMode: 'strict', modelLabel: '', r
 
 export class ViewModel {
   transcript = new Transcript();
+  meter = new ContextMeter();
   sessionId: string | undefined;
   readonly approvals = new Map<string, PendingApproval>();
   readonly questions = new Map<string, PendingQuestion>();
@@ -38,7 +40,11 @@ export class ViewModel {
     switch (message.type) {
       case 'snapshot':
         this.transcript = new Transcript();
-        for (const event of message.events) this.transcript.apply(event);
+        this.meter = new ContextMeter();
+        for (const event of message.events) {
+          this.transcript.apply(event);
+          this.meter.apply(event);
+        }
         this.sessionId = message.sessionId;
         this.approvals.clear();
         this.questions.clear();
@@ -52,6 +58,7 @@ export class ViewModel {
         return;
       case 'event':
         this.transcript.apply(message.event);
+        if (this.meter.apply(message.event)) this.chromeVersion += 1;
         return;
       case 'approval':
         this.addApproval(message.approval);

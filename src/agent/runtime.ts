@@ -3,7 +3,7 @@
  * one workspace and state dir, plus the model provider chosen by config. The editor passes its
  * own Host (and its own provider for vscode.lm); everything else is the same code path.
  */
-import type { ZunoConfig } from '../core/config';
+import type { ReasoningEffort, ZunoConfig } from '../core/config';
 import { ConfigError } from '../core/errors';
 import { EventBus, type ZunoEvent } from '../core/events';
 import type { Host } from '../core/host';
@@ -26,6 +26,7 @@ import type { ApiKeySource, ModelProvider } from './provider';
 import { ChildAgents, type ModelSource } from './delegation';
 import { ModelCouncil } from './council';
 import { openCheckpoints, type RuntimeCheckpoints } from './checkpoints';
+import { agentRunner, type AgentRequest, type AgentRunResult } from './loop';
 
 export interface RuntimeOptions {
   readonly config: ZunoConfig;
@@ -64,6 +65,8 @@ export interface Runtime {
   readonly checkpoints: RuntimeCheckpoints;
   /** The MCP servers of `mcp.servers` (issue 11), started lazily; absent when none is configured. Stopped when the runtime closes. */
   readonly mcp?: McpClients;
+  /** Runs the agent loop once against this runtime's store, scheduler, registry, environment and events. */
+  run(request: AgentRequest): Promise<AgentRunResult>;
   /** Stops persisting events and closes the store (flushing it). */
   close(): Promise<void>;
 }
@@ -147,6 +150,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     background,
     checkpoints,
     ...(mcp ? { mcp } : {}),
+    run: agentRunner({ store, scheduler, registry, env, events }),
     async close() {
       await background.dispose();
       await mcp?.close();
@@ -178,7 +182,16 @@ export interface ProviderSettings {
   readonly retry: ZunoConfig['retry'];
   /** model.idle_timeout_ms; the provider's default when absent. */
   readonly idleTimeoutMs?: number;
+  /** model.max_output_tokens, when not 0. */
+  readonly maxOutputTokens?: number;
+  readonly reasoningEffort?: ReasoningEffort;
   readonly fetch?: typeof fetch;
+}
+
+/** The answer-shaping settings of `model` (issue 10 item 4), with 0 and unset left out. */
+export function modelTuning(config: ZunoConfig): Pick<ProviderSettings, 'maxOutputTokens' | 'reasoningEffort'> {
+  const { max_output_tokens: maxOutputTokens, reasoning_effort: reasoningEffort } = config.model;
+  return { ...(maxOutputTokens > 0 ? { maxOutputTokens } : {}), ...(reasoningEffort !== undefined ? { reasoningEffort } : {}) };
 }
 
 /** The HTTP provider for `model.provider`. vscode.lm lives in the editor host, which brings its own. */
@@ -196,6 +209,8 @@ export function createProvider(settings: ProviderSettings): ModelProvider {
     // A model request has no side effects: it is retried like a Safe tool.
     retry: { attempts: settings.retry.max_attempts, baseDelayMs: settings.retry.base_delay_ms },
     ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+    ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+    ...(settings.reasoningEffort !== undefined ? { reasoningEffort: settings.reasoningEffort } : {}),
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
   };
   return settings.provider === 'anthropic' ? new AnthropicProvider(options) : new OpenAIProvider(options);

@@ -11,7 +11,8 @@ import { applyRewind, describeCheckpoint, planRewind, removedPaths, restoredPath
 import { Store } from '../store/store';
 import { UsageError } from './args';
 import { SessionNotFoundError } from '../agent/loop';
-import { EXIT_OK, EXIT_USAGE, resolveWorkspace, stateDirFor, type CliProcess } from './main';
+import { EXIT_OK, EXIT_USAGE, type CliProcess } from './process';
+import { resolveWorkspace, stateDirFor } from './workspace';
 
 /** A rewind refused because it would overwrite changes made outside Zuno (rerun with --force). */
 export const EXIT_REFUSED = 3;

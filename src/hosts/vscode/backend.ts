@@ -6,15 +6,15 @@
  * snapshot or a command needs them.
  */
 import * as vscode from 'vscode';
-import { createProvider, createRuntime, type Runtime } from '../../agent/runtime';
-import { runAgent } from '../../agent/loop';
+import { createProvider, createRuntime, modelTuning, type Runtime } from '../../agent/runtime';
+import { compactSession } from '../../agent/compaction';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
 import type { ZunoConfig } from '../../core/config';
 import { ConfigError } from '../../core/errors';
 import type { ZunoEvent } from '../../core/events';
 import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
-import type { Scheduler } from '../../core/scheduler';
+import { agentRunner, contextWindowFor, type AgentRequest, type AgentRunResult } from '../../agent/loop';
 import type { CallEnvironment } from '../../core/tool';
 import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
 import type { SessionSummary, ViewStatus } from '../../webview/protocol';
@@ -82,8 +82,8 @@ export interface BackendOptions {
  */
 interface OpenRuntime {
   readonly runtime: Runtime;
-  readonly env: CallEnvironment;
-  readonly scheduler: Scheduler;
+  /** The agent loop bound to the runtime with the live scheduler and environment instead of its own. */
+  readonly run: (request: AgentRequest) => Promise<AgentRunResult>;
 }
 
 const NO_FOLDER = 'Open a folder first: Zuno works inside a workspace folder (File › Open Folder…).';
@@ -165,7 +165,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         return config;
       },
     };
-    return { runtime, env, scheduler: runtime.schedulerFor(env) };
+    const scheduler = runtime.schedulerFor(env);
+    return { runtime, run: agentRunner({ store: runtime.store, scheduler, registry: runtime.registry, env, events: runtime.events }) };
   }
 
   private validConfig(): ZunoConfig {
@@ -202,15 +203,10 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
   }
 
   async run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
-    const { runtime, env, scheduler } = await this.ensureRuntime();
+    const { runtime, run } = await this.ensureRuntime();
     const provider = await this.provider(this.validConfig());
-    const result = await runAgent({
-      store: runtime.store,
+    const result = await run({
       provider,
-      scheduler,
-      registry: runtime.registry,
-      env,
-      events: runtime.events,
       prompt,
       signal,
       ...(sessionId !== undefined ? { sessionId } : {}),
@@ -221,13 +217,21 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     }
   }
 
+  async compact(sessionId: string, signal: AbortSignal): Promise<boolean> {
+    const { runtime } = await this.ensureRuntime();
+    const config = this.validConfig();
+    const provider = await this.provider(config);
+    const window = await contextWindowFor(provider, config.model.context_window, signal);
+    return (await compactSession({ store: runtime.store, provider, events: runtime.events, sessionId, window, signal })) !== undefined;
+  }
+
   private async provider(config: ZunoConfig): Promise<ModelProvider> {
     const { provider, name, base_url: baseUrl } = config.model;
     if (provider === 'vscode-lm') return new LanguageModelProvider(await resolveChatModel(name));
     const hint = setupHint(config, this.languageModels);
     if (hint) throw new ConfigError(hint);
     const key = await this.options.apiKeys.get(config);
-    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms });
+    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms, ...modelTuning(config) });
   }
 
   status(running: boolean): ViewStatus {

@@ -33,6 +33,8 @@ export interface ChatBackend {
    * when the run is over; rejects when it cannot start (no model, invalid config, no ripgrep).
    */
   run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void>;
+  /** Compacts the session's turns before its newest one (issue 10 item 2); false when there were none. */
+  compact(sessionId: string, signal: AbortSignal): Promise<boolean>;
   status(running: boolean): ViewStatus;
   /** "Set up a model" from the view: the Select Model command. */
   configureModel(): void;
@@ -155,6 +157,7 @@ export class ChatController {
           approved: message.approved,
           ...(message.reason !== undefined ? { reason: message.reason } : {}),
           ...(message.allowLikeThis !== undefined ? { allowLikeThis: message.allowLikeThis } : {}),
+          ...(message.ruleChoice !== undefined ? { ruleChoice: message.ruleChoice } : {}),
         });
         return;
       case 'show-diff':
@@ -193,6 +196,27 @@ export class ChatController {
       this.partialText = '';
       this.liveOutput.clear();
       this.streamed.clear();
+      this.refreshStatus();
+    }
+  }
+
+  /**
+   * Compact Chat Context: runs like a turn (Cancel stops it, a message waits), so the chat's
+   * divider arrives as an event. Returns why nothing was done, for the caller to show.
+   */
+  async compact(): Promise<string | undefined> {
+    const sessionId = this.currentSession;
+    if (this.turn) return 'Zuno is working in this chat: compact it when the turn has finished.';
+    if (sessionId === undefined) return 'There is no chat to compact yet: send a message first.';
+    const turn: Turn = { controller: new AbortController(), sessionId };
+    this.turn = turn;
+    this.refreshStatus();
+    try {
+      return (await this.backend.compact(sessionId, turn.controller.signal)) ? undefined : 'Nothing to compact yet: the chat has no turns before its newest one.';
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    } finally {
+      this.turn = undefined;
       this.refreshStatus();
     }
   }
