@@ -220,7 +220,8 @@ export class ItemRenderer {
     const question = this.model.questions.get(card.callId);
     if (question !== undefined) node.append(this.question(question));
 
-    const rolledBack = rolledBackNote(card);
+    const restoredTo = card.rolledBackTo === undefined ? undefined : this.model.transcript.checkpointItem(card.rolledBackTo);
+    const rolledBack = rolledBackNote(card, restoredTo?.kind === 'user' ? restoredTo.text : undefined);
     if (rolledBack !== undefined) node.append(rolledBack);
     node.append(...this.details(card));
     return node;

@@ -5,7 +5,7 @@
  * restore puts files back and undoes nothing outside the workspace.
  */
 import { actionButton, element } from './dom';
-import { rewindSummary } from './presentation';
+import { clip, rewindSummary } from './presentation';
 import type { RewindItem, ToolItem, UserItem } from './transcript';
 import type { RewindState } from './view-model';
 
@@ -93,12 +93,13 @@ export function rewindRecord(item: RewindItem, rewind: RewindState | undefined):
   return node;
 }
 
-/** On a card whose changes a restore undid. */
-export function rolledBackNote(card: ToolItem): HTMLElement | undefined {
+/** On a card whose changes a restore undid; `message` is the one the files were restored to before. */
+export function rolledBackNote(card: ToolItem, message: string | undefined): HTMLElement | undefined {
   if (card.rolledBackTo === undefined) return undefined;
+  const to = message === undefined ? `checkpoint ${card.rolledBackTo}` : `before “${clip(message.replace(/\s+/g, ' ').trim(), 60)}”`;
   return element('div', {
     className: 'tool-rolled-back',
-    text: `Files rolled back: a restore to ${card.rolledBackTo} undid this call’s changes to the workspace’s files (not its effects outside the workspace).`,
+    text: `Files rolled back: restoring the files to ${to} undid this call’s changes to them (not its effects outside the workspace).`,
     attributes: { 'data-testid': 'rolled-back' },
   });
 }

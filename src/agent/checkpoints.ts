@@ -29,7 +29,7 @@ export const DISABLED_TEXT = 'Checkpoints are off (checkpoints.enabled is false)
  * the checkpoints of sessions no longer `kept` by the store are dropped and gc runs, never on a
  * turn's path. `enabled` is read at every turn, so the editor's setting applies without a reload.
  */
-export async function openCheckpoints(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly events: EventBus; readonly enabled: () => boolean; readonly kept?: (sessionId: string) => boolean }): Promise<RuntimeCheckpoints> {
+export async function openCheckpoints(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly events: EventBus; readonly enabled: () => boolean; readonly kept?: (sessionId: string) => boolean; readonly git?: string }): Promise<RuntimeCheckpoints> {
   const { events, enabled } = options;
   const engine = await ShadowCheckpoints.open(options);
   // Off the turn's path: the model's first answer takes a while, and the first checkpoint is then incremental.

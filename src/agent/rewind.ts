@@ -118,10 +118,20 @@ export async function previewRewind(shadow: ShadowCheckpoints, sessionId: string
       files.push(file);
       continue;
     }
-    const diff = await shadow.diff(now.tree, record.tree, change.path);
+    const diff = withoutGitHeader(await shadow.diff(now.tree, record.tree, change.path));
     files.push({ ...file, diff: diff.length > PREVIEW_DIFF_CHARS ? `${diff.slice(0, PREVIEW_DIFF_CHARS)}\n… (the diff goes on; ${diff.length - PREVIEW_DIFF_CHARS} more characters)\n` : diff });
   }
   return { ...plan, files };
+}
+
+/**
+ * A unified diff from its `---` line (or git's "Binary files … differ"): the `diff --git` and
+ * `index` lines say nothing to a reader. A change of mode alone has only the header, kept whole.
+ */
+function withoutGitHeader(diff: string): string {
+  const lines = diff.split('\n');
+  const start = lines.findIndex((line) => line.startsWith('--- ') || line.startsWith('Binary files '));
+  return start <= 0 ? diff : lines.slice(start).join('\n');
 }
 
 /** What rewinding to `checkpointId` would do, without diffs (a dry run). Changes nothing. */

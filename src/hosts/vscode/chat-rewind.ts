@@ -5,6 +5,7 @@
  * `src/agent/rewind.ts`: it refuses to overwrite files changed outside Zuno unless the user says
  * so, and takes a checkpoint first so it can be undone. A restore never runs during a turn.
  */
+import { isAbsolute, relative, resolve } from 'node:path';
 import { applyRewind, previewRewind, type RewindPreview } from '../../agent/rewind';
 import type { RuntimeCheckpoints } from '../../agent/checkpoints';
 import type { EventBus } from '../../core/events';
@@ -32,6 +33,16 @@ export interface ChatRewindsOptions {
   readonly running: () => boolean;
   /** Shows the forked chat. */
   readonly openSession: (sessionId: string) => Promise<boolean>;
+}
+
+/**
+ * The absolute path of a file the view names for a diff, or undefined when it would leave the
+ * workspace: the name comes from the webview, which is untrusted input.
+ */
+export function workspaceFile(workspace: string, path: string): string | undefined {
+  const absolute = resolve(workspace, path);
+  const inside = relative(workspace, absolute);
+  return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? undefined : absolute;
 }
 
 /** The view's preview of a rewind: the shared plan, in the protocol's shape. */

@@ -5,9 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { findCheckpoint } from '../../agent/rewind';
-import { RuntimeRewinds, type RewindBackend } from './chat-rewind';
+import { RuntimeRewinds, workspaceFile, type RewindBackend } from './chat-rewind';
 
 export const CHECKPOINT_SCHEME = 'zuno-checkpoint';
 
@@ -18,7 +18,8 @@ const checkpointUri = (sessionId: string, checkpointId: string, path: string): v
 export class EditorRewinds extends RuntimeRewinds implements RewindBackend, vscode.TextDocumentContentProvider {
   async showDiff(sessionId: string, checkpointId: string, path: string): Promise<void> {
     const { workspace } = await this.shadow();
-    const current = join(workspace, path);
+    const current = workspaceFile(workspace, path);
+    if (current === undefined) throw new Error(`"${path}" is not a file in the workspace; a restore shows diffs of workspace files only.`);
     const left = existsSync(current) ? vscode.Uri.file(current) : checkpointUri(sessionId, '-', path);
     const right = checkpointUri(sessionId, checkpointId, path);
     await vscode.commands.executeCommand('vscode.diff', left, right, `${basename(path)}: now ↔ restored (${checkpointId})`, { preview: true });

@@ -62,6 +62,7 @@ test('issue 13: a preview lists added, removed and modified files with a diff of
   assert.match(diff('kept.txt'), /^\+line 2$/m);
   assert.match(diff('gone.txt'), /^\+gone$/m);
   assert.match(diff('new/added.txt'), /^-added$/m);
+  assert.match(diff('kept.txt'), /^--- a\/kept\.txt\n\+\+\+ b\/kept\.txt\n@@/, 'the diff starts at its file names, without git\'s header');
   assert.deepEqual(preview.overLimit, ['huge.bin']);
   assert.equal(readFileSync(join(workspace, 'kept.txt'), 'utf8'), 'line 1\nline two\n', 'a preview changes nothing');
   assert.equal(existsSync(join(workspace, 'new', 'added.txt')), true);

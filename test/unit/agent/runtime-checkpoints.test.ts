@@ -7,11 +7,12 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { openCheckpoints } from '../../../src/agent/checkpoints';
 import { runAgent } from '../../../src/agent/loop';
 import { OpenAIProvider } from '../../../src/agent/openai';
 import { createRuntime } from '../../../src/agent/runtime';
 import { parseConfig } from '../../../src/core/config';
-import type { ZunoEvent } from '../../../src/core/events';
+import { EventBus, type ZunoEvent } from '../../../src/core/events';
 import { defineTool } from '../../../src/core/tool';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { startScriptedOpenAI } from '../../support/scripted-openai';
@@ -87,4 +88,22 @@ test('issue 13: a scheduler made for the editor environment takes the checkpoint
     ['turn', 'after-turn'],
     'git was not run for the turn taken with checkpoints off',
   );
+});
+
+test('issue 13: without git on PATH checkpoints are off: the runtime says why (for the editor status line), and the first change of each session tells it once, the turn going on', async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'zuno-rt-nogit-')));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const events = new EventBus();
+  const seen: ZunoEvent[] = [];
+  events.on((event) => seen.push(event));
+  const checkpoints = await openCheckpoints({ stateDir: join(root, 'state'), workspaceRoot: root, events, enabled: () => true, git: 'git-that-does-not-exist' });
+  cleanups.push(() => checkpoints.close());
+  assert.equal(checkpoints.shadow, undefined);
+  assert.match(checkpoints.off() ?? '', /Checkpoints are off: "git-that-does-not-exist" could not be run .*Install git/);
+  for (const turn of [1, 2]) {
+    checkpoints.recorder.beginPrompt('s1');
+    await checkpoints.recorder.beforeSideEffect('s1');
+    await checkpoints.recorder.endPrompt('s1');
+    assert.equal(seen.filter((event) => event.type === 'notice' && event.level === 'warning').length, 1, `turn ${turn}: told once per session`);
+  }
 });

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from '../../../../src/core/events';
 import { ShadowCheckpoints } from '../../../../src/hosts/node/checkpoints';
-import { ChatRewinds, RuntimeRewinds } from '../../../../src/hosts/vscode/chat-rewind';
+import { ChatRewinds, RuntimeRewinds, workspaceFile } from '../../../../src/hosts/vscode/chat-rewind';
 import { Store } from '../../../../src/store/store';
 import type { ToWebview } from '../../../../src/webview/protocol';
 import { makeTempDir, removeDir } from '../../../support/tool-context';
@@ -103,4 +103,9 @@ test('issue 13: "Restore and fork" restores the files and opens the new chat, wh
   const fork = opened[0] ?? '';
   assert.deepEqual(store.messages(fork), [], 'the fork ends before the first message');
   assert.deepEqual(store.events(fork).map((event) => event.type), ['notice']);
+});
+
+test('issue 13: a diff asked for by the view opens only files inside the workspace (the view is untrusted input)', () => {
+  assert.equal(workspaceFile('/w/project', 'src/a.ts'), '/w/project/src/a.ts');
+  for (const path of ['../secret.txt', '../../etc/passwd', '/etc/passwd', 'src/../../x', '.']) assert.equal(workspaceFile('/w/project', path), undefined, path);
 });
