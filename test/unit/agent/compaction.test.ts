@@ -250,3 +250,22 @@ test('issue 10 item 2: a context-length refusal compacts once and retries; a sec
   const refusedWork = alwaysRefused.server.chatRequests().filter((request) => !isSummaryRequest(request)).length - 2;
   assert.equal(refusedWork, 2, 'the refused request was retried once, compacted, and not again');
 });
+
+test('issue 10 item 2: when the summary request fails, the handoff still carries the facts from the store and the run goes on', async () => {
+  const script = (request: RecordedRequest, index: number): ScriptedReply => {
+    if (isSummaryRequest(request)) return { error: { status: 400, message: 'summaries are not available' } };
+    if (index === 0) return { toolCalls: [{ name: 'goal_update', arguments: { text: GOAL } }] };
+    return { text: 'Done.' };
+  };
+  const fixture = await session({}, script, {});
+  const first = await fixture.run('set the goal');
+  const second = await fixture.run('continue', { sessionId: first.sessionId, compact: true });
+  assert.equal(second.reason, 'done', second.error?.message);
+  const warning = second.events.find((event) => event.type === 'notice' && event.level === 'warning');
+  assert.match(warning?.type === 'notice' ? warning.text : '', /could not summarise the older turns.*without a summary/);
+  const compacted = second.events.find((event) => event.type === 'context-compacted');
+  assert.deepEqual(compacted?.type === 'context-compacted' && compacted.kept, ['2 requests', 'goal']);
+  const handoff = fixture.server.chatRequests().at(-1)?.body?.messages[1]?.content ?? '';
+  assert.match(handoff, new RegExp(`Goal \\(active\\): ${GOAL}`));
+  assert.doesNotMatch(handoff, /Summary of the earlier turns/);
+});
