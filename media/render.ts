@@ -79,6 +79,16 @@ export class ItemRenderer {
     }
     const node = message('assistant', 'Zuno', body);
     node.setAttribute('data-streaming', String(item.streaming));
+    if (item.reasoning !== undefined && item.reasoning !== '') {
+      // Collapsed: the thoughts are there to check, not to read by default.
+      const details = element(
+        'details',
+        { className: 'reasoning', attributes: { 'data-testid': 'reasoning' } },
+        element('summary', { text: 'Reasoning' }),
+        element('div', { className: 'reasoning-text plain', text: item.reasoning }),
+      );
+      body.before(details);
+    }
     return node;
   }
 

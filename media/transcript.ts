@@ -40,6 +40,8 @@ export interface AssistantItem extends ItemBase {
   text: string;
   /** True while deltas may still arrive; `assistant-message` carries the final text. */
   streaming: boolean;
+  /** A reasoning model's thoughts, shown collapsed (issue 10 item 4). */
+  reasoning?: string;
 }
 
 export interface ToolItem extends ItemBase {
@@ -165,7 +167,7 @@ export class Transcript {
         this.appendDelta(event.text);
         return;
       case 'assistant-message':
-        this.finishAssistant(event.text);
+        this.finishAssistant(event.text, event.reasoning);
         return;
       case 'tool-call-requested': {
         const card = this.ensureCard(event.call_id, event.tool);
@@ -388,17 +390,18 @@ export class Transcript {
     this.openAssistant = this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: true });
   }
 
-  private finishAssistant(text: string): void {
+  private finishAssistant(text: string, reasoning: string | undefined): void {
     const open = this.openAssistant;
     if (open !== undefined) {
       // The final text is authoritative: it replaces whatever the deltas added up to.
       open.text = text;
       open.streaming = false;
+      if (reasoning !== undefined) open.reasoning = reasoning;
       this.openAssistant = undefined;
       this.touch(open);
       return;
     }
-    this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: false });
+    this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: false, ...(reasoning !== undefined ? { reasoning } : {}) });
   }
 
   /**

@@ -192,6 +192,7 @@ export class SessionContext {
   private compaction: Compaction | undefined;
   private summary = '';
   private pruned = new Set<string>();
+  private readonly outcomes = new Map<string, string | undefined>();
   private budgetTokens: number;
 
   constructor(private readonly options: SessionContextOptions) {
@@ -220,8 +221,15 @@ export class SessionContext {
 
   /** The messages to send for this transcript. */
   view(transcript: readonly TranscriptMessage[]): TranscriptMessage[] {
-    const { store, sessionId } = this.options;
-    return contextView(transcript, this.compaction, this.pruned, (callId) => store.getCall(sessionId, callId)?.status);
+    return contextView(transcript, this.compaction, this.pruned, (callId) => this.outcome(callId));
+  }
+
+  /** A pruned call's recorded outcome, asked of the store once: a call with a result in the transcript has finished. */
+  private outcome(callId: string): string | undefined {
+    if (this.outcomes.has(callId)) return this.outcomes.get(callId);
+    const status = this.options.store.getCall(this.options.sessionId, callId)?.status;
+    this.outcomes.set(callId, status);
+    return status;
   }
 
   /**

@@ -346,7 +346,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
       contextWindow: window.tokens,
     });
     append(assistant);
-    events.emit(sessionId, { type: 'assistant-message', text: answer.text });
+    events.emit(sessionId, { type: 'assistant-message', text: answer.text, ...(answer.reasoning ? { reasoning: answer.reasoning } : {}) });
     if (calls.length === 0) {
       emitUsage(usage, answer.usage === undefined);
       return finish('done', lastText);

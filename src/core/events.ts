@@ -12,7 +12,8 @@ export type ZunoEventBody =
   | { type: 'session-finished'; reason: 'done' | 'step-limit' | 'cancelled' | 'error'; message?: string }
   | { type: 'user-message'; text: string }
   | { type: 'assistant-delta'; text: string }
-  | { type: 'assistant-message'; text: string }
+  /** `reasoning`: a reasoning model's thoughts for this answer (issue 10 item 4), shown collapsed. */
+  | { type: 'assistant-message'; text: string; reasoning?: string }
   | {
       type: 'tool-call-requested';
       call_id: string;

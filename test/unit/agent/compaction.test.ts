@@ -92,7 +92,7 @@ function bigFile(number: number, size: number): string {
 const GOAL = 'Audit every data file for the checksum mismatch reported in ticket 4711';
 const PROMPT = 'Read data-01.txt to data-30.txt one after the other and tell me which one has the mismatch. Keep the todo list current.';
 
-test('issue 10 item 2: thirty large reads against a 24k window end done, every request well formed, the last one still carrying the todos, the goal and the prompt', async () => {
+test('issue 10 item 2: thirty large reads against a 24k window end done, every request well formed, the last one still carrying the todos, the goal and the prompt', async (context) => {
   const files: Record<string, string> = {};
   for (let number = 1; number <= 30; number++) files[`data-${String(number).padStart(2, '0')}.txt`] = bigFile(number, 12_000);
   let step = 0;
@@ -134,6 +134,8 @@ test('issue 10 item 2: thirty large reads against a 24k window end done, every r
 
   const compacted = result.events.filter((event) => event.type === 'context-compacted');
   assert.ok(compacted.length >= 1, 'the session was compacted');
+  const largest = Math.max(...work.map((request) => Math.ceil(JSON.stringify(request.body).length / 4)));
+  context.diagnostic(`${compacted.length} compactions, ${fixture.server.refusedAsTooLong.length} refused as too long, largest request about ${largest} of 24,000 tokens`);
   assert.ok(chats.some((request) => bodyText(request).includes('[pruned] read data-')), 'old read outputs were pruned to stubs first');
   // The store keeps the whole history; only what is sent shrank.
   const stored = fixture.runtime.store.messages(result.sessionId);
@@ -191,6 +193,17 @@ test('issue 10 item 2: the handoff is rebuilt from the store: the prompts verbat
   // The newest turn (the prompt) is sent whole after the handoff; the old turns are not sent.
   assert.equal(sent.at(-1)?.content, 'now compact and continue');
   assert.ok(!sent.some((message) => message.role === 'tool'), 'the compacted tool results are not sent');
+
+  // A later run of the session restores the compaction from the stored event: the old turns stay unsent.
+  const third = await fixture.run('and one more thing', { sessionId: first.sessionId });
+  assert.equal(third.reason, 'done', third.error?.message);
+  const resumed = fixture.server.chatRequests().at(-1)?.body?.messages ?? [];
+  assert.match(resumed[1]?.content ?? '', /^Earlier turns of this session were compacted/);
+  assert.match(resumed[1]?.content ?? '', /MODEL-SUMMARY: wrote notes\.md\./);
+  assert.ok(!resumed.some((message) => message.role === 'tool'), 'the compacted tool results are still not sent');
+  assert.equal(resumed.at(-1)?.content, 'and one more thing');
+  assert.ok(fixture.server.chatRequests().filter(isSummaryRequest).length === 1, 'no second summary request');
+  assert.deepEqual(fixture.server.violations, []);
 });
 
 test('issue 10 item 2: a context-length refusal compacts once and retries; a second refusal ends the run naming model.context_window', async () => {
@@ -236,4 +249,23 @@ test('issue 10 item 2: a context-length refusal compacts once and retries; a sec
   assert.match(failed.error?.message ?? '', /still too long for the model's context.*model\.context_window/s);
   const refusedWork = alwaysRefused.server.chatRequests().filter((request) => !isSummaryRequest(request)).length - 2;
   assert.equal(refusedWork, 2, 'the refused request was retried once, compacted, and not again');
+});
+
+test('issue 10 item 2: when the summary request fails, the handoff still carries the facts from the store and the run goes on', async () => {
+  const script = (request: RecordedRequest, index: number): ScriptedReply => {
+    if (isSummaryRequest(request)) return { error: { status: 400, message: 'summaries are not available' } };
+    if (index === 0) return { toolCalls: [{ name: 'goal_update', arguments: { text: GOAL } }] };
+    return { text: 'Done.' };
+  };
+  const fixture = await session({}, script, {});
+  const first = await fixture.run('set the goal');
+  const second = await fixture.run('continue', { sessionId: first.sessionId, compact: true });
+  assert.equal(second.reason, 'done', second.error?.message);
+  const warning = second.events.find((event) => event.type === 'notice' && event.level === 'warning');
+  assert.match(warning?.type === 'notice' ? warning.text : '', /could not summarise the older turns.*without a summary/);
+  const compacted = second.events.find((event) => event.type === 'context-compacted');
+  assert.deepEqual(compacted?.type === 'context-compacted' && compacted.kept, ['2 requests', 'goal']);
+  const handoff = fixture.server.chatRequests().at(-1)?.body?.messages[1]?.content ?? '';
+  assert.match(handoff, new RegExp(`Goal \\(active\\): ${GOAL}`));
+  assert.doesNotMatch(handoff, /Summary of the earlier turns/);
 });

@@ -14,6 +14,7 @@ import { OpenAIProvider } from '../../../src/agent/openai';
 import type { HttpProviderOptions, ModelProvider } from '../../../src/agent/provider';
 import { createRuntime } from '../../../src/agent/runtime';
 import { parseConfig } from '../../../src/core/config';
+import type { ZunoEvent } from '../../../src/core/events';
 import type { ThinkingBlock, TranscriptMessage } from '../../../src/core/transcript';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { builtinToolRegistrations } from '../../../src/tools/index';
@@ -34,7 +35,7 @@ const options = (baseUrl: string, extra: Partial<HttpProviderOptions> = {}): Htt
 });
 
 /** Runs the real loop with the read tool over a workspace holding a.txt; returns the stored transcript. */
-async function runWithRead(provider: ModelProvider): Promise<{ reason: string; error?: Error; messages: TranscriptMessage[] }> {
+async function runWithRead(provider: ModelProvider): Promise<{ reason: string; error?: Error; messages: TranscriptMessage[]; events: ZunoEvent[] }> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'zuno-reasoning-')));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   const workspace = join(root, 'workspace');
@@ -49,6 +50,8 @@ async function runWithRead(provider: ModelProvider): Promise<{ reason: string; e
     registrations: builtinToolRegistrations().filter((registration) => registration.tool.name === 'read'),
   });
   cleanups.push(() => runtime.close());
+  const events: ZunoEvent[] = [];
+  runtime.events.on((event) => events.push(event));
   const result = await runAgent({
     store: runtime.store,
     provider,
@@ -59,7 +62,7 @@ async function runWithRead(provider: ModelProvider): Promise<{ reason: string; e
     prompt: 'read a.txt',
     signal: new AbortController().signal,
   });
-  return { reason: result.reason, ...(result.error ? { error: result.error } : {}), messages: runtime.store.messages(result.sessionId) };
+  return { reason: result.reason, ...(result.error ? { error: result.error } : {}), messages: runtime.store.messages(result.sessionId), events };
 }
 
 test('issue 10 item 4: Anthropic thinking blocks go back unchanged, signature included, first in the assistant turn of the tool results', async () => {
@@ -122,6 +125,11 @@ test('issue 10 item 4: OpenAI-compatible reasoning_content is kept on the stored
   assert.deepEqual(server.violations, []);
   const stored = run.messages.find((message) => message.role === 'assistant');
   assert.equal(stored?.role === 'assistant' && stored.reasoning, 'Need the file first.');
+  assert.deepEqual(
+    run.events.flatMap((event) => (event.type === 'assistant-message' ? [event.reasoning ?? null] : [])),
+    ['Need the file first.', null],
+    'the answer event carries its reasoning, for the chat to show collapsed',
+  );
   const [first, second] = server.chatRequests();
   const firstBody = first?.body as unknown as Record<string, unknown>;
   assert.equal(firstBody['reasoning_effort'], 'high');

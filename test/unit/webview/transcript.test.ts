@@ -195,3 +195,17 @@ test('issue 10 item 2: a context-compacted event draws a divider after the earli
     'Context compacted (the context was filling up): about 19,500 → 2,300 tokens. Messages above are no longer sent to the model. The model now gets a handoff with: 1 request, goal, 2 todos.',
   );
 });
+
+test("issue 10 item 4: an answer's reasoning is kept on its message, for the view to show collapsed", () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'assistant-delta', text: 'Reading.' }));
+  transcript.apply(event({ type: 'assistant-message', text: 'Reading.', reasoning: 'The user wants a.txt first.' }));
+  transcript.apply(event({ type: 'assistant-message', text: 'Done.' }));
+  assert.deepEqual(
+    transcript.items.map((item) => item.kind === 'assistant' && [item.text, item.reasoning ?? null]),
+    [
+      ['Reading.', 'The user wants a.txt first.'],
+      ['Done.', null],
+    ],
+  );
+});
