@@ -44,6 +44,9 @@ export { StateDirInUseError, StoreCorruptError, StoreStartupError, StoreUsageErr
 export { CALL_STATUSES, GOAL_STATUSES, MEMORY_STATUSES, SCHEMA_VERSION, SESSION_STATUSES, TODO_STATUSES } from './schema';
 export type { CallStatus, GoalStatus, MemoryStatus, SessionStatus, TodoStatus } from './schema';
 
+/** Sessions one store keeps open for writing at once; see evictIdleWriters. */
+export const MAX_OPEN_SESSIONS = 4;
+
 export interface StoreOptions {
   readonly stateDir: string;
   /** Where sql-wasm.wasm is; found beside the bundle or in the sql.js package when omitted. */
@@ -167,7 +170,12 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook {
   private writer(sessionId: string, mustExist = true): SessionDb {
     this.assertOpen();
     const open = this.writers.get(sessionId);
-    if (open) return open;
+    if (open) {
+      // Most recently used last, for eviction.
+      this.writers.delete(sessionId);
+      this.writers.set(sessionId, open);
+      return open;
+    }
     if (this.readOnly) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
     if (mustExist && !this.getSession(sessionId)) throw new StoreUsageError(`There is no session "${sessionId}" in ${this.stateDir}.`);
     const dir = this.sessionDir(sessionId);
@@ -182,10 +190,25 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook {
     });
     if (this.cached?.id === sessionId) this.dropCache();
     this.writers.set(sessionId, db);
+    this.evictIdleWriters(sessionId);
     // A crash between the database and session.json left the index without this session.
     const row = db.getSession(sessionId);
     if (row && readSessionFile(dir) === undefined) writeSessionFile(dir, row);
     return db;
+  }
+
+  /**
+   * Closes the least recently used sessions beyond MAX_OPEN_SESSIONS that have no call running
+   * here, releasing their locks: a long-lived editor host keeps the memory of a few sessions,
+   * not of every session it ever touched, and another process may then continue them.
+   */
+  private evictIdleWriters(keep: string): void {
+    for (const [id, db] of this.writers) {
+      if (this.writers.size <= MAX_OPEN_SESSIONS) return;
+      if (db.busy || id === keep) continue;
+      this.writers.delete(id);
+      db.closeSync();
+    }
   }
 
   /** A session listed in session.json whose database is gone is named, never shown as empty. */

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StateDirInUseError, Store, StoreCorruptError, StoreUsageError } from '../../../src/store/store';
+import { MAX_OPEN_SESSIONS, StateDirInUseError, Store, StoreCorruptError, StoreUsageError } from '../../../src/store/store';
 import { FIXTURE_0_1_0, FIXTURE_SESSIONS } from '../../support/make-store-fixture';
 import { callFinish, callStart, temporaryDirectory } from '../../support/store-fixtures';
 
@@ -256,4 +256,24 @@ test('issue 9 migration: a split cut off before store.json is redone from the ol
   assert.equal(existsSync(join(stateDir, 'journal.jsonl')), false);
   assert.match(warnings.join('\n'), /Renamed .*journal\.jsonl\.migrated-.*: this store was already split/);
   assert.deepEqual(await contents(stateDir, true), before, 'not split twice');
+});
+
+test('issue 9: a long-lived store keeps at most MAX_OPEN_SESSIONS sessions open, releasing the locks of idle ones, never of one with a call running', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const store = await openStore(context, stateDir);
+  store.createSession({ id: 'running', workspace: '/w' });
+  await store.recordStart(callStart('running', 'c1'));
+  const ids = Array.from({ length: MAX_OPEN_SESSIONS + 2 }, (_, index) => `s${index}`);
+  for (const id of ids) store.createSession({ id, workspace: '/w' });
+  const locked = (id: string): boolean => existsSync(join(sessionFolder(stateDir, id), 'lock'));
+  assert.equal(locked('running'), true, 'a session with a call running stays open');
+  assert.deepEqual(ids.filter(locked), ids.slice(-(MAX_OPEN_SESSIONS - 1)), 'the most recent idle sessions stay open');
+  // An evicted session can be written by another store, and reopened here afterwards.
+  const other = await openStore(context, stateDir);
+  other.appendMessage('s0', { role: 'user', content: 'from the other store' });
+  await other.close();
+  store.appendMessage('s0', { role: 'user', content: 'back here' });
+  assert.deepEqual(store.messages('s0').map((message) => message.content), ['from the other store', 'back here']);
+  await store.recordFinish(callFinish('running', 'c1'));
+  assert.equal(store.getCall('running', 'c1')?.status, 'ok');
 });
