@@ -97,6 +97,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     stateDir: options.stateDir,
     background,
     workState: store,
+    history: store,
     ...(config.memory.enabled ? { memories: store } : {}),
   };
   const env: CallEnvironment = options.models

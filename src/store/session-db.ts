@@ -475,6 +475,19 @@ export class SessionDb {
     ]);
   }
 
+  /** Messages after `seq`, with their seq (the search index catches up from there). */
+  messagesAfter(sessionId: string, seq: number): { seq: number; message: TranscriptMessage }[] {
+    return this.all('SELECT seq, json FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq', [sessionId, seq]).map((row) => ({
+      seq: integer(row, 'seq'),
+      message: JSON.parse(text(row, 'json')) as TranscriptMessage,
+    }));
+  }
+
+  messageAt(sessionId: string, seq: number): TranscriptMessage | undefined {
+    const row = this.one('SELECT json FROM messages WHERE session_id = ? AND seq = ?', [sessionId, seq]);
+    return row ? (JSON.parse(text(row, 'json')) as TranscriptMessage) : undefined;
+  }
+
   messages(sessionId: string): TranscriptMessage[] {
     return this.all('SELECT json FROM messages WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => JSON.parse(text(row, 'json')) as TranscriptMessage);
   }

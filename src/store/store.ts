@@ -20,6 +20,7 @@ import type { CallFinish, CallLedger, CallStart } from '../core/ledger';
 import type { ZunoEvent } from '../core/events';
 import type { TranscriptMessage } from '../core/transcript';
 import type { Goal, MemoryBook, TodoChange, TodoItem, WorkStateStore } from '../core/work-state';
+import type { PastSession, SessionHistory } from '../core/history';
 import { StoreCorruptError, StoreUsageError } from './errors';
 import { MEMORIES_FILE, readLayout, readSessionFile, scanSessions, sessionDir, writeLayout, writeSessionFile } from './layout';
 import { acquireLock } from './lock';
@@ -29,6 +30,8 @@ import type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } 
 import type { GoalStatus, MemoryStatus, SessionStatus } from './schema';
 import { DEFAULT_COMPACTION, JOURNAL_FILE, SNAPSHOT_FILE, SessionDb } from './session-db';
 import type { CompactionPolicy, ModelRequestUsage } from './session-db';
+import { SearchIndex, filesKey } from './search';
+import type { SearchHit, SearchOptions } from './search';
 import { hasLegacyStore, readLegacySessions, renameLegacyFiles, splitStateDir } from './split';
 import { loadSqlJs } from './sqljs';
 
@@ -72,19 +75,6 @@ interface CachedReader {
   readonly db: SessionDb;
 }
 
-function filesKey(dir: string): string {
-  return [SNAPSHOT_FILE, JOURNAL_FILE]
-    .map((name) => {
-      try {
-        const stat = statSync(join(dir, name));
-        return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-      } catch {
-        return '-';
-      }
-    })
-    .join('|');
-}
-
 const hasDatabase = (dir: string): boolean => existsSync(join(dir, SNAPSHOT_FILE)) || existsSync(join(dir, JOURNAL_FILE));
 
 function directoryBytes(dir: string): number {
@@ -99,7 +89,7 @@ function directoryBytes(dir: string): number {
   return total;
 }
 
-export class Store implements CallLedger, WorkStateStore, MemoryBook {
+export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHistory {
   /** Sessions this process writes, each holding its folder's lock. */
   private readonly writers = new Map<string, SessionDb>();
   private cached: CachedReader | undefined;
@@ -365,6 +355,26 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook {
     const aside = join(this.stateDir, 'sessions', `.deleted-${randomUUID()}`);
     renameSync(dir, aside);
     rmSync(aside, { recursive: true, force: true });
+  }
+
+  // ---- history: search and reading past sessions ---------------------------------------------
+
+  /**
+   * Sessions whose prompts, answers or tool outputs contain every word of `query`, best first,
+   * with excerpts (see search.ts). Brings the search index up to date first: the cost of a
+   * search is the sessions that changed since the last one, plus the query.
+   */
+  searchSessions(query: string, options: SearchOptions): SearchHit[] {
+    this.assertOpen();
+    const sessions = this.listSummaries().map(({ bytes: _bytes, dir, ...row }) => ({ row, dir }));
+    return new SearchIndex(this.SQL, this.stateDir, this.readOnly || this.legacy !== undefined, this.warn).search(query, sessions, (id) => this.reader(id), options);
+  }
+
+  /** One session's row and transcript; undefined when there is no such session. */
+  readSession(sessionId: string): PastSession | undefined {
+    const row = this.getSession(sessionId);
+    if (!row) return undefined;
+    return { ...row, messages: this.messages(sessionId) };
   }
 
   // ---- transcript and events -----------------------------------------------------------------
