@@ -25,6 +25,7 @@ import type { ApiKeySource } from '../agent/provider';
 import { createProvider, createRuntime, type ProviderSettings, type Runtime } from '../agent/runtime';
 import { modelSource } from '../agent/delegation';
 import { listCheckpoints, rewind } from './checkpoints-command';
+import { runSessionsCommand } from './sessions-command';
 import packageJson from '../../package.json';
 
 export const EXIT_OK = 0;
@@ -443,6 +444,8 @@ export async function runCli(io: CliProcess): Promise<number> {
         return await listCheckpoints(command, io);
       case 'rewind':
         return await rewind(command, io);
+      case 'sessions':
+        return await runSessionsCommand(command, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {

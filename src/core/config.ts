@@ -219,6 +219,13 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   memory: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+  /** Retention of past sessions (issue 9); unset keeps everything. Sessions beyond either limit are deleted when Zuno starts. */
+  history: z
+    .strictObject({
+      max_sessions: z.number().int().min(1).optional(),
+      max_age_days: z.number().int().min(1).optional(),
+    })
+    .prefault({}),
   council: z.strictObject({ members: z.array(councilMemberSchema).default([]) }).prefault({}),
   agents: z.record(z.string(), agentSchema).default({}),
   /** MCP servers by name (issue 11); their tools are offered as `mcp__<server>__<tool>`. */

@@ -21,7 +21,7 @@ import type { ZunoEvent } from '../core/events';
 import type { TranscriptMessage } from '../core/transcript';
 import type { Goal, MemoryBook, TodoChange, TodoItem, WorkStateStore } from '../core/work-state';
 import type { PastSession, SessionHistory } from '../core/history';
-import { StoreCorruptError, StoreUsageError } from './errors';
+import { StateDirInUseError, StoreCorruptError, StoreUsageError } from './errors';
 import { MEMORIES_FILE, readLayout, readSessionFile, scanSessions, sessionDir, writeLayout, writeSessionFile } from './layout';
 import { acquireLock } from './lock';
 import { MemoryLog } from './memories';
@@ -46,6 +46,12 @@ export type { RecoveryNotice } from './recovery';
 export { StateDirInUseError, StoreCorruptError, StoreStartupError, StoreUsageError, WorkStateError } from './errors';
 export { CALL_STATUSES, GOAL_STATUSES, MEMORY_STATUSES, SCHEMA_VERSION, SESSION_STATUSES, TODO_STATUSES } from './schema';
 export type { CallStatus, GoalStatus, MemoryStatus, SessionStatus, TodoStatus } from './schema';
+
+/** `history` in the config: unset limits keep everything. */
+export interface RetentionPolicy {
+  readonly max_sessions?: number | undefined;
+  readonly max_age_days?: number | undefined;
+}
 
 /** Sessions one store keeps open for writing at once; see evictIdleWriters. */
 export const MAX_OPEN_SESSIONS = 4;
@@ -296,7 +302,8 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
       }
     } else {
       const scan = scanSessions(this.stateDir);
-      for (const { row, dir } of scan.sessions) rows.push({ ...(this.writers.get(row.id)?.getSession(row.id) ?? row), bytes: directoryBytes(dir), dir });
+      // session.json is rewritten on every change of the row, so it is current for open sessions too.
+      for (const { row, dir } of scan.sessions) rows.push({ ...row, bytes: directoryBytes(dir), dir });
       for (const dir of scan.unindexed) {
         try {
           const row = this.unindexedRow(dir);
@@ -355,6 +362,29 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     const aside = join(this.stateDir, 'sessions', `.deleted-${randomUUID()}`);
     renameSync(dir, aside);
     rmSync(aside, { recursive: true, force: true });
+  }
+
+  /**
+   * Deletes the sessions beyond `history.max_sessions` (the least recently updated first) and
+   * those not updated for `history.max_age_days`. Sessions another process writes, and those
+   * this store has open, are kept. Returns the ids deleted.
+   */
+  applyRetention(policy: RetentionPolicy, now = Date.now()): string[] {
+    if (this.readOnly || (policy.max_sessions === undefined && policy.max_age_days === undefined)) return [];
+    const sessions = this.listSummaries();
+    const cutoff = policy.max_age_days === undefined ? -Infinity : now - policy.max_age_days * 24 * 60 * 60 * 1000;
+    const doomed = sessions.filter((session, index) => (policy.max_sessions !== undefined && index >= policy.max_sessions) || session.updatedAt < cutoff);
+    const deleted: string[] = [];
+    for (const session of doomed) {
+      if (this.writers.has(session.id)) continue;
+      try {
+        this.deleteSession(session.id);
+        deleted.push(session.id);
+      } catch (error) {
+        if (!(error instanceof StateDirInUseError)) this.warn(`Could not delete session ${session.id} (history retention): ${(error as Error).message}`);
+      }
+    }
+    return deleted;
   }
 
   // ---- history: search and reading past sessions ---------------------------------------------

@@ -277,3 +277,23 @@ test('issue 9: a long-lived store keeps at most MAX_OPEN_SESSIONS sessions open,
   await store.recordFinish(callFinish('running', 'c1'));
   assert.equal(store.getCall('running', 'c1')?.status, 'ok');
 });
+
+test('issue 9: retention deletes sessions beyond history.max_sessions and older than history.max_age_days; unset keeps everything', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await withSessions(stateDir, ['oldest', 'older', 'newer', 'newest']);
+  const day = 24 * 60 * 60 * 1000;
+  const store = await openStore(context, stateDir);
+  // Dates as if written over several days: session.json is what listing and retention read.
+  const ages: Record<string, number> = { oldest: 40, older: 20, newer: 2, newest: 1 };
+  const now = Date.now();
+  for (const [id, age] of Object.entries(ages)) {
+    const path = join(sessionFolder(stateDir, id), 'session.json');
+    writeFileSync(path, JSON.stringify({ ...(JSON.parse(readFileSync(path, 'utf8')) as object), updatedAt: now - age * day }));
+  }
+  assert.deepEqual(store.applyRetention({}), [], 'no limits: everything is kept');
+  assert.deepEqual(store.applyRetention({ max_age_days: 30 }, now), ['oldest']);
+  // An event opens the session for writing here without changing its date.
+  store.recordEvent({ type: 'notice', level: 'info', text: 'open in this store', ts: now, session_id: 'older' });
+  assert.deepEqual(store.applyRetention({ max_sessions: 1 }, now), ['newer'], 'newest is within the limit; older is open here and kept');
+  assert.deepEqual(store.listSessions().map((session) => session.id).sort(), ['newest', 'older']);
+});
