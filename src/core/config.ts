@@ -219,11 +219,11 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   memory: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
-  /** Retention of past sessions (issue 9); unset keeps everything. Sessions beyond either limit are deleted when Zuno starts. */
+  /** Retention of past sessions (issue 9); 0 keeps everything. Sessions beyond either limit are deleted when Zuno starts. */
   history: z
     .strictObject({
-      max_sessions: z.number().int().min(1).optional(),
-      max_age_days: z.number().int().min(1).optional(),
+      max_sessions: boundedInt(0, 1_000_000, 0),
+      max_age_days: boundedInt(0, 36_500, 0),
     })
     .prefault({}),
   council: z.strictObject({ members: z.array(councilMemberSchema).default([]) }).prefault({}),

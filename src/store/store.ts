@@ -47,7 +47,7 @@ export { StateDirInUseError, StoreCorruptError, StoreStartupError, StoreUsageErr
 export { CALL_STATUSES, GOAL_STATUSES, MEMORY_STATUSES, SCHEMA_VERSION, SESSION_STATUSES, TODO_STATUSES } from './schema';
 export type { CallStatus, GoalStatus, MemoryStatus, SessionStatus, TodoStatus } from './schema';
 
-/** `history` in the config: unset limits keep everything. */
+/** `history` in the config: a limit that is unset or 0 keeps everything. */
 export interface RetentionPolicy {
   readonly max_sessions?: number | undefined;
   readonly max_age_days?: number | undefined;
@@ -370,10 +370,12 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
    * this store has open, are kept. Returns the ids deleted.
    */
   applyRetention(policy: RetentionPolicy, now = Date.now()): string[] {
-    if (this.readOnly || (policy.max_sessions === undefined && policy.max_age_days === undefined)) return [];
+    const maxSessions = policy.max_sessions || undefined;
+    const maxAgeDays = policy.max_age_days || undefined;
+    if (this.readOnly || (maxSessions === undefined && maxAgeDays === undefined)) return [];
     const sessions = this.listSummaries();
-    const cutoff = policy.max_age_days === undefined ? -Infinity : now - policy.max_age_days * 24 * 60 * 60 * 1000;
-    const doomed = sessions.filter((session, index) => (policy.max_sessions !== undefined && index >= policy.max_sessions) || session.updatedAt < cutoff);
+    const cutoff = maxAgeDays === undefined ? -Infinity : now - maxAgeDays * 24 * 60 * 60 * 1000;
+    const doomed = sessions.filter((session, index) => (maxSessions !== undefined && index >= maxSessions) || session.updatedAt < cutoff);
     const deleted: string[] = [];
     for (const session of doomed) {
       if (this.writers.has(session.id)) continue;

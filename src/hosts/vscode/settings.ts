@@ -129,6 +129,8 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     maximum: 10_000_000,
   },
   'memory.enabled': { description: 'Offers the memory_propose tool.' },
+  'history.max_sessions': { description: 'Keep at most this many past sessions of a workspace; older ones are deleted when Zuno starts. 0 keeps all.' },
+  'history.max_age_days': { description: 'Delete past sessions not updated for this many days when Zuno starts. 0 keeps all.' },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {
     description:

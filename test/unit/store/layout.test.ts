@@ -291,6 +291,7 @@ test('issue 9: retention deletes sessions beyond history.max_sessions and older 
     writeFileSync(path, JSON.stringify({ ...(JSON.parse(readFileSync(path, 'utf8')) as object), updatedAt: now - age * day }));
   }
   assert.deepEqual(store.applyRetention({}), [], 'no limits: everything is kept');
+  assert.deepEqual(store.applyRetention({ max_sessions: 0, max_age_days: 0 }, now), [], 'the defaults (0) keep everything');
   assert.deepEqual(store.applyRetention({ max_age_days: 30 }, now), ['oldest']);
   // An event opens the session for writing here without changing its date.
   store.recordEvent({ type: 'notice', level: 'info', text: 'open in this store', ts: now, session_id: 'older' });
