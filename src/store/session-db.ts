@@ -190,9 +190,9 @@ export class SessionDb {
   private constructor(
     private readonly db: Database,
     readonly stateDir: string,
-    readonly readOnly: boolean,
-    private readonly journal: JournalWriter | undefined,
-    private readonly lock: LockHandle | undefined,
+    private writable: boolean,
+    private journal: JournalWriter | undefined,
+    private lock: LockHandle | undefined,
     private snapshotBytes: number,
     private readonly compaction: CompactionPolicy,
     private readonly warn: (message: string) => void,
@@ -228,8 +228,10 @@ export class SessionDb {
         // A live writer may be in the middle of this very line; it is simply not visible yet.
         warn(`Ignoring the unfinished last line of ${journalPath} (line ${torn.line}).`);
       }
-      store = new SessionDb(loaded.db, dir, readOnly, journal, lock, loaded.snapshotBytes, options.compaction, warn);
+      store = new SessionDb(loaded.db, dir, !readOnly, journal, lock, loaded.snapshotBytes, options.compaction, warn);
       store.migrate();
+      // What a read-only load saw: enough to turn it into the writer later (promote) if nothing changed meanwhile.
+      if (readOnly && !torn) store.loadedJournal = { lastSeq: loaded.journal.lastSeq, validLength: loaded.journal.validLength };
       return store;
     } catch (error) {
       if (store) store.closeSync();
@@ -240,6 +242,37 @@ export class SessionDb {
       throw error;
     }
   }
+
+  private loadedJournal: { readonly lastSeq: number; readonly validLength: number } | undefined;
+
+  get readOnly(): boolean {
+    return !this.writable;
+  }
+
+  /**
+   * Turns a read-only load into the session's writer, without loading it again (resuming a
+   * session that was just shown). Takes the lock, then checks that the files are still as they
+   * were loaded (`unchanged`, called with the lock held); returns false, having released the
+   * lock, when they are not, or when the load was not clean (a torn line, schema migrations in
+   * memory only): the caller then opens the session afresh.
+   */
+  promote(lockSubject: LockSubject, unchanged: () => boolean): boolean {
+    const loaded = this.loadedJournal;
+    if (this.writable || this.closed || !loaded || assertKnownVersion(this.db, this.stateDir) !== SCHEMA_VERSION || this.migratedInMemory) return false;
+    const lock = acquireLock(this.stateDir, lockSubject);
+    if (!unchanged()) {
+      lock.release();
+      return false;
+    }
+    const leftover = join(this.stateDir, `${SNAPSHOT_FILE}.tmp`);
+    if (existsSync(leftover)) unlinkSync(leftover);
+    this.journal = new JournalWriter(join(this.stateDir, JOURNAL_FILE), loaded.lastSeq, loaded.validLength);
+    this.lock = lock;
+    this.writable = true;
+    return true;
+  }
+
+  private migratedInMemory = false;
 
   /** A read-only view of a database built in memory (a pre-issue-9 store split per session, read without writing). */
   static inMemory(db: Database, label: string, warn: (message: string) => void): SessionDb {
@@ -256,8 +289,10 @@ export class SessionDb {
         ...migration.statements.map((sql): JournalOperation => [sql, []]),
         [`PRAGMA user_version = ${migration.version}`, []],
       ];
-      if (this.readOnly) this.transaction(operations);
-      else this.write(operations);
+      if (this.readOnly) {
+        this.transaction(operations);
+        this.migratedInMemory = true;
+      } else this.write(operations);
     }
   }
 

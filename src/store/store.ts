@@ -177,14 +177,13 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     const dir = this.sessionDir(sessionId);
     if (mustExist) this.assertDatabase(sessionId, dir);
     mkdirSync(join(this.stateDir, 'sessions'), { recursive: true });
-    const db = SessionDb.open(this.SQL, {
-      dir,
-      readOnly: false,
-      warn: this.warn,
-      compaction: this.compaction,
-      lockSubject: { name: `The session ${sessionId} in the state dir ${this.stateDir}`, alternative: 'start a new session instead' },
-    });
-    if (this.cached?.id === sessionId) this.dropCache();
+    const lockSubject = { name: `The session ${sessionId} in the state dir ${this.stateDir}`, alternative: 'start a new session instead' };
+    // Resuming a session just shown: the copy already loaded becomes the writer if its files did not change.
+    const cached = this.cached?.id === sessionId ? this.cached : undefined;
+    const promoted = cached !== undefined && cached.db.promote(lockSubject, () => filesKey(dir) === cached.key);
+    if (cached) this.cached = undefined;
+    if (cached && !promoted) cached.db.closeSync();
+    const db = promoted ? cached.db : SessionDb.open(this.SQL, { dir, readOnly: false, warn: this.warn, compaction: this.compaction, lockSubject });
     this.writers.set(sessionId, db);
     this.evictIdleWriters(sessionId);
     // A crash between the database and session.json left the index without this session.

@@ -298,3 +298,22 @@ test('issue 9: retention deletes sessions beyond history.max_sessions and older 
   assert.deepEqual(store.applyRetention({ max_sessions: 1 }, now), ['newer'], 'newest is within the limit; older is open here and kept');
   assert.deepEqual(store.listSessions().map((session) => session.id).sort(), ['newest', 'older']);
 });
+
+test('issue 9: resuming a session just shown turns the loaded copy into the writer, unless another process wrote it in between', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await withSessions(stateDir, ['s1']);
+  const store = await openStore(context, stateDir);
+  assert.equal(store.messages('s1').length, 1, 'shown: loaded read-only');
+  store.appendMessage('s1', { role: 'user', content: 'resumed' });
+  await store.recordStart(callStart('s1', 'c2'));
+  await store.close();
+  const reopened = await openStore(context, stateDir);
+  assert.deepEqual(reopened.messages('s1').map((message) => message.content), ['hello s1', 'resumed'], 'the promoted writer continued the journal in sequence');
+  assert.equal(reopened.getCall('s1', 'c2')?.status, 'running');
+  // Another store writes between this one's read and its first write.
+  const other = await Store.open({ stateDir });
+  other.appendMessage('s1', { role: 'user', content: 'from the other store' });
+  await other.close();
+  reopened.appendMessage('s1', { role: 'user', content: 'after it' });
+  assert.deepEqual(reopened.messages('s1').map((message) => message.content), ['hello s1', 'resumed', 'from the other store', 'after it']);
+});
