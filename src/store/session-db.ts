@@ -74,6 +74,12 @@ export interface SessionDbOptions {
   readonly lockSubject?: LockSubject;
 }
 
+/** A transcript message as stored: a tool result may refer to its call's output instead of repeating it (schema 4). */
+type StoredMessage = TranscriptMessage | { readonly role: 'tool'; readonly callId: string; readonly toolName: string; readonly contentInCall: true };
+
+/** Shorter tool results are kept as they are: the reference would save next to nothing. */
+const MIN_SHARED_OUTPUT = 256;
+
 /** Calls in the order the model gave them: by turn, then position (C2); calls without a turn by when first recorded. */
 function callOrder(table = ''): string {
   const turn = `${table}turn`;
@@ -504,27 +510,43 @@ export class SessionDb {
   /** Appends one message to the session's transcript (in the OS on return; fsync'd at the next durable point). */
   appendMessage(sessionId: string, message: TranscriptMessage): void {
     this.requireSession(sessionId);
+    // Each output is stored once (issue 9): a tool result that is its call's stored output refers to it.
+    const stored: StoredMessage =
+      message.role === 'tool' && message.content.length >= MIN_SHARED_OUTPUT && this.callRow(sessionId, message.callId)?.output === message.content
+        ? { role: 'tool', callId: message.callId, toolName: message.toolName, contentInCall: true }
+        : message;
     this.write([
-      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)', [sessionId, this.nextSeq('messages', sessionId), JSON.stringify(message)]],
+      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)', [sessionId, this.nextSeq('messages', sessionId), JSON.stringify(stored)]],
       ['UPDATE sessions SET updated_at = ? WHERE id = ?', [Date.now(), sessionId]],
     ]);
+  }
+
+  /** A stored message as the transcript has it: a tool result kept in its call gets its text back. */
+  private decodeMessage(sessionId: string, json: string): TranscriptMessage {
+    const stored = JSON.parse(json) as StoredMessage;
+    if (!('contentInCall' in stored)) return stored;
+    const output = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, stored.callId])?.['output'];
+    if (typeof output !== 'string') {
+      throw new StoreCorruptError(`The transcript of session ${sessionId} in ${this.stateDir} refers to the output of call ${stored.callId}, which is not stored. Move ${this.stateDir} aside.`);
+    }
+    return { role: 'tool', callId: stored.callId, toolName: stored.toolName, content: output };
   }
 
   /** Messages after `seq`, with their seq (the search index catches up from there). */
   messagesAfter(sessionId: string, seq: number): { seq: number; message: TranscriptMessage }[] {
     return this.all('SELECT seq, json FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq', [sessionId, seq]).map((row) => ({
       seq: integer(row, 'seq'),
-      message: JSON.parse(text(row, 'json')) as TranscriptMessage,
+      message: this.decodeMessage(sessionId, text(row, 'json')),
     }));
   }
 
   messageAt(sessionId: string, seq: number): TranscriptMessage | undefined {
     const row = this.one('SELECT json FROM messages WHERE session_id = ? AND seq = ?', [sessionId, seq]);
-    return row ? (JSON.parse(text(row, 'json')) as TranscriptMessage) : undefined;
+    return row ? this.decodeMessage(sessionId, text(row, 'json')) : undefined;
   }
 
   messages(sessionId: string): TranscriptMessage[] {
-    return this.all('SELECT json FROM messages WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => JSON.parse(text(row, 'json')) as TranscriptMessage);
+    return this.all('SELECT json FROM messages WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => this.decodeMessage(sessionId, text(row, 'json')));
   }
 
   /**

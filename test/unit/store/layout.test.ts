@@ -133,9 +133,17 @@ test('issue 9: each output is stored once: the finish journal line holds it once
   const output = `unique-output-${'y'.repeat(8000)}`;
   await store.recordStart(callStart('s1', 'c1'));
   await store.recordFinish(callFinish('s1', 'c1', { output }));
+  // The loop then appends the same text as the tool result of the transcript.
+  store.appendMessage('s1', { role: 'tool', callId: 'c1', toolName: 'shell', content: output });
+  store.appendMessage('s1', { role: 'tool', callId: 'c1', toolName: 'shell', content: `${output} (edited for the model)` });
   const journal = readFileSync(join(sessionFolder(stateDir, 's1'), 'journal.jsonl'), 'utf8');
-  assert.equal(journal.split('unique-output-').length - 1, 1, 'the 8 KB output is written once');
+  assert.equal(journal.split('unique-output-').length - 1, 2, 'the 8 KB output is written once, plus the tool result that differs from it');
   assert.equal(store.callAttempts('s1', 'c1')[0]?.output, output);
+  assert.deepEqual(
+    store.messages('s1').map((message) => message.content),
+    [output, `${output} (edited for the model)`],
+    'the transcript reads back whole',
+  );
   // R2: a retried Safe call keeps the failed attempt's own output on its attempt row.
   const safe = { tool: 'webfetch', declarations: { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' } } as const;
   await store.recordStart(callStart('s1', 'fetch', safe));
