@@ -52,7 +52,9 @@ function sessionSnapshot(SQL: SqlJsStatic, id: string, calls: number, words: (in
   );
   const attempt = db.prepare(`INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at, finished_at, duration_ms) VALUES (?, ?, 1, 'ok', ?, ?, 5)`);
   for (let index = 1; index <= calls; index++) {
-    message.run([id, index, JSON.stringify({ role: 'assistant', content: `step ${index} ${words(index)}`, toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{}' }] })]);
+    message.run([id, 2 * index - 1, JSON.stringify({ role: 'assistant', content: `step ${index} ${words(index)}`, toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{}' }] })]);
+    // The tool result as the store keeps it when it equals the call's output: a reference (schema 4).
+    message.run([id, 2 * index, JSON.stringify({ role: 'tool', callId: `c${index}`, toolName: 'shell', contentInCall: true })]);
     call.run([id, `c${index}`, index, index, JSON.stringify({ command: `make target-${index}` }), `${words(index)} ${output(index)}`, index, index + 5]);
     attempt.run([id, `c${index}`, index, index + 5]);
   }
@@ -194,12 +196,16 @@ export default async function storeBench(): Promise<BenchResult[]> {
       writer.appendMessage('disk', { role: 'user', content: prompt });
       await writer.recordStart({ sessionId: 'disk', callId: `c${index}`, turn: index, position: 0, tool: 'shell', argumentsJson: '{"command":"make"}', declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' }, attempt: 1, startedAt: Date.now() });
       await writer.recordFinish({ sessionId: 'disk', callId: `c${index}`, outcome: 'ok', output: output(index), truncated: false, attempt: 1, finishedAt: Date.now(), durationMs: 1 });
+      // As the loop does: the assistant message that asked for the call, and the tool result.
+      writer.appendMessage('disk', { role: 'assistant', content: '', toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{"command":"make"}' }] });
+      writer.appendMessage('disk', { role: 'tool', callId: `c${index}`, toolName: 'shell', content: output(index) });
       held += Buffer.byteLength(prompt) + Buffer.byteLength(output(index));
     }
     await writer.close();
-    results.push({ name: 'state on disk for 1,000 calls of 8 KB written through the store (snapshot + journal)', value: directoryBytes(diskDir) / 2 ** 20, unit: 'MiB', baseline: { name: 'the bytes of the outputs and prompts it holds', value: held / 2 ** 20 }, detail: 'target ≤ 1.3×; the transcript messages of tool results are not included here (the loop appends them too)' });
+    results.push({ name: 'state on disk for 1,000 calls of 8 KB written through the store (snapshot + journal)', value: directoryBytes(diskDir) / 2 ** 20, unit: 'MiB', baseline: { name: 'the bytes of the outputs and prompts it holds, each output counted once', value: held / 2 ** 20 }, detail: 'target ≤ 1.3×; written as the loop writes them: prompt, assistant message, call start and finish, tool result' });
 
-    // Resuming a session of 5,000 calls: open, read its transcript and calls, recover (takes its lock).
+    // Resuming a session of 5,000 calls as the loop does: open, read its transcript (tool results
+    // included), recover (which takes its lock) and read the notices.
     const resumeDir = historyDir(SQL, 0);
     dirs.push(resumeDir);
     mkdirSync(join(resumeDir, 'sessions', 'big'));
@@ -210,13 +216,13 @@ export default async function storeBench(): Promise<BenchResult[]> {
       const begin = performance.now();
       const store = await Store.open({ stateDir: resumeDir });
       store.messages('big');
-      store.calls('big');
       store.recoverInterrupted('big');
+      store.pendingRecoveryNotices('big');
       resumeTimes.push(performance.now() - begin);
       await store.close();
     }
     resumeTimes.sort((a, b) => a - b);
-    results.push({ name: `resume a session of ${RESUME_CALLS.toLocaleString('en-US')} calls (open, transcript, calls, recovery), median of 3`, value: resumeTimes[1] ?? 0, unit: 'ms', detail: 'target ≤ 500 ms' });
+    results.push({ name: `resume a session of ${RESUME_CALLS.toLocaleString('en-US')} calls of 8 KB (open, transcript, recovery), median of 3`, value: resumeTimes[1] ?? 0, unit: 'ms', detail: 'target ≤ 500 ms' });
 
     // session_search at 10,000 calls in 100 sessions with distinct words.
     const searchDir = historyDir(SQL, 0);
