@@ -85,6 +85,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config, host, workspaceRoot } = options;
   await host.ripgrep();
   const store = await Store.open({ stateDir: options.stateDir, ...(options.wasmPath ? { wasmPath: options.wasmPath } : {}) });
+  // history.max_sessions / max_age_days (issue 9): reads the session index only, and only when set.
+  store.applyRetention(config.history);
   const events = new EventBus();
   const stopPersisting = events.on((event) => {
     if (!TRANSIENT_EVENTS.has(event.type)) store.recordEvent(event);
@@ -116,6 +118,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     stateDir: options.stateDir,
     background,
     workState: store,
+    history: store,
     ...(config.memory.enabled ? { memories: store } : {}),
   };
   const env: CallEnvironment = options.models

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseCheckpointsCommand, type CheckpointsCommand, type RewindCommand } from '../cli/checkpoints-command';
+import { parseSessionsCommand, type SessionsCommand } from '../cli/sessions-command';
 
 export const USAGE = `Usage:
   zuno exec [--workspace DIR] [--config FILE] [--state-dir DIR] [--base-url URL] [--model NAME]
@@ -12,6 +13,7 @@ export const USAGE = `Usage:
   zuno memory list|accept ID|delete ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno mcp list|accept SERVER [TOOL] [--workspace DIR] [--config FILE] [--state-dir DIR] [--json]
   zuno checkpoints SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
+  zuno sessions [list] | delete SESSION_ID... [--workspace DIR] [--state-dir DIR] [--json]
   zuno rewind SESSION_ID --to CHECKPOINT [--dry-run] [--force] [--fork]
               [--workspace DIR] [--state-dir DIR] [--json]
   zuno --help | --version
@@ -23,6 +25,8 @@ memory Lists the memories the agent proposed (memory.enabled), accepts or delete
 mcp    Lists the MCP servers of mcp.servers with their tools and how each stands against
        its pinned definition; accept pins what a server presents now (one TOOL or all),
        so a tool withheld because its definition changed, or is new, is offered again.
+sessions Lists the workspace's sessions (id, last update, status, size on disk, title),
+       newest first; delete removes sessions and their files.
 checkpoints  Lists a session's checkpoints (one before the first change of each turn) and
        the files changed since each.
 rewind Restores the workspace's files to a checkpoint: files changed since are put back,
@@ -104,7 +108,7 @@ export interface McpCommand {
   readonly json: boolean;
 }
 
-export type Command = ExecCommand | ShowCommand | MemoryCommand | McpCommand | CheckpointsCommand | RewindCommand | { readonly command: 'help' } | { readonly command: 'version' };
+export type Command = ExecCommand | ShowCommand | MemoryCommand | McpCommand | CheckpointsCommand | RewindCommand | SessionsCommand | { readonly command: 'help' } | { readonly command: 'version' };
 
 const execOptions = {
   workspace: { type: 'string' },
@@ -242,6 +246,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
     };
   }
   if (first === 'checkpoints' || first === 'rewind') return parseCheckpointsCommand(first, rest) ?? { command: 'help' };
+  if (first === 'sessions') return parseSessionsCommand(rest) ?? { command: 'help' };
 
   if (first === 'show') {
     const { values, positionals } = parse(rest, showOptions);

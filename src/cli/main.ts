@@ -11,6 +11,7 @@ import { EXIT_OK, EXIT_USAGE, errorMessage, type CliProcess } from './process';
 import { show } from './show-command';
 import { loadConfig, resolveWorkspace, stateDirFor } from './workspace';
 import { ensureStateDir } from '../store/relocate';
+import { runSessionsCommand } from './sessions-command';
 import packageJson from '../../package.json';
 
 /** `zuno mcp`: src/cli/mcp-command.ts, with the workspace, config and state dir resolved as for exec. */
@@ -54,6 +55,8 @@ export async function runCli(io: CliProcess): Promise<number> {
         return await listCheckpoints(command, io);
       case 'rewind':
         return await rewind(command, io);
+      case 'sessions':
+        return await runSessionsCommand(command, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {

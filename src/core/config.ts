@@ -233,6 +233,13 @@ export const configSchema = z.strictObject({
   memory: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
   /** A restorable checkpoint of the work tree before each turn's first change (issue 13). */
   checkpoints: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+  /** Retention of past sessions (issue 9); 0 keeps everything. Sessions beyond either limit are deleted when Zuno starts. */
+  history: z
+    .strictObject({
+      max_sessions: boundedInt(0, 1_000_000, 0),
+      max_age_days: boundedInt(0, 36_500, 0),
+    })
+    .prefault({}),
   council: z.strictObject({ members: z.array(councilMemberSchema).default([]) }).prefault({}),
   agents: z.record(z.string(), agentSchema).default({}),
   /** MCP servers by name (issue 11); their tools are offered as `mcp__<server>__<tool>`. */
