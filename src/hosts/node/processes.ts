@@ -5,8 +5,13 @@
  */
 import { DEFAULT_ENVIRONMENT_POLICY, filterEnvironment } from '../../core/environment';
 import type { ProcessResult, ProcessRunner, ProcessSpec, OutputStream } from '../../core/host';
+import type { SandboxSupport } from '../../core/sandbox';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pinDirectory, type VerificationMode } from './fs';
+import { bwrapArguments, SANDBOX_TEMP, sandboxExecutable, seatbeltProfile } from './sandbox';
 
 type ExecaModule = typeof import('execa');
 
@@ -55,6 +60,43 @@ function withMergedStderr(spec: ProcessSpec): { readonly command: string; readon
   return { command: '/bin/sh', args: ['-c', 'exec 2>&1; exec "$0" "$@"', spec.command, ...(spec.args ?? [])], shell: false };
 }
 
+interface Launch {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly shell: boolean;
+  /** Laid over the child's environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Removed once the child is gone. */
+  readonly temporary?: string;
+}
+
+/**
+ * The process-count limit, set inside the sandbox before the command starts: `ulimit -p` in dash,
+ * `-u` in bash. Counted per user namespace, so it bounds this command's processes only; the
+ * kernel does not apply it to root (see docs/architecture.md, Sandbox).
+ */
+function withProcessLimit(argv: readonly string[], maxProcesses: number): readonly string[] {
+  if (maxProcesses <= 0) return argv;
+  return ['/bin/sh', '-c', `ulimit -p ${maxProcesses} 2>/dev/null || ulimit -u ${maxProcesses} 2>/dev/null; exec "$@"`, 'sh', ...argv];
+}
+
+/** Wraps a launch in the plan's sandbox; rejects, running nothing, when the sandbox cannot be used. */
+async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupport | undefined): Promise<Launch> {
+  const plan = spec.sandbox;
+  if (!plan) return launch;
+  const availability = support ? await support.availability(plan.bwrapPath) : undefined;
+  if (!availability?.available) {
+    throw new Error(`Nothing ran: the command was to run in the sandbox, and the sandbox cannot be used here${availability ? ` (${availability.reason})` : ''}.`);
+  }
+  const argv = withProcessLimit(launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args], plan.maxProcesses);
+  const executable = sandboxExecutable(availability);
+  if (availability.mechanism === 'bubblewrap') {
+    return { command: executable, args: [...bwrapArguments(plan, spec.cwd), '--', ...argv], shell: false, env: { TMPDIR: SANDBOX_TEMP } };
+  }
+  const temporary = await mkdtemp(join(tmpdir(), 'zuno-sandbox-'));
+  return { command: executable, args: ['-p', seatbeltProfile(plan, temporary), ...argv], shell: false, env: { TMPDIR: temporary }, temporary };
+}
+
 /** Forwards a pipe's bytes as text, reassembling UTF-8 sequences split across chunks. */
 function decode(stream: Readable | null, name: OutputStream, onOutput: ProcessSpec['onOutput']): Promise<void> {
   if (!stream) return Promise.resolve();
@@ -82,6 +124,8 @@ export interface ProcessRunnerOptions {
   readonly environment?: () => Readonly<Record<string, string>>;
   /** How a `verifiedCwd` is tied to its check; tests force `identity` to exercise the portable path on Linux. */
   readonly verification?: VerificationMode;
+  /** Applies `ProcessSpec.sandbox`; without it a spec with a sandbox is refused. */
+  readonly sandbox?: SandboxSupport;
 }
 
 /** This process's environment, secrets dropped by the default policy. */
@@ -97,14 +141,14 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         return { exitCode: null, signal: null, timedOut: false, cancelled: true, durationMs: 0 };
       }
       const { execa } = await loadExeca();
-      const launch = withMergedStderr(spec);
+      const launch = await sandboxed(withMergedStderr(spec), spec, options.sandbox);
       // Held open until the child is gone: on Linux the child changes into the descriptor itself.
       const pinned = spec.verifiedCwd ? await pinDirectory(spec.cwd, options.verification) : undefined;
       const subprocess = execa(launch.command, launch.args, {
         cwd: pinned?.cwd ?? spec.cwd,
         shell: launch.shell,
         // Not extended from process.env: the child sees exactly the filtered environment.
-        env: { ...environment(), ...spec.env },
+        env: { ...environment(), ...spec.env, ...launch.env },
         extendEnv: false,
         // A new group on POSIX; on Windows `detached` would open a console window instead.
         detached: !isWindows,
@@ -179,6 +223,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         spec.signal?.removeEventListener('abort', onAbort);
         await settled.catch(() => undefined);
         await pinned?.close();
+        if (launch.temporary !== undefined) await rm(launch.temporary, { recursive: true, force: true });
       }
     },
   };
