@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pinDirectory, type VerificationMode } from './fs';
-import { bwrapArguments, SANDBOX_TEMP, sandboxExecutable, seatbeltProfile } from './sandbox';
+import { bwrapArguments, createProcessLimit, SANDBOX_TEMP, sandboxExecutable, seatbeltProfile } from './sandbox';
 
 type ExecaModule = typeof import('execa');
 
@@ -66,14 +66,14 @@ interface Launch {
   readonly shell: boolean;
   /** Laid over the child's environment. */
   readonly env?: Readonly<Record<string, string>>;
-  /** Removed once the child is gone. */
-  readonly temporary?: string;
+  /** Undoes what the sandbox set up for this child (a temp dir, a cgroup), once it is gone. */
+  readonly cleanup?: () => Promise<void>;
 }
 
 /**
  * The process-count limit, set inside the sandbox before the command starts: `ulimit -p` in dash,
- * `-u` in bash. Counted per user namespace, so it bounds this command's processes only; the
- * kernel does not apply it to root (see docs/architecture.md, Sandbox).
+ * `-u` in bash. Counted per user namespace, so it bounds this command's processes only. The
+ * kernel does not apply it to root; a pids cgroup does that where one can be made.
  */
 function withProcessLimit(argv: readonly string[], maxProcesses: number): readonly string[] {
   if (maxProcesses <= 0) return argv;
@@ -91,10 +91,18 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
   const argv = withProcessLimit(launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args], plan.maxProcesses);
   const executable = sandboxExecutable(availability);
   if (availability.mechanism === 'bubblewrap') {
-    return { command: executable, args: [...bwrapArguments(plan, spec.cwd), '--', ...argv], shell: false, env: { TMPDIR: SANDBOX_TEMP } };
+    const limit = plan.maxProcesses > 0 ? createProcessLimit(plan.maxProcesses) : undefined;
+    const [command = executable, ...args] = [...(limit?.prefix ?? []), executable, ...bwrapArguments(plan, spec.cwd), '--', ...argv];
+    return { command, args, shell: false, env: { TMPDIR: SANDBOX_TEMP }, ...(limit ? { cleanup: () => limit.release() } : {}) };
   }
   const temporary = await mkdtemp(join(tmpdir(), 'zuno-sandbox-'));
-  return { command: executable, args: ['-p', seatbeltProfile(plan, temporary), ...argv], shell: false, env: { TMPDIR: temporary }, temporary };
+  return {
+    command: executable,
+    args: ['-p', seatbeltProfile(plan, temporary), ...argv],
+    shell: false,
+    env: { TMPDIR: temporary },
+    cleanup: () => rm(temporary, { recursive: true, force: true }),
+  };
 }
 
 /** Forwards a pipe's bytes as text, reassembling UTF-8 sequences split across chunks. */
@@ -223,7 +231,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         spec.signal?.removeEventListener('abort', onAbort);
         await settled.catch(() => undefined);
         await pinned?.close();
-        if (launch.temporary !== undefined) await rm(launch.temporary, { recursive: true, force: true });
+        await launch.cleanup?.();
       }
     },
   };

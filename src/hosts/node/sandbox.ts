@@ -6,7 +6,7 @@
  * the profile are built by pure functions, so they are tested as text.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, lstatSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { SandboxAvailability, SandboxPlan, SandboxSupport } from '../../core/sandbox';
@@ -184,4 +184,63 @@ export function createSandboxSupport(options: SandboxDetectionOptions = {}): San
 /** The executable that applies a plan, from an availability that said yes. */
 export function sandboxExecutable(availability: Extract<SandboxAvailability, { available: true }>): string {
   return availability.mechanism === 'bubblewrap' ? availability.detail : '/usr/bin/sandbox-exec';
+}
+
+/** The pids cgroup a child can be put in: v1's `pids` hierarchy, or a v2 folder that delegates `pids`. */
+function pidsCgroupParent(): string | undefined {
+  let membership: string;
+  try {
+    membership = readFileSync('/proc/self/cgroup', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const candidates: string[] = [];
+  for (const line of membership.split('\n')) {
+    const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
+    if (path === undefined) continue;
+    if (controllers?.split(',').includes('pids')) candidates.push(join('/sys/fs/cgroup/pids', path));
+    else if (controllers === '') candidates.push(join('/sys/fs/cgroup', path));
+  }
+  return candidates.find((folder) => {
+    try {
+      accessSync(folder, constants.W_OK);
+      // v1 has pids.max in every child it makes; v2 only where the parent delegates the controller.
+      return folder.startsWith('/sys/fs/cgroup/pids') || readFileSync(join(folder, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('pids');
+    } catch {
+      return false;
+    }
+  });
+}
+
+let cgroupCount = 0;
+
+/**
+ * A pids cgroup holding at most `max` processes, where this process may make one (root, or a
+ * delegated cgroup): RLIMIT_NPROC does not bind root, so this is what stops a fork bomb there.
+ * `prefix` puts the command in it before it starts; undefined where no cgroup can be made.
+ */
+export function createProcessLimit(max: number): { readonly prefix: readonly string[]; release(): Promise<void> } | undefined {
+  const parent = pidsCgroupParent();
+  if (parent === undefined) return undefined;
+  const folder = join(parent, `zuno-${process.pid}-${++cgroupCount}`);
+  try {
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'pids.max'), String(max));
+  } catch {
+    return undefined;
+  }
+  return {
+    prefix: ['/bin/sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', folder],
+    async release() {
+      // Removable once its last process is gone, which may take a moment after the call ends.
+      for (let attempt = 0; attempt < 40; attempt++) {
+        try {
+          rmdirSync(folder);
+          return;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    },
+  };
 }

@@ -215,3 +215,14 @@ test('issue 12 strict mode still asks before a sandboxed shell call', async () =
   assert.deepEqual(result?.outcome, { kind: 'blocked', category: 'denied' });
   assert.equal(approvals.requests.length, 1);
 });
+
+test('issue 12 a bounded fork bomb is stopped at sandbox.max_processes', async () => {
+  // 150 sleepers, counted from inside the PID namespace; the limit lets about 40 exist at once.
+  // dash gives up at the first fork that fails, so the loop runs in a subshell; the count uses builtins only.
+  const bomb = '(for i in $(seq 1 150); do sleep 3 & done) 2>/dev/null; set -- /proc/[0-9]*; echo "$#"';
+  const limited = await shell({ command: bomb, timeout_ms: 20_000 }, { sandbox: { max_processes: 40 } });
+  const count = Number(/\n(\d+)\n/.exec(limited.output)?.[1]);
+  assert.ok(count > 0 && count <= 40, `${count} processes under a limit of 40:\n${limited.output}`);
+  const unlimited = await shell({ command: bomb, timeout_ms: 20_000 }, { sandbox: { max_processes: 0 } });
+  assert.ok(Number(/\n(\d+)\n/.exec(unlimited.output)?.[1]) > 150, 'without the limit every sleeper starts');
+});
