@@ -80,6 +80,11 @@ function withProcessLimit(argv: readonly string[], maxProcesses: number): readon
   return ['/bin/sh', '-c', `ulimit -p ${maxProcesses} 2>/dev/null || ulimit -u ${maxProcesses} 2>/dev/null; exec "$@"`, 'sh', ...argv];
 }
 
+/** The cgroup goes once its last process has: off the call's path, which must not wait for the kernel's teardown. */
+const releaseLater = (limit: { release(): Promise<void> }) => async (): Promise<void> => {
+  void limit.release();
+};
+
 /** Wraps a launch in the plan's sandbox; rejects, running nothing, when the sandbox cannot be used. */
 async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupport | undefined): Promise<Launch> {
   const plan = spec.sandbox;
@@ -93,7 +98,7 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
   if (availability.mechanism === 'bubblewrap') {
     const limit = plan.maxProcesses > 0 ? createProcessLimit(plan.maxProcesses) : undefined;
     const [command = executable, ...args] = [...(limit?.prefix ?? []), executable, ...bwrapArguments(plan, spec.cwd), '--', ...argv];
-    return { command, args, shell: false, env: { TMPDIR: SANDBOX_TEMP }, ...(limit ? { cleanup: () => limit.release() } : {}) };
+    return { command, args, shell: false, env: { TMPDIR: SANDBOX_TEMP }, ...(limit ? { cleanup: releaseLater(limit) } : {}) };
   }
   const temporary = await mkdtemp(join(tmpdir(), 'zuno-sandbox-'));
   return {
