@@ -166,3 +166,18 @@ export function sandboxRefusalNote(output: string, plan: SandboxPlan): string | 
     'or the user can widen sandbox.writable or turn sandbox.network on.]'
   );
 }
+
+/** What the editor's status bar says about the sandbox: `sandbox: off (reason)` whenever commands run unsandboxed. */
+export function sandboxStatus(config: ZunoConfig, availability: SandboxAvailability): { readonly text: string; readonly tooltip: string; readonly warning: boolean } {
+  const settings = config.sandbox;
+  if (settings.mode === 'off') return { text: 'sandbox: off (sandbox.mode)', tooltip: 'sandbox.mode is "off": commands run with your full permissions.', warning: true };
+  if (!availability.available) {
+    const outcome = settings.required ? 'shell calls are blocked (sandbox.required)' : 'commands run unsandboxed';
+    return { text: `sandbox: off (${availability.reason})`, tooltip: `The sandbox cannot be used: ${availability.reason}; ${outcome}. ${availability.fix}`, warning: true };
+  }
+  return {
+    text: `sandbox: ${settings.mode}`,
+    tooltip: `Commands run in ${availability.mechanism}: ${settings.mode}, network ${settings.network ? 'on' : 'off'}.`,
+    warning: false,
+  };
+}

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfig, type ZunoConfigInput } from '../../../../src/core/config';
-import { planSandbox, sandboxRefusalNote, type SandboxPlan } from '../../../../src/core/sandbox';
+import { planSandbox, sandboxRefusalNote, sandboxStatus, type SandboxPlan } from '../../../../src/core/sandbox';
 import { bwrapArguments, createSandboxSupport, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
 
 const plan = (config: ZunoConfigInput = {}): SandboxPlan => {
@@ -100,4 +100,17 @@ test('issue 12 detection: bwrap missing from PATH, a configured path that does n
   const first = real.availability();
   assert.equal(real.availability(), first, 'the probe runs once per bwrap path');
   assert.equal((await first).available, true, 'bwrap works on this machine (CI installs it)');
+});
+
+test('issue 12 the status bar says "sandbox: off (reason)" whenever commands run unsandboxed', () => {
+  const missing = { available: false as const, reason: 'bwrap (bubblewrap) was not found on PATH', fix: 'Install bubblewrap.' };
+  const working = { available: true as const, mechanism: 'bubblewrap' as const, detail: '/usr/bin/bwrap' };
+  assert.deepEqual(sandboxStatus(parseConfig({}), missing), {
+    text: 'sandbox: off (bwrap (bubblewrap) was not found on PATH)',
+    tooltip: 'The sandbox cannot be used: bwrap (bubblewrap) was not found on PATH; commands run unsandboxed. Install bubblewrap.',
+    warning: true,
+  });
+  assert.match(sandboxStatus(parseConfig({ sandbox: { required: true } }), missing).tooltip, /shell calls are blocked \(sandbox\.required\)/);
+  assert.equal(sandboxStatus(parseConfig({ sandbox: { mode: 'off' } }), working).text, 'sandbox: off (sandbox.mode)');
+  assert.deepEqual(sandboxStatus(parseConfig({}), working), { text: 'sandbox: workspace-write', tooltip: 'Commands run in bubblewrap: workspace-write, network off.', warning: false });
 });
