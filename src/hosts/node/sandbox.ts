@@ -6,7 +6,7 @@
  * the profile are built by pure functions, so they are tested as text.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, lstatSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { SandboxAvailability, SandboxPlan, SandboxSupport } from '../../core/sandbox';
@@ -24,6 +24,15 @@ export function pathKind(path: string): PathKind {
   }
 }
 
+/** `path` with every symlink resolved, or as given when it does not exist. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** Mount points of the private temp dir inside the sandbox. */
 export const SANDBOX_TEMP = '/tmp';
 
@@ -34,7 +43,7 @@ export const SANDBOX_TEMP = '/tmp';
  * not exist are left out: bwrap would have to create them (on the real disk, inside a writable
  * folder) to mount over them.
  */
-export function bwrapArguments(plan: SandboxPlan, cwd: string, kindOf: (path: string) => PathKind = pathKind): string[] {
+export function bwrapArguments(plan: SandboxPlan, cwd: string, kindOf: (path: string) => PathKind = pathKind, real: (path: string) => string = realPath): string[] {
   const args = [
     // A new user namespace drops every capability even for root, so nothing inside can remount the root writable.
     '--unshare-user',
@@ -56,18 +65,19 @@ export function bwrapArguments(plan: SandboxPlan, cwd: string, kindOf: (path: st
     '--tmpfs',
     SANDBOX_TEMP,
   ];
-  for (const path of plan.writable) {
+  // Mounted at their real paths: a symlinked workspace or ~/.ssh then still resolves to the mount.
+  for (const path of plan.writable.map(real)) {
     if (kindOf(path) !== undefined) args.push('--bind', path, path);
   }
-  for (const path of plan.readOnly) {
+  for (const path of plan.readOnly.map(real)) {
     if (kindOf(path) !== undefined) args.push('--ro-bind', path, path);
   }
-  for (const path of plan.hidden) {
+  for (const path of plan.hidden.map(real)) {
     const kind = kindOf(path);
     if (kind === 'directory') args.push('--tmpfs', path, '--remount-ro', path);
     else if (kind === 'file') args.push('--ro-bind', '/dev/null', path);
   }
-  args.push('--chdir', cwd);
+  args.push('--chdir', real(cwd));
   return args;
 }
 

@@ -94,7 +94,9 @@ export function allowRuleFor(request: ApprovalRequest, workspaceRoot: string): P
     const inside = relative(workspaceRoot, subject);
     if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) subject = inside.split('\\').join('/');
   }
-  return { tool: request.tool, match: escapeGlob(subject), action: 'allow' };
+  // A call outside the sandbox is covered only by a rule that says so (issue 12); the rule keeps what was approved.
+  const outsideSandbox = typeof request.arguments === 'object' && request.arguments !== null && 'sandbox' in request.arguments && request.arguments.sandbox === 'off';
+  return { tool: request.tool, match: escapeGlob(subject), action: 'allow', ...(outsideSandbox ? { sandbox: 'off' as const } : {}) };
 }
 
 export class ApprovalBroker implements ApprovalGateway {

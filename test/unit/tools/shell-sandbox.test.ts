@@ -5,7 +5,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { EventBus } from '../../../src/core/events';
@@ -225,4 +225,14 @@ test('issue 12 a bounded fork bomb is stopped at sandbox.max_processes', async (
   assert.ok(count > 0 && count <= 40, `${count} processes under a limit of 40:\n${limited.output}`);
   const unlimited = await shell({ command: bomb, timeout_ms: 20_000 }, { sandbox: { max_processes: 0 } });
   assert.ok(Number(/\n(\d+)\n/.exec(unlimited.output)?.[1]) > 150, 'without the limit every sleeper starts');
+});
+
+test('issue 12 a workspace reached through a symlink is writable in the sandbox', async () => {
+  const link = join(home, 'linked-workspace');
+  symlinkSync(workspace, link);
+  const parsed = shellTool.parse({ command: 'echo through > linked.txt' });
+  assert.ok(parsed.success);
+  const result = await shellTool.run(parsed.args, makeToolContext({ workspaceRoot: link, stateDir, host: sandboxedHost }));
+  assert.equal(result.status, 'ok', result.output);
+  assert.equal(readFileSync(join(workspace, 'linked.txt'), 'utf8'), 'through\n');
 });

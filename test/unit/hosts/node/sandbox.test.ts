@@ -54,7 +54,7 @@ test('issue 12 sandbox.writable resolves ~/ against the home and relative paths 
 });
 
 test('issue 12 the bwrap argv: read-only root, then writable, then read-only inside, then hidden; new user, PID and network namespaces', () => {
-  const args = bwrapArguments(plan(), '/work/project/sub', existing(['/home/dev/.aws'], ['/home/dev/.netrc']));
+  const args = bwrapArguments(plan(), '/work/project/sub', existing(['/home/dev/.aws'], ['/home/dev/.netrc']), (path) => path);
   for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session']) assert.ok(args.includes(flag), flag);
   assert.deepEqual(args.slice(args.indexOf('--cap-drop'), args.indexOf('--cap-drop') + 2), ['--cap-drop', 'ALL']);
   const order = mounts(args);
@@ -68,7 +68,9 @@ test('issue 12 the bwrap argv: read-only root, then writable, then read-only ins
   assert.ok(order.includes('--ro-bind /dev/null /home/dev/.netrc'), 'a secret file is replaced by an empty one');
   assert.ok(!args.includes('/home/dev/.aws'), 'a missing path is not mounted over (bwrap would create it)');
   assert.deepEqual(args.slice(-2), ['--chdir', '/work/project/sub']);
-  assert.ok(!bwrapArguments(plan({ sandbox: { network: true } }), '/w', existing()).includes('--unshare-net'));
+  assert.ok(!bwrapArguments(plan({ sandbox: { network: true } }), '/w', existing(), (path) => path).includes('--unshare-net'));
+  const linked = bwrapArguments(plan(), '/w', existing(), (path) => path.replace('/home/dev/.ssh', '/data/keys'));
+  assert.ok(mounts(linked).includes('--tmpfs /data/keys'), 'a symlinked secret folder is hidden where it really is');
 });
 
 test('issue 12 the Seatbelt profile says the same: deny by default, reads but not the hidden paths, writes only where writable and not read-only, network only when on', () => {
