@@ -8,12 +8,16 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { BackgroundJobs } from '../../../src/core/background';
 import { EventBus } from '../../../src/core/events';
 import type { ZunoConfigInput } from '../../../src/core/config';
 import type { Host } from '../../../src/core/host';
 import { ToolRegistry } from '../../../src/core/registry';
 import { Scheduler } from '../../../src/core/scheduler';
 import { createNodeHost } from '../../../src/hosts/node/host';
+import { defaultChildEnvironment } from '../../../src/hosts/node/processes';
+import { createNodeWorkspaceTasks } from '../../../src/hosts/node/tasks';
+import { executeTool } from '../../../src/tools/execute';
 import { createSandboxSupport } from '../../../src/hosts/node/sandbox';
 import { shellTool } from '../../../src/tools/shell';
 import { MemoryLedger } from '../../support/memory-ledger';
@@ -235,4 +239,39 @@ test('issue 12 a workspace reached through a symlink is writable in the sandbox'
   const result = await shellTool.run(parsed.args, makeToolContext({ workspaceRoot: link, stateDir, host: sandboxedHost }));
   assert.equal(result.status, 'ok', result.output);
   assert.equal(readFileSync(join(workspace, 'linked.txt'), 'utf8'), 'through\n');
+});
+
+test('issue 12 background commands and execute tasks run in the same sandbox', async () => {
+  const jobs = new BackgroundJobs({ host: sandboxedHost });
+  try {
+    const target = join(outside, 'from-background.txt');
+    const parsed = shellTool.parse({ command: `echo x > ${target}`, background: true });
+    assert.ok(parsed.success);
+    const context = { ...makeToolContext({ workspaceRoot: workspace, stateDir, host: sandboxedHost }), background: jobs };
+    const started = await shellTool.run(parsed.args, context);
+    const id = String(started.metadata?.id);
+    await jobs.command(context.sessionId, id).finished;
+    assert.match(jobs.command(context.sessionId, id).tail(5), /Read-only file system/);
+    assert.equal(existsSync(target), false);
+  } finally {
+    await jobs.dispose();
+  }
+  const taskTarget = join(outside, 'from-task.txt');
+  writeFileSync(join(workspace, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0', scripts: { escape: `echo x > ${taskTarget}` } }));
+  const host = { ...sandboxedHost, tasks: createNodeWorkspaceTasks(sandboxedHost.processes, defaultChildEnvironment) };
+  const parsed = executeTool.parse({ action: 'run', name: 'npm: escape' });
+  assert.ok(parsed.success);
+  const result = await executeTool.run(parsed.args, makeToolContext({ workspaceRoot: workspace, stateDir, host }));
+  assert.equal(result.status, 'error');
+  assert.match(result.output, /Read-only file system/);
+  assert.equal(existsSync(taskTarget), false);
+});
+
+test('issue 12 hooks are the user\'s own commands and run outside the sandbox', async () => {
+  const marker = join(outside, 'hook-ran');
+  const { run } = schedulerOn('with bwrap', { permission: { mode: 'auto' }, hooks: { pre_tool: [{ command: `touch ${marker}`, tools: ['shell'] }] } });
+  const result = await run('1', { command: `touch ${join(outside, 'shell-ran')}` });
+  assert.equal(existsSync(marker), true, 'the hook wrote outside the workspace');
+  assert.equal(result?.outcome.kind, 'error', 'the shell command did not');
+  assert.equal(existsSync(join(outside, 'shell-ran')), false);
 });
