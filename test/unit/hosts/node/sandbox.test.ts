@@ -4,6 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseConfig, type ZunoConfigInput } from '../../../../src/core/config';
 import { planSandbox, sandboxRefusalNote, sandboxStatus, type SandboxPlan } from '../../../../src/core/sandbox';
 import { bwrapArguments, createSandboxSupport, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
@@ -115,4 +118,19 @@ test('issue 12 the status bar says "sandbox: off (reason)" whenever commands run
   assert.match(sandboxStatus(parseConfig({ sandbox: { required: true } }), missing).tooltip, /shell calls are blocked \(sandbox\.required\)/);
   assert.equal(sandboxStatus(parseConfig({ sandbox: { mode: 'off' } }), working).text, 'sandbox: off (sandbox.mode)');
   assert.deepEqual(sandboxStatus(parseConfig({}), working), { text: 'sandbox: workspace-write', tooltip: 'Commands run in bubblewrap: workspace-write, network off.', warning: false });
+});
+
+test('issue 12 a bwrap the kernel refuses (a container without user namespaces) is found unavailable by the probe, with the fix', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'zuno-fake-bwrap-'));
+  try {
+    const fake = join(folder, 'bwrap');
+    // What bwrap prints where unprivileged user namespaces are off.
+    writeFileSync(fake, '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n', { mode: 0o755 });
+    const refused = await createSandboxSupport({ platform: 'linux', path: folder }).availability();
+    assert.ok(!refused.available);
+    assert.equal(refused.reason, 'bwrap could not create a sandbox (bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.)');
+    assert.match(refused.fix, /kernel\.unprivileged_userns_clone=1/);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });
