@@ -11,6 +11,7 @@ import { formatDuration, type BackgroundCommand, type BackgroundJobs } from '../
 import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import { defineTool, type CallEnvironment, type ToolContext, type ToolResult } from '../core/tool';
+import { describePlan } from '../core/sandbox';
 import type { SandboxChoice } from './sandbox-choice';
 
 const INSPECTION: Declarations = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' };
@@ -204,7 +205,7 @@ export async function startBackgroundCommand(
       id: job.id,
       background: true,
       outputFile: job.outputPath,
-      sandbox: sandbox.plan ? 'on' : 'off',
+      sandbox: sandbox.plan ? describePlan(sandbox.plan) : 'off',
       ...(sandbox.notice !== undefined ? { sandboxNotice: sandbox.notice } : {}),
     },
   };

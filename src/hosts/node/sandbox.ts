@@ -33,7 +33,7 @@ function realPath(path: string): string {
   }
 }
 
-/** Mount points of the private temp dir inside the sandbox. */
+/** Where the private, empty temp dir is mounted inside the sandbox (and what TMPDIR says). */
 export const SANDBOX_TEMP = '/tmp';
 
 /**
