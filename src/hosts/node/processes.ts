@@ -93,17 +93,19 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
   if (!availability?.available) {
     throw new Error(`Nothing ran: the command was to run in the sandbox, and the sandbox cannot be used here${availability ? ` (${availability.reason})` : ''}.`);
   }
-  const argv = withProcessLimit(launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args], plan.maxProcesses);
+  const command = launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args];
   const executable = sandboxExecutable(availability);
   if (availability.mechanism === 'bubblewrap') {
     const limit = plan.maxProcesses > 0 ? createProcessLimit(plan.maxProcesses) : undefined;
-    const [command = executable, ...args] = [...(limit?.prefix ?? []), executable, ...bwrapArguments(plan, spec.cwd), '--', ...argv];
-    return { command, args, shell: false, env: { TMPDIR: SANDBOX_TEMP }, ...(limit ? { cleanup: releaseLater(limit) } : {}) };
+    // A pids cgroup bounds everything already; the rlimit is the fallback where none can be made.
+    const argv = limit ? command : withProcessLimit(command, plan.maxProcesses);
+    const [first = executable, ...args] = [...(limit?.prefix ?? []), executable, ...bwrapArguments(plan, spec.cwd), '--', ...argv];
+    return { command: first, args, shell: false, env: { TMPDIR: SANDBOX_TEMP }, ...(limit ? { cleanup: releaseLater(limit) } : {}) };
   }
   const temporary = await mkdtemp(join(tmpdir(), 'zuno-sandbox-'));
   return {
     command: executable,
-    args: ['-p', seatbeltProfile(plan, temporary), ...argv],
+    args: ['-p', seatbeltProfile(plan, temporary), ...withProcessLimit(command, plan.maxProcesses)],
     shell: false,
     env: { TMPDIR: temporary },
     cleanup: () => rm(temporary, { recursive: true, force: true }),
