@@ -6,7 +6,7 @@
  * the profile are built by pure functions, so they are tested as text.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { SandboxAvailability, SandboxPlan, SandboxSupport } from '../../core/sandbox';
@@ -224,6 +224,37 @@ function pidsCgroupParent(): string | undefined {
 
 let cgroupCount = 0;
 
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes the empty cgroups of Zuno processes that are gone: one that exits right after a command
+ * may not live to see its cgroup emptied. Once per process, before its first cgroup.
+ */
+function sweepStaleCgroups(parent: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const owner = /^zuno-(\d+)-\d+$/.exec(entry)?.[1];
+    if (owner === undefined || Number(owner) === process.pid || isAlive(Number(owner))) continue;
+    try {
+      rmdirSync(join(parent, entry));
+    } catch {
+      // Still holding a process, or already gone: left as it is.
+    }
+  }
+}
+
 /**
  * A pids cgroup holding at most `max` processes, where this process may make one (root, or a
  * delegated cgroup): RLIMIT_NPROC does not bind root, so this is what stops a fork bomb there.
@@ -232,6 +263,7 @@ let cgroupCount = 0;
 export function createProcessLimit(max: number): { readonly prefix: readonly string[]; release(): Promise<void> } | undefined {
   const parent = pidsCgroupParent();
   if (parent === undefined) return undefined;
+  if (cgroupCount === 0) sweepStaleCgroups(parent);
   const folder = join(parent, `zuno-${process.pid}-${++cgroupCount}`);
   try {
     mkdirSync(folder);
