@@ -11,6 +11,7 @@ const manifest = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknow
 const generated = contributedManifest();
 manifest.categories = generated.categories;
 manifest.icon = generated.icon;
+manifest.extensionKind = generated.extensionKind;
 manifest.capabilities = generated.capabilities;
 manifest.activationEvents = generated.activationEvents;
 manifest.contributes = generated.contributes;

@@ -15,6 +15,7 @@
  *
  * The registry reaches processes and files only through the Host, like everything in the core.
  */
+import type { SandboxPlan } from './sandbox';
 import { ToolError } from './errors';
 import type { Host, ProcessResult, SpillFile } from './host';
 
@@ -283,6 +284,10 @@ export interface CommandStart {
   /** Kill the group after this long; absent: run until it exits, is cancelled, or the session ends. */
   readonly timeoutMs?: number;
   readonly env?: Readonly<Record<string, string>>;
+  /** The sandbox it runs in, as foreground commands do (issue 12). */
+  readonly sandbox?: SandboxPlan;
+  /** Where its output file stops growing, keeping head and tail (`tool_output.max_spill_bytes`). */
+  readonly maxOutputBytes?: number;
 }
 
 export interface TaskStart {
@@ -330,7 +335,7 @@ export class BackgroundJobs {
   async startCommand(start: CommandStart): Promise<BackgroundCommand> {
     this.assertOpen();
     const id = `bg-${++this.commandCount}`;
-    const spill = await this.host.createSpill(`${id}-${start.sessionId}.log`);
+    const spill = await this.host.createSpill(`${id}-${start.sessionId}.log`, start.maxOutputBytes);
     if (this.disposed) {
       await spill.close();
       this.assertOpen();
@@ -350,6 +355,7 @@ export class BackgroundJobs {
           mergeStderr: true,
           cwd: start.cwd,
           ...(start.env ? { env: start.env } : {}),
+          ...(start.sandbox ? { sandbox: start.sandbox } : {}),
           ...(start.timeoutMs !== undefined ? { timeoutMs: start.timeoutMs } : {}),
           signal,
           onOutput: (chunk) => self.receive(chunk, spill),

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { CONCURRENCIES, EFFECTS, REPLAYS } from './declarations';
 import { ConfigError } from './errors';
 import { globCostProblem, globProblem, type GlobKind } from './glob';
+import { SANDBOX_MODES } from './sandbox';
 
 function boundedInt(min: number, max: number, fallback: number) {
   return z
@@ -48,8 +49,16 @@ export const permissionRuleSchema = z
     /** A glob over the call's main subject: the path, the command line, or the URL. */
     match: z.string().min(1, { error: 'must be a glob, not empty' }).optional(),
     action: ruleAction,
+    /**
+     * `off`: the rule is about calls that ask to run outside the sandbox (shell `sandbox: "off"`,
+     * issue 12). Only such a rule applies to them when it allows; without it they always ask.
+     */
+    sandbox: z.literal('off', { error: 'must be "off" (the rule then covers calls that run outside the sandbox), or left out' }).optional(),
   })
   .superRefine((rule, context) => {
+    if (rule.sandbox !== undefined && rule.tool !== 'shell' && rule.tool !== '*') {
+      context.addIssue({ code: 'custom', path: ['sandbox'], message: `only applies to the shell tool (this rule is for "${rule.tool}")` });
+    }
     if (rule.match === undefined) return;
     const kind = TEXT_SUBJECT_TOOLS.has(rule.tool) ? 'text' : 'path';
     const invalid = globProblem(rule.match, kind);
@@ -157,6 +166,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       max_bytes: boundedInt(1024, 10 * 1024 * 1024, 51_200),
       max_lines: boundedInt(10, 100_000, 2000),
+      /** The most one call's spill file holds; beyond it the head and the tail are kept (issue 12). */
+      max_spill_bytes: boundedInt(1024 * 1024, 16 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
     })
     .prefault({}),
   permission: z
@@ -188,6 +199,27 @@ export const configSchema = z.strictObject({
           exclude: z.array(globPattern).default([]),
         })
         .prefault({}),
+    })
+    .prefault({}),
+  /** Where shell commands, background commands and tasks run (issue 12); hooks run outside it. */
+  sandbox: z
+    .strictObject({
+      mode: z.enum(SANDBOX_MODES).default('workspace-write'),
+      network: z.boolean().default(false),
+      /** More writable places in workspace-write: absolute paths, `~/` paths, or paths relative to the workspace. */
+      writable: z
+        .array(
+          z.string().min(1, { error: 'must be a path, not empty' }).refine((entry) => !/[*?[\]{}]/.test(entry), {
+            error: 'must be a path (absolute, ~/…, or relative to the workspace); globs are not supported here',
+          }),
+        )
+        .default([]),
+      /** true: when the sandbox cannot be used, shell calls are blocked instead of running unsandboxed. */
+      required: z.boolean().default(false),
+      /** The bubblewrap executable; PATH when absent. */
+      bwrap_path: z.string().min(1).optional(),
+      /** The most processes a sandboxed command may have at once; 0 for no limit. */
+      max_processes: boundedInt(0, 1_000_000, 4096),
     })
     .prefault({}),
   webfetch: z

@@ -5,6 +5,7 @@
  */
 import type { Declarations } from './declarations';
 import type { PermissionRule } from './config';
+import type { SandboxPlan, SandboxSupport } from './sandbox';
 import type { ShellAnalyzer } from './shell/analysis';
 
 export type FileType = 'file' | 'directory' | 'symlink' | 'other';
@@ -111,6 +112,12 @@ export interface ProcessSpec {
   readonly onOutput?: (chunk: string, stream: OutputStream) => void;
   /** What a terminal mirror shows as the command; defaults to the command line. */
   readonly display?: string;
+  /**
+   * Run inside this sandbox (issue 12). The runner fails closed: when it cannot apply the plan it
+   * rejects and runs nothing. Callers check `Host.sandbox` first and leave this out, saying so,
+   * when the sandbox is unavailable.
+   */
+  readonly sandbox?: SandboxPlan;
 }
 
 export interface ProcessResult {
@@ -209,6 +216,8 @@ export interface WorkspaceTask {
 
 export interface WorkspaceTaskRun {
   readonly timeoutMs: number;
+  /** The sandbox the task runs in, as shell commands do (issue 12). */
+  readonly sandbox?: SandboxPlan;
   /** Aborting kills the task's whole process group. */
   readonly signal: AbortSignal;
   /** Output in arrival order, stderr merged into stdout. */
@@ -299,8 +308,13 @@ export interface Host {
    * so webfetch can refuse a name that points at a metadata address. Rejects when it does not resolve.
    */
   resolveAddresses(hostname: string): Promise<readonly string[]>;
-  /** Opens a file under the state dir to hold a large output in full. */
-  createSpill(name: string): Promise<SpillFile>;
+  /**
+   * Opens a file under the state dir to hold a large output in full. With `maxBytes` it stops
+   * growing there, keeping the head and the tail with a marker between (issue 12).
+   */
+  createSpill(name: string, maxBytes?: number): Promise<SpillFile>;
+  /** Whether commands can be sandboxed here (issue 12); absent on a host that never can. */
+  readonly sandbox?: SandboxSupport;
   /** The workspace's named tasks for `execute`; absent where the host has none. */
   readonly tasks?: WorkspaceTasks;
   /** The user-level Zuno folder (`~/.zuno`): user skills live in its `skills/`. */

@@ -57,6 +57,11 @@ export interface PermissionQuery {
   /** The store's state dir, symlinks resolved: no side-effecting call may touch a path inside it. */
   readonly stateDir?: string;
   /**
+   * The call asks to run outside the sandbox (shell `sandbox: "off"`, issue 12): it asks in every
+   * mode, and only an allow rule that says `sandbox: "off"` can let it through.
+   */
+  readonly outsideSandbox?: boolean;
+  /**
    * Reads command subjects. The scheduler loads it from the host when a call has one; without
    * it a command line is treated as one nothing can be sure about.
    */
@@ -97,7 +102,7 @@ export const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(['write', 'apply_
 export const WORK_STATE_TOOLS: ReadonlySet<string> = new Set(['plan_update', 'todo_update', 'goal_update']);
 
 const describeRule = (rule: PermissionRule): string =>
-  `permission rule {tool: "${rule.tool}"${rule.match === undefined ? '' : `, match: "${rule.match}"`}, action: "${rule.action}"}`;
+  `permission rule {tool: "${rule.tool}"${rule.match === undefined ? '' : `, match: "${rule.match}"`}, action: "${rule.action}"${rule.sandbox === undefined ? '' : `, sandbox: "${rule.sandbox}"`}}`;
 
 const slashes = (path: string): string => path.replace(/\\/g, '/');
 
@@ -278,7 +283,7 @@ export function evaluatePermission(query: PermissionQuery): PermissionDecision {
       };
     }
   }
-  const decision = evaluateRules(query);
+  const decision = sandboxEscalation(query, evaluateRules(query));
   if (decision.action === 'deny' || !FILE_WRITING_TOOLS.has(query.tool)) return decision;
   return protectedPathCheck(query) ?? decision;
 }
@@ -310,9 +315,29 @@ function protectedPathCheck(query: PermissionQuery): PermissionDecision | undefi
   return undefined;
 }
 
+/**
+ * A rule with `sandbox: "off"` is about calls outside the sandbox only; an allow rule without it
+ * never lets one through (a rule written for sandboxed commands must not grow into more).
+ */
+const appliesToSandbox = (rule: PermissionRule, outsideSandbox: boolean): boolean =>
+  rule.sandbox === 'off' ? outsideSandbox : rule.action !== 'allow' || !outsideSandbox;
+
+const OUTSIDE_SANDBOX =
+  'this command asks to run outside the sandbox ("sandbox": "off"), with your full permissions: it can write anywhere you can and reach the network. ' +
+  'That asks in every mode; only an allow rule with "sandbox": "off" covers it';
+
+/** A call outside the sandbox asks unless a `sandbox: "off"` allow rule decided (issue 12). */
+function sandboxEscalation(query: PermissionQuery, decision: PermissionDecision): PermissionDecision {
+  if (query.outsideSandbox !== true || decision.action === 'deny') return decision;
+  if (decision.action === 'allow' && decision.rule?.sandbox === 'off') return decision;
+  const reason = decision.action === 'ask' ? `${OUTSIDE_SANDBOX}; also, ${decision.reason}` : OUTSIDE_SANDBOX;
+  return { action: 'ask', reason, ...(decision.rule ? { rule: decision.rule } : {}) };
+}
+
 /** Steps 1–6. */
 function evaluateRules(query: PermissionQuery): PermissionDecision {
-  const rules = query.permission.rules.filter((rule) => appliesToTool(rule, query.tool));
+  const outsideSandbox = query.outsideSandbox === true;
+  const rules = query.permission.rules.filter((rule) => appliesToTool(rule, query.tool) && appliesToSandbox(rule, outsideSandbox));
   const { subjects, workspaceRoot } = query;
   const analyses = analyseCommands(query);
 

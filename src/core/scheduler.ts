@@ -219,6 +219,7 @@ export class Scheduler {
   private readonly exclusivity: AgentExclusivity;
   private realWorkspaceRoot: Promise<string> | undefined;
   private realStateDir: Promise<string> | undefined;
+  private readonly noticesGiven = new Set<string>();
   /** The permission config and hooks of the current prompt (issue 8 §3); see `beginPrompt`. */
   private snapshot: RulesSnapshot | undefined;
   /** Told when prompts begin and before side effects; the agent loop tells it the rest (issue 13). */
@@ -431,6 +432,8 @@ export class Scheduler {
       return this.block(turn, position, request, undefined, 'invalid_arguments', `${parsed.error.replace(/\.$/, '')}. The arguments must match this JSON Schema: ${schemaHint()}`);
     }
     const args = parsed.args;
+    const unready = await tool.readiness?.(args, this.env);
+    if (unready !== undefined) return this.block(turn, position, request, undefined, 'unavailable', unready);
 
     let declarations: Declarations;
     try {
@@ -465,7 +468,8 @@ export class Scheduler {
     }
     const stateDir = await this.stateDir();
     const workspaceRoot = await this.workspaceRoot();
-    const query = { tool: tool.name, declarations, subjects, workspaceRoot, ...(stateDir !== undefined ? { stateDir } : {}), ...(shell ? { shell } : {}) };
+    const outsideSandbox = tool.outsideSandbox?.(args, this.env) ?? false;
+    const query = { tool: tool.name, declarations, subjects, workspaceRoot, outsideSandbox, ...(stateDir !== undefined ? { stateDir } : {}), ...(shell ? { shell } : {}) };
     // The prompt's rules and the live ones: tightening applies at once, loosening waits (issue 8 §3).
     const decision = stricterDecision(
       evaluatePermission({ ...query, permission: this.rules().permission }),
@@ -612,6 +616,7 @@ export class Scheduler {
       }
 
       if (result) {
+        this.noticeOnce(turn, result.metadata?.sandboxNotice);
         const status = result.status ?? 'ok';
         // A run that reports an error after the turn was cancelled most likely stopped because of it.
         const kind = status === 'error' && signal.aborted ? 'cancelled' : status;
@@ -643,6 +648,13 @@ export class Scheduler {
       }
       return this.finishRun(turn, call, signal, start, began, ...this.describeFailure(call, failure, attempt));
     }
+  }
+
+  /** A warning the user gets once per scheduler, however many calls report it (an unusable sandbox, issue 12). */
+  private noticeOnce(turn: Turn, text: unknown): void {
+    if (typeof text !== 'string' || this.noticesGiven.has(text)) return;
+    this.noticesGiven.add(text);
+    this.emit(turn, { type: 'notice', level: 'warning', text });
   }
 
   /** How a thrown failure reads to the model, and which outcome it is. */
@@ -686,7 +698,7 @@ export class Scheduler {
       attempt,
       signal,
       progress: this.liveOutput(turn, callId),
-      captureOutput: () => new OutputCapture(this.limits, () => this.env.host.createSpill(`${callId}.txt`)),
+      captureOutput: () => new OutputCapture(this.limits, () => this.env.host.createSpill(`${callId}.txt`, this.env.config.tool_output.max_spill_bytes)),
       visibility: call.visibility,
       ...(call.approvedEdits ? { approvedEdits: call.approvedEdits } : {}),
       authorize: (subject) => this.authorize(call, subject),
@@ -733,7 +745,7 @@ export class Scheduler {
     let truncated = result.truncated === true;
     let metadata = result.metadata;
     if (!truncated) {
-      const capped = await capOutput(output, this.limits, () => this.env.host.createSpill(`${call.request.id}.txt`));
+      const capped = await capOutput(output, this.limits, () => this.env.host.createSpill(`${call.request.id}.txt`, this.env.config.tool_output.max_spill_bytes));
       output = capped.text;
       truncated = capped.truncated;
       if (capped.spillPath !== undefined) metadata = { ...metadata, fullOutputPath: capped.spillPath };

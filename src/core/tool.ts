@@ -135,6 +135,13 @@ export interface ToolSpec<TSchema extends z.ZodType> {
   readonly subjects?: (args: z.output<TSchema>, env: CallEnvironment) => Promise<readonly CallSubject[]>;
   /** Returns why the tool cannot be offered here, or undefined when it can. */
   readonly unavailableReason?: (env: CallEnvironment) => string | undefined;
+  /**
+   * Why this one call cannot run here (a required sandbox that is unavailable, issue 12), or
+   * undefined when it can; the scheduler blocks it `unavailable` before anything runs.
+   */
+  readonly readiness?: (args: z.output<TSchema>, env: CallEnvironment) => Promise<string | undefined>;
+  /** True when the call asks to run outside the sandbox: the policy then always asks, unless a rule says `sandbox: "off"`. */
+  readonly outsideSandbox?: (args: z.output<TSchema>, env: CallEnvironment) => boolean;
   /** Proposed file contents, for the diff-preview approval of writes and patches. */
   readonly preview?: (args: z.output<TSchema>, env: CallEnvironment) => Promise<readonly FileChange[]>;
   readonly run: (args: z.output<TSchema>, context: ToolContext) => Promise<ToolResult>;
@@ -154,6 +161,10 @@ export interface Tool {
   declarationsFor(args: unknown): Declarations;
   subjectsFor(args: unknown, env: CallEnvironment): Promise<readonly CallSubject[]>;
   unavailableReason(env: CallEnvironment): string | undefined;
+  /** See ToolSpec.readiness. */
+  readiness?(args: unknown, env: CallEnvironment): Promise<string | undefined>;
+  /** See ToolSpec.outsideSandbox. */
+  outsideSandbox?(args: unknown, env: CallEnvironment): boolean;
   readonly hasPreview: boolean;
   preview(args: unknown, env: CallEnvironment): Promise<readonly FileChange[]>;
   run(args: unknown, context: ToolContext): Promise<ToolResult>;
@@ -208,6 +219,12 @@ export function defineTool<TSchema extends z.ZodType>(spec: ToolSpec<TSchema>): 
     },
     unavailableReason(env) {
       return spec.unavailableReason?.(env);
+    },
+    async readiness(args, env) {
+      return spec.readiness ? spec.readiness(args as Args, env) : undefined;
+    },
+    outsideSandbox(args, env) {
+      return spec.outsideSandbox?.(args as Args, env) ?? false;
     },
     hasPreview: spec.preview !== undefined,
     async preview(args, env) {

@@ -11,6 +11,8 @@ import { formatDuration, type BackgroundCommand, type BackgroundJobs } from '../
 import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import { defineTool, type CallEnvironment, type ToolContext, type ToolResult } from '../core/tool';
+import { describePlan } from '../core/sandbox';
+import type { SandboxChoice } from './sandbox-choice';
 
 const INSPECTION: Declarations = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' };
 const CANCELLATION: Declarations = { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' };
@@ -176,22 +178,35 @@ export const bgTool = defineTool({
 });
 
 /** `shell {background: true}`: starts the command off the foreground path and returns its id at once. */
-export async function startBackgroundCommand(args: { readonly command: string; readonly timeout_ms?: number | undefined }, context: ToolContext): Promise<ToolResult> {
+export async function startBackgroundCommand(
+  args: { readonly command: string; readonly timeout_ms?: number | undefined },
+  context: ToolContext,
+  sandbox: SandboxChoice,
+): Promise<ToolResult> {
   const jobs = requireBackground(context);
   const job = await jobs.startCommand({
     sessionId: context.sessionId,
     command: args.command,
     cwd: context.workspaceRoot,
     env: COMMAND_ENVIRONMENT,
+    ...(sandbox.plan ? { sandbox: sandbox.plan } : {}),
+    maxOutputBytes: context.config.tool_output.max_spill_bytes,
     ...(args.timeout_ms !== undefined ? { timeoutMs: args.timeout_ms } : {}),
   });
   const limit = args.timeout_ms !== undefined ? `it is killed after ${formatDuration(args.timeout_ms)}` : 'it has no timeout: it runs until it exits, you cancel it, or the session ends';
   return {
     output:
+      (sandbox.unsandboxed !== undefined ? `${sandbox.unsandboxed}\n` : '') +
       `Started background command ${job.id}: \`${job.command}\` (in its own process group; ${limit}). ` +
       'It runs off the foreground path, and you will be told when it ends.\n' +
       `Follow it with bg {"action": "output", "id": "${job.id}"} (its latest lines) or bg {"action": "wait", "id": "${job.id}", "timeout_ms": 30000} (until it ends); ` +
       `stop it with bg {"action": "cancel", "id": "${job.id}"}. Its full output is saved at ${job.outputPath}.`,
-    metadata: { id: job.id, background: true, outputFile: job.outputPath },
+    metadata: {
+      id: job.id,
+      background: true,
+      outputFile: job.outputPath,
+      sandbox: sandbox.plan ? describePlan(sandbox.plan) : 'off',
+      ...(sandbox.notice !== undefined ? { sandboxNotice: sandbox.notice } : {}),
+    },
   };
 }

@@ -5,7 +5,9 @@
  * work, and it is never run again on its own.
  */
 import type { ProcessResult } from '../core/host';
+import { describePlan, sandboxRefusalNote } from '../core/sandbox';
 import type { ToolContext, ToolResult } from '../core/tool';
+import type { SandboxChoice } from './sandbox-choice';
 
 export interface CommandRun {
   /** How messages name it: `the command`, `the task "npm: test"`. */
@@ -13,6 +15,8 @@ export interface CommandRun {
   readonly timeoutMs: number;
   /** Extra structured details for clients. */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** Where it runs; the result says when that is outside a sandbox, and when the sandbox seems to have refused something. */
+  readonly sandbox?: SandboxChoice;
   /** Starts the command; every output chunk goes to `onOutput`. */
   readonly start: (onOutput: (chunk: string) => void) => Promise<ProcessResult>;
 }
@@ -26,9 +30,13 @@ export async function runCaptured(context: ToolContext, run: CommandRun): Promis
   const output = await capture.finish();
   // A cancel of the turn is the scheduler's to record; the spill file is closed above either way.
   context.signal.throwIfAborted();
-  const body = output.text.length > 0 ? output.text : '(no output)';
+  const sandbox = run.sandbox;
+  const unsandboxed = sandbox?.unsandboxed !== undefined ? `${sandbox.unsandboxed}\n` : '';
+  const body = `${unsandboxed}${output.text.length > 0 ? output.text : '(no output)'}`;
   const metadata = {
     ...run.metadata,
+    ...(sandbox ? { sandbox: sandbox.plan ? describePlan(sandbox.plan) : 'off' } : {}),
+    ...(sandbox?.notice !== undefined ? { sandboxNotice: sandbox.notice } : {}),
     exitCode: result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,
@@ -49,5 +57,7 @@ export async function runCaptured(context: ToolContext, run: CommandRun): Promis
   // Cancelled from outside the turn (Ctrl+C in the Zuno terminal): the model must not read it as a crash.
   if (result.cancelled) return stopped('cancelled by the user', 'ask the user before running it again.');
   const header = result.exitCode !== null ? `exit code ${result.exitCode}` : `killed by signal ${result.signal ?? 'unknown'}`;
-  return { status: result.exitCode === 0 ? 'ok' : 'error', output: `${header}\n${body}`, truncated: output.truncated, metadata };
+  const refused = result.exitCode !== 0 && sandbox?.plan ? sandboxRefusalNote(output.text, sandbox.plan) : undefined;
+  const note = refused !== undefined ? `${body.endsWith('\n') ? '' : '\n'}${refused}\n` : '';
+  return { status: result.exitCode === 0 ? 'ok' : 'error', output: `${header}\n${body}${note}`, truncated: output.truncated, metadata: { ...metadata, ...(refused !== undefined ? { sandboxRefused: true } : {}) } };
 }

@@ -13,6 +13,7 @@ import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import type { WorkspaceTask, WorkspaceTasks } from '../core/host';
 import { runCaptured } from './command-run';
+import { chooseSandbox, sandboxRequiredProblem } from './sandbox-choice';
 import { defineTool, type ToolContext, type ToolResult } from '../core/tool';
 
 const LISTING: Declarations = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' };
@@ -41,12 +42,14 @@ function requireTasks(context: ToolContext): WorkspaceTasks {
 const describeTask = (task: WorkspaceTask): string =>
   `- ${task.name}: \`${task.command}\` (${task.source})${task.unsupported !== undefined ? ` — cannot run here: ${task.unsupported}` : ''}`;
 
-function runTask(tasks: WorkspaceTasks, task: WorkspaceTask, timeoutMs: number, context: ToolContext): Promise<ToolResult> {
+async function runTask(tasks: WorkspaceTasks, task: WorkspaceTask, timeoutMs: number, context: ToolContext): Promise<ToolResult> {
+  const sandbox = await chooseSandbox(context, undefined);
   return runCaptured(context, {
     subject: `the task "${task.name}"`,
     timeoutMs,
     metadata: { task: task.name },
-    start: (onOutput) => tasks.run(task, context.workspaceRoot, { timeoutMs, signal: context.signal, onOutput }),
+    sandbox,
+    start: (onOutput) => tasks.run(task, context.workspaceRoot, { timeoutMs, signal: context.signal, onOutput, ...(sandbox.plan ? { sandbox: sandbox.plan } : {}) }),
   });
 }
 
@@ -59,6 +62,7 @@ export const executeTool = defineTool({
   // Rules name tasks: {"tool": "execute", "match": "npm: test", "action": "allow"}.
   subjects: async (args) => (args.name !== undefined ? [{ kind: 'name', value: args.name }] : []),
   unavailableReason: (env) => (env.host.tasks ? undefined : NO_TASKS),
+  readiness: (args, env) => (args.action === 'run' ? sandboxRequiredProblem(env, false) : Promise.resolve(undefined)),
   async run(args, context) {
     const tasks = requireTasks(context);
     const listing = await tasks.list(context.workspaceRoot);

@@ -4,9 +4,11 @@
  */
 import { DEFAULT_ENVIRONMENT_POLICY, filterEnvironment, type EnvironmentPolicy } from '../../core/environment';
 import type { ApprovalGateway, Host, HostFetch, QuestionGateway, RipgrepBinary } from '../../core/host';
+import type { SandboxSupport } from '../../core/sandbox';
 import { createCheckedFetch } from './fetch';
 import { createNodeFileSystem } from './fs';
 import { createProcessRunner } from './processes';
+import { createSandboxSupport } from './sandbox';
 import { resolveRipgrep } from './ripgrep';
 import { loadShellAnalyzer } from './shell-parser';
 import { createSpill } from './spill';
@@ -36,6 +38,8 @@ export interface NodeHostOptions {
    * counts at once. The default policy (secrets dropped) when absent.
    */
   readonly environmentPolicy?: () => EnvironmentPolicy;
+  /** Replaces sandbox detection (tests: a PATH without bwrap). */
+  readonly sandbox?: SandboxSupport;
 }
 
 /** `$XDG_CONFIG_HOME/zuno`; the XDG spec says a relative value is to be ignored, so `~/.config/zuno` then. */
@@ -48,7 +52,8 @@ export function createNodeHost(options: NodeHostOptions): Host {
   let ripgrep: Promise<RipgrepBinary> | undefined;
   const policy = options.environmentPolicy ?? (() => DEFAULT_ENVIRONMENT_POLICY);
   const environment = (): Record<string, string> => filterEnvironment(process.env, policy());
-  const processes = createProcessRunner({ environment });
+  const sandbox = options.sandbox ?? createSandboxSupport();
+  const processes = createProcessRunner({ environment, sandbox });
   const resolveAddresses =
     options.resolveAddresses ?? (async (hostname: string) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address));
   return {
@@ -62,7 +67,8 @@ export function createNodeHost(options: NodeHostOptions): Host {
     ...(options.questions ? { questions: options.questions } : {}),
     fetch: options.fetch ?? createCheckedFetch(resolveAddresses),
     resolveAddresses,
-    createSpill: (name) => createSpill(options.stateDir, name),
+    createSpill: (name, maxBytes) => createSpill(options.stateDir, name, maxBytes),
+    sandbox,
     // Resolved once per host: every grep would otherwise pay for `rg --version`.
     ripgrep: () =>
       (ripgrep ??= resolveRipgrep({

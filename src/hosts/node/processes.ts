@@ -5,8 +5,13 @@
  */
 import { DEFAULT_ENVIRONMENT_POLICY, filterEnvironment } from '../../core/environment';
 import type { ProcessResult, ProcessRunner, ProcessSpec, OutputStream } from '../../core/host';
+import type { SandboxSupport } from '../../core/sandbox';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pinDirectory, type VerificationMode } from './fs';
+import { bwrapArguments, createProcessLimit, SANDBOX_TEMP, sandboxExecutable, seatbeltProfile } from './sandbox';
 
 type ExecaModule = typeof import('execa');
 
@@ -55,6 +60,58 @@ function withMergedStderr(spec: ProcessSpec): { readonly command: string; readon
   return { command: '/bin/sh', args: ['-c', 'exec 2>&1; exec "$0" "$@"', spec.command, ...(spec.args ?? [])], shell: false };
 }
 
+interface Launch {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly shell: boolean;
+  /** Laid over the child's environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Undoes what the sandbox set up for this child (a temp dir, a cgroup), once it is gone. */
+  readonly cleanup?: () => Promise<void>;
+}
+
+/**
+ * The process-count limit, set inside the sandbox before the command starts: `ulimit -p` in dash,
+ * `-u` in bash. Counted per user namespace, so it bounds this command's processes only. The
+ * kernel does not apply it to root; a pids cgroup does that where one can be made.
+ */
+function withProcessLimit(argv: readonly string[], maxProcesses: number): readonly string[] {
+  if (maxProcesses <= 0) return argv;
+  return ['/bin/sh', '-c', `ulimit -p ${maxProcesses} 2>/dev/null || ulimit -u ${maxProcesses} 2>/dev/null; exec "$@"`, 'sh', ...argv];
+}
+
+/** The cgroup goes once its last process has: off the call's path, which must not wait for the kernel's teardown. */
+const releaseLater = (limit: { release(): Promise<void> }) => async (): Promise<void> => {
+  void limit.release();
+};
+
+/** Wraps a launch in the plan's sandbox; rejects, running nothing, when the sandbox cannot be used. */
+async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupport | undefined): Promise<Launch> {
+  const plan = spec.sandbox;
+  if (!plan) return launch;
+  const availability = support ? await support.availability(plan.bwrapPath) : undefined;
+  if (!availability?.available) {
+    throw new Error(`Nothing ran: the command was to run in the sandbox, and the sandbox cannot be used here${availability ? ` (${availability.reason})` : ''}.`);
+  }
+  const command = launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args];
+  const executable = sandboxExecutable(availability);
+  if (availability.mechanism === 'bubblewrap') {
+    const limit = plan.maxProcesses > 0 ? createProcessLimit(plan.maxProcesses) : undefined;
+    // A pids cgroup bounds everything already; the rlimit is the fallback where none can be made.
+    const argv = limit ? command : withProcessLimit(command, plan.maxProcesses);
+    const [first = executable, ...args] = [...(limit?.prefix ?? []), executable, ...bwrapArguments(plan, spec.cwd), '--', ...argv];
+    return { command: first, args, shell: false, env: { TMPDIR: SANDBOX_TEMP }, ...(limit ? { cleanup: releaseLater(limit) } : {}) };
+  }
+  const temporary = await mkdtemp(join(tmpdir(), 'zuno-sandbox-'));
+  return {
+    command: executable,
+    args: ['-p', seatbeltProfile(plan, temporary), ...withProcessLimit(command, plan.maxProcesses)],
+    shell: false,
+    env: { TMPDIR: temporary },
+    cleanup: () => rm(temporary, { recursive: true, force: true }),
+  };
+}
+
 /** Forwards a pipe's bytes as text, reassembling UTF-8 sequences split across chunks. */
 function decode(stream: Readable | null, name: OutputStream, onOutput: ProcessSpec['onOutput']): Promise<void> {
   if (!stream) return Promise.resolve();
@@ -82,6 +139,8 @@ export interface ProcessRunnerOptions {
   readonly environment?: () => Readonly<Record<string, string>>;
   /** How a `verifiedCwd` is tied to its check; tests force `identity` to exercise the portable path on Linux. */
   readonly verification?: VerificationMode;
+  /** Applies `ProcessSpec.sandbox`; without it a spec with a sandbox is refused. */
+  readonly sandbox?: SandboxSupport;
 }
 
 /** This process's environment, secrets dropped by the default policy. */
@@ -97,14 +156,14 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         return { exitCode: null, signal: null, timedOut: false, cancelled: true, durationMs: 0 };
       }
       const { execa } = await loadExeca();
-      const launch = withMergedStderr(spec);
+      const launch = await sandboxed(withMergedStderr(spec), spec, options.sandbox);
       // Held open until the child is gone: on Linux the child changes into the descriptor itself.
       const pinned = spec.verifiedCwd ? await pinDirectory(spec.cwd, options.verification) : undefined;
       const subprocess = execa(launch.command, launch.args, {
         cwd: pinned?.cwd ?? spec.cwd,
         shell: launch.shell,
         // Not extended from process.env: the child sees exactly the filtered environment.
-        env: { ...environment(), ...spec.env },
+        env: { ...environment(), ...spec.env, ...launch.env },
         extendEnv: false,
         // A new group on POSIX; on Windows `detached` would open a console window instead.
         detached: !isWindows,
@@ -179,6 +238,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         spec.signal?.removeEventListener('abort', onAbort);
         await settled.catch(() => undefined);
         await pinned?.close();
+        await launch.cleanup?.();
       }
     },
   };

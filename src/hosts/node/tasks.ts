@@ -207,6 +207,7 @@ export function createNodeWorkspaceTasks(processes: ProcessRunner, environment: 
         signal: options.signal,
         onOutput: (chunk) => options.onOutput(chunk),
         display: task.command,
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       });
     },
   };

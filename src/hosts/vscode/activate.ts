@@ -27,6 +27,7 @@ import { CHECKPOINT_SCHEME } from './rewinds';
 import { SETTINGS_PREFIX, STATE_DIR_SETTING, stateRootSetting } from './settings';
 import { resolveStateDir, type ResolvedStateDir } from '../../store/relocate';
 import { ZunoStatusBar } from './status-bar';
+import { SandboxStatusItem } from './sandbox-status';
 import { MirrorTerminal } from './terminal';
 import { MirroredProcessRunner } from './terminal-mirror';
 import { toolLogLine } from './tool-log';
@@ -72,7 +73,8 @@ export class ZunoExtension implements vscode.Disposable {
 
     const registrations = (): readonly ToolRegistration[] => builtinToolRegistrations();
     const statusBar = new ZunoStatusBar();
-    this.disposables.push(statusBar);
+    const sandboxStatus = new SandboxStatusItem();
+    this.disposables.push(statusBar, sandboxStatus);
 
     const onEvent = (event: ZunoEvent): void => {
       const line = toolLogLine(event);
@@ -126,6 +128,8 @@ export class ZunoExtension implements vscode.Disposable {
     const updateStatus = (): void => {
       const current = config.current;
       statusBar.update(current.ok ? current.config.permission.mode : undefined, controller.runningCalls);
+      // Once the host exists (first use), so activation itself never spawns the bwrap probe.
+      if (host && current.ok) void sandboxStatus.refresh(host, current.config);
       void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT_KEY, controller.running);
     };
     controller.onDidChange(updateStatus);

@@ -42,6 +42,7 @@ export interface ContributedManifest {
   readonly categories: readonly string[];
   /** The marketplace icon; vsce accepts only PNG there (the activity bar uses media/zuno.svg). */
   readonly icon: string;
+  readonly extensionKind: readonly string[];
   readonly capabilities: Record<string, unknown>;
   readonly activationEvents: readonly string[];
   readonly contributes: Record<string, unknown>;
@@ -61,6 +62,8 @@ export function contributedManifest(): ContributedManifest {
   return {
     categories: ['AI', 'Chat'],
     icon: 'media/icon.png',
+    // Runs where the files are (Remote-SSH, Dev Containers, Codespaces), so the sandbox is detected there (issue 12).
+    extensionKind: ['workspace'],
     capabilities: {
       // Zuno runs commands and hooks that a workspace's settings and .zuno/config.json name, so it
       // must not run in a folder the user has not trusted.

@@ -27,7 +27,13 @@ export function allowRuleFor(request: ApprovalRequest, workspaceRoot: string): P
     const inside = relative(workspaceRoot, subject);
     if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) subject = inside.split('\\').join('/');
   }
-  return { tool: request.tool, match: escapeGlob(subject), action: 'allow' };
+  return { tool: request.tool, match: escapeGlob(subject), action: 'allow', ...sandboxOff(request) };
+}
+
+/** A call outside the sandbox is covered only by a rule that says so (issue 12): every choice keeps what was approved. */
+function sandboxOff(request: ApprovalRequest): { sandbox?: 'off' } {
+  const args = request.arguments;
+  return typeof args === 'object' && args !== null && 'sandbox' in args && args.sandbox === 'off' ? { sandbox: 'off' } : {};
 }
 
 /** A word that reads as a subcommand (`test` in `npm test`, `status` in `git status`), not a flag or a path. */
@@ -61,7 +67,7 @@ function widerRule(request: ApprovalRequest, exact: PermissionRule): RuleChoice 
   if (subject === undefined || exact.match === undefined) return undefined;
   if (request.tool === 'shell') {
     const command = commandPattern(subject);
-    return command === undefined ? undefined : { label: `${command.prefix} with any arguments`, rule: { tool: 'shell', match: command.pattern, action: 'allow' } };
+    return command === undefined ? undefined : { label: `${command.prefix} with any arguments`, rule: { tool: 'shell', match: command.pattern, action: 'allow', ...sandboxOff(request) } };
   }
   if (FILE_WRITING_TOOLS.has(request.tool)) {
     // `exact.match` is workspace-relative when the file is inside; a file at the root gets no

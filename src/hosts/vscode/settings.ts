@@ -60,6 +60,11 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
   },
   'tool_output.max_bytes': { description: 'Largest tool output the model sees, in bytes; the rest is cut from the middle and saved to a file (SPEC O1).', minimum: 1024, maximum: 10 * 1024 * 1024 },
   'tool_output.max_lines': { description: 'Most lines of tool output the model sees; the rest is cut from the middle and saved to a file (SPEC O1).', minimum: 10, maximum: 100_000 },
+  'tool_output.max_spill_bytes': {
+    description: 'The most one call\'s spill file holds, in bytes; beyond it the file keeps its head and its tail, with a marker between. The call is not failed for it.',
+    minimum: 1024 * 1024,
+    maximum: 16 * 1024 * 1024 * 1024,
+  },
   'permission.mode': {
     description:
       '`strict` (default): every side-effecting call needs a fresh approval unless an allow rule covers it. `auto-edit`: file edits inside the workspace, and updates to the plan, todos and goal, run without asking. `auto`: nothing asks; deny rules still apply.',
@@ -98,6 +103,27 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     merge: 'concatenate',
   },
   'shell.default_timeout_ms': { description: 'How long a shell command may run when the model gives no timeout, in milliseconds. A timed-out command is killed and never re-run.', minimum: 1000, maximum: 24 * 3600_000 },
+  'sandbox.mode': {
+    description:
+      'Where shell commands, background commands and tasks run (issue 12). `workspace-write`: the workspace is writable (not its .git, .zuno and .vscode), the rest of the disk read-only, credentials such as ~/.ssh and Zuno\'s state not there, /tmp private. `read-only`: only the private /tmp is writable. `off`: no sandbox; each result says so. Hooks always run outside it.',
+  },
+  'sandbox.network': { description: 'Let sandboxed commands use the network, loopback included. Off by default.' },
+  'sandbox.writable': {
+    description: 'More writable places in `workspace-write`, e.g. `["~/.npm", "/var/cache/build"]`: absolute paths, `~/` paths, or paths relative to the workspace. Paths that do not exist are left out.',
+    merge: 'concatenate',
+  },
+  'sandbox.required': {
+    description: 'When the sandbox cannot be used (bwrap missing, user namespaces refused, Windows), block shell calls instead of running them unsandboxed.',
+  },
+  'sandbox.bwrap_path': {
+    description: 'The bubblewrap (`bwrap`) executable. Empty: the one on PATH. Machine scope: a workspace cannot choose which binary runs.',
+    scope: 'machine',
+  },
+  'sandbox.max_processes': {
+    description: 'The most processes a sandboxed command may have at once, against fork bombs; 0 for no limit.',
+    minimum: 0,
+    maximum: 1_000_000,
+  },
   'webfetch.max_bytes': { description: 'Largest response webfetch downloads, in bytes.', minimum: 1024, maximum: 50 * 1024 * 1024 },
   'webfetch.timeout_ms': { description: 'How long webfetch waits for a response, in milliseconds.', minimum: 1000, maximum: 600_000 },
   'web_search.provider': { description: 'The web search protocol. Without one, web_search is not offered.' },

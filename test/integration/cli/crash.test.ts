@@ -32,7 +32,8 @@ async function until(condition: () => boolean): Promise<void> {
 const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((line) => line !== '') : []);
 
 test('R3: after kill -9 during a shell call, resume marks it indeterminate, never re-runs it, and the model gets the notice', { timeout: 120_000 }, async () => {
-  const workspace = temporaryWorkspace();
+  // Unsandboxed: the test follows the command by its host PID (`$$`), which a sandbox's PID namespace hides (issue 12).
+  const workspace = temporaryWorkspace({ '.zuno/config.json': JSON.stringify({ sandbox: { mode: 'off' } }) });
   const counter = join(workspace, 'counter.txt');
   const command = 'echo $$ > shell.pid; echo run >> counter.txt; sleep 30';
   const server = await startScriptedOpenAI({

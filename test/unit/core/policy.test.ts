@@ -1,7 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evaluatePermission, type PermissionDecision, type PermissionQuery } from '../../../src/core/policy';
-import type { PermissionMode, PermissionRule } from '../../../src/core/config';
+import { parseConfig, type PermissionMode, type PermissionRule } from '../../../src/core/config';
 import { STRICTEST_DECLARATIONS, type Declarations, type Effect } from '../../../src/core/declarations';
 import type { ShellAnalyzer } from '../../../src/core/shell/analysis';
 import type { CallSubject } from '../../../src/core/tool';
@@ -340,4 +340,29 @@ test('issue 8 §3: a side-effecting call with a path inside the state dir is den
   assert.equal(at('/var/zuno-state').action, 'deny');
   assert.equal(at('/var/zuno-state-old/x').action, 'allow');
   assert.equal(at('/var/zuno-state/zuno.db', 'ReadOnly').action, 'allow', 'reading the record is not changing it');
+});
+
+test('issue 12 a call outside the sandbox asks in every mode, and an allow rule covers it only if it says sandbox: "off"', () => {
+  const query = (mode: PermissionMode, rules: PermissionRule[]): PermissionDecision =>
+    evaluatePermission({ tool: 'shell', declarations: declared('SideEffecting'), subjects: [command('npm install')], permission: { mode, rules }, workspaceRoot: root, shell, outsideSandbox: true });
+  for (const mode of ['strict', 'auto-edit', 'auto'] as const) {
+    const decision = query(mode, []);
+    assert.equal(decision.action, 'ask', mode);
+    assert.match(decision.reason, /outside the sandbox .* only an allow rule with "sandbox": "off" covers it/);
+  }
+  assert.equal(query('auto', [{ tool: 'shell', match: 'npm *', action: 'allow' }]).action, 'ask', 'a rule for sandboxed commands does not grow into more');
+  assert.equal(query('auto', [{ tool: 'shell', action: 'allow' }]).action, 'ask', 'nor does a bare allow');
+  const named = query('strict', [{ tool: 'shell', match: 'npm *', action: 'allow', sandbox: 'off' }]);
+  assert.equal(named.action, 'allow');
+  assert.match(named.reason, /sandbox: "off"/);
+  assert.equal(query('auto', [{ tool: 'shell', match: 'npm *', action: 'deny' }]).action, 'deny', 'a deny rule without sandbox still denies');
+  // The sandbox:"off" rule is about unsandboxed calls only: a sandboxed call in strict mode still asks.
+  const sandboxed = evaluatePermission({ tool: 'shell', declarations: declared('SideEffecting'), subjects: [command('npm install')], permission: { mode: 'strict', rules: [{ tool: 'shell', match: 'npm *', action: 'allow', sandbox: 'off' }] }, workspaceRoot: root, shell });
+  assert.equal(sandboxed.action, 'ask');
+});
+
+test('issue 12 a rule\'s sandbox field is "off" or absent, and only for shell or *', () => {
+  assert.throws(() => parseConfig({ permission: { rules: [{ tool: 'shell', action: 'allow', sandbox: 'on' }] } }), /permission\.rules\[0\]\.sandbox must be "off"/);
+  assert.throws(() => parseConfig({ permission: { rules: [{ tool: 'write', action: 'allow', sandbox: 'off' }] } }), /permission\.rules\[0\]\.sandbox only applies to the shell tool/);
+  assert.equal(parseConfig({ permission: { rules: [{ tool: '*', action: 'ask', sandbox: 'off' }] } }).permission.rules[0]?.sandbox, 'off');
 });

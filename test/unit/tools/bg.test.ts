@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BackgroundJobs } from '../../../src/core/background';
-import { parseConfig } from '../../../src/core/config';
+import { parseConfig, type ZunoConfigInput } from '../../../src/core/config';
 import { ToolError } from '../../../src/core/errors';
 import { EventBus } from '../../../src/core/events';
 import type { ApprovalRequest } from '../../../src/core/host';
@@ -36,8 +36,11 @@ function newJobs(): BackgroundJobs {
   return jobs;
 }
 
-function context(jobs: BackgroundJobs | undefined, sessionId = 'session-1'): ToolContext {
-  return { ...makeToolContext({ workspaceRoot: workspace, stateDir, host }), sessionId, ...(jobs ? { background: jobs } : {}) };
+/** For tests that follow a command's processes by host PID (`$$`): outside the sandbox's PID namespace (issue 12). */
+const UNSANDBOXED = { sandbox: { mode: 'off' as const } };
+
+function context(jobs: BackgroundJobs | undefined, sessionId = 'session-1', config: ZunoConfigInput = {}): ToolContext {
+  return { ...makeToolContext({ workspaceRoot: workspace, stateDir, host, config }), sessionId, ...(jobs ? { background: jobs } : {}) };
 }
 
 async function call(tool: typeof bgTool, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
@@ -177,7 +180,7 @@ test('S1 bg output stays within the byte cap and says where to continue', async 
 
 test('S1 bg cancel kills the whole process group and reports it; a second cancel says it had already ended', async () => {
   const jobs = newJobs();
-  const ctx = context(jobs);
+  const ctx = context(jobs, 'session-1', UNSANDBOXED);
   const id = idOf(await shell({ command: 'echo "pid=$$"; sleep 60 & echo "child=$!"; wait', background: true }, ctx));
   const job = jobs.command('session-1', id);
   await until(() => /child=\d+/.test(job.tail(5)), 'the command printed its pids');
@@ -231,8 +234,8 @@ test('S1 a finished command tells its session once, at the next turn; other sess
 
 test('S1 endSession stops that session\'s commands only; dispose kills every running command and refuses new ones', async () => {
   const jobs = newJobs();
-  const first = context(jobs, 'session-a');
-  const second = context(jobs, 'session-b');
+  const first = context(jobs, 'session-a', UNSANDBOXED);
+  const second = context(jobs, 'session-b', UNSANDBOXED);
   const ids = [
     idOf(await shell({ command: 'echo "pid=$$"; sleep 60', background: true }, first)),
     idOf(await shell({ command: 'echo "pid=$$"; sleep 60', background: true }, second)),

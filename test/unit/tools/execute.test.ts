@@ -4,7 +4,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseConfig } from '../../../src/core/config';
+import { parseConfig, type ZunoConfigInput } from '../../../src/core/config';
 import { ToolError } from '../../../src/core/errors';
 import type { Host } from '../../../src/core/host';
 import { ToolRegistry } from '../../../src/core/registry';
@@ -62,7 +62,7 @@ async function execute(args: Record<string, unknown>, ctx: ToolContext): Promise
   return executeTool.run(parsed.args, ctx);
 }
 
-const contextFor = (root: string, host: Host): ToolContext => makeToolContext({ workspaceRoot: root, host });
+const contextFor = (root: string, host: Host, config: ZunoConfigInput = {}): ToolContext => makeToolContext({ workspaceRoot: root, host, config });
 
 test('T3 execute: list is ReadOnly/Safe/ParallelSafe; run is SideEffecting/Never/Exclusive; run needs a name', () => {
   const list = executeTool.parse({ action: 'list' });
@@ -134,7 +134,8 @@ test('S3 execute runs tasks.json shell and process tasks with their arguments, c
 test('S3 execute: a timeout is indeterminate, keeps the output so far, and kills the task\'s whole group (R3)', async () => {
   const { root, host } = workspaceWith({ 'package.json': PACKAGE_JSON });
   // Long enough for npm itself to start on a loaded machine, so the script has printed its pids.
-  const result = await execute({ action: 'run', name: 'npm: hang', timeout_ms: 5000 }, contextFor(root, host));
+  // Followed by host PID (`$$`), so outside the sandbox's PID namespace (issue 12).
+  const result = await execute({ action: 'run', name: 'npm: hang', timeout_ms: 5000 }, contextFor(root, host, { sandbox: { mode: 'off' } }));
   assert.equal(result.status, 'indeterminate');
   assert.match(result.output, /^timed out: the task "npm: hang" was stopped after 5000 ms/);
   assert.match(result.output, /will not be re-run automatically/);

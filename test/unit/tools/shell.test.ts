@@ -13,6 +13,9 @@ after(() => {
   removeDir(stateDir);
 });
 
+/** These tests follow the command's processes by host PID (`$$`, `$!`): outside the sandbox's PID namespace. */
+const UNSANDBOXED: Partial<ToolContextOptions> = { config: { sandbox: { mode: 'off' } } };
+
 async function shell(args: Record<string, unknown>, options: Partial<ToolContextOptions> = {}) {
   const parsed = shellTool.parse(args);
   assert.ok(parsed.success, JSON.stringify(parsed));
@@ -50,7 +53,7 @@ test('issue 2 §9 stdin is closed: a command that reads input sees end-of-file',
 });
 
 test('issue 2 §9 a background child holding stdout open does not hang the call', async () => {
-  const { result } = await shell({ command: 'sleep 30 & echo "child=$!"; echo done' });
+  const { result } = await shell({ command: 'sleep 30 & echo "child=$!"; echo done' }, UNSANDBOXED);
   assert.equal(result.status, 'ok');
   assert.match(result.output, /done\n$/);
   const child = Number(/child=(\d+)/.exec(result.output)?.[1]);
@@ -58,12 +61,12 @@ test('issue 2 §9 a background child holding stdout open does not hang the call'
 });
 
 test('R3 a timeout is indeterminate, keeps the output so far, and kills the whole group', async () => {
-  const { result } = await shell({ command: 'echo "child=$$"; sleep 60 & echo "grandchild=$!"; echo working; wait', timeout_ms: 1000 });
+  const { result } = await shell({ command: 'echo "child=$$"; sleep 60 & echo "grandchild=$!"; echo working; wait', timeout_ms: 1000 }, UNSANDBOXED);
   assert.equal(result.status, 'indeterminate');
   assert.match(result.output, /^timed out: the command was stopped after 1000 ms/);
   assert.match(result.output, /may have had partial effects, and it will not be re-run automatically/);
   assert.match(result.output, /larger timeout_ms/);
-  assert.match(result.output, /Output so far:\nchild=\d+\ngrandchild=\d+\nworking\n$/);
+  assert.match(result.output, /Output so far:\n\[unsandboxed \(sandbox.mode is "off"\)[^\n]*\nchild=\d+\ngrandchild=\d+\nworking\n$/);
   assert.equal(result.metadata?.timedOut, true);
   for (const name of ['child', 'grandchild']) {
     const pid = Number(new RegExp(`${name}=(\\d+)`).exec(result.output)?.[1]);
@@ -83,6 +86,7 @@ test('issue 2 §6 cancelling propagates the abort and kills the group', async ()
   const running = shell(
     { command: 'sleep 60 & echo "child=$!"; wait' },
     {
+      ...UNSANDBOXED,
       signal: controller.signal,
       progress: (chunk) => {
         child = Number(/child=(\d+)/.exec(chunk)?.[1] ?? child);
@@ -96,7 +100,10 @@ test('issue 2 §6 cancelling propagates the abort and kills the group', async ()
 });
 
 test('O1 a command printing 300 MB is bounded: head and tail kept, the rest spilled in full', async () => {
-  const { result } = await shell({ command: 'echo FIRST; yes | head -c 300000000; echo; echo LAST' }, { progress: () => undefined });
+  const { result } = await shell(
+    { command: 'echo FIRST; yes | head -c 300000000; echo; echo LAST' },
+    { progress: () => undefined, config: { tool_output: { max_spill_bytes: 512 * 1024 * 1024 } } },
+  );
   assert.equal(result.status, 'ok');
   assert.equal(result.truncated, true);
   assert.ok(Buffer.byteLength(result.output) < 60_000, `${Buffer.byteLength(result.output)} bytes returned`);
@@ -108,7 +115,7 @@ test('O1 a command printing 300 MB is bounded: head and tail kept, the rest spil
 });
 
 test('R3: a command cancelled from outside the turn (Ctrl+C in the terminal) is indeterminate, not a crash', async () => {
-  const probe = makeToolContext({ workspaceRoot: workspace, stateDir });
+  const probe = makeToolContext({ workspaceRoot: workspace, stateDir, ...UNSANDBOXED });
   const userCancel = new AbortController();
   // The editor's terminal cancels through its own signal, joined to the turn's, as this wrapper does.
   const host = {
@@ -125,10 +132,10 @@ test('R3: a command cancelled from outside the turn (Ctrl+C in the terminal) is 
         }),
     },
   };
-  const { result } = await shell({ command: 'echo $$ > shell.pid; echo started; sleep 30' }, { host });
+  const { result } = await shell({ command: 'echo $$ > shell.pid; echo started; sleep 30' }, { ...UNSANDBOXED, host });
   assert.equal(result.status, 'indeterminate');
   assert.match(result.output, /^cancelled by the user: .*will not be re-run automatically/);
-  assert.match(result.output, /Output so far:\nstarted\n/);
+  assert.match(result.output, /Output so far:\n\[unsandboxed \(sandbox.mode is "off"\)[^\n]*\nstarted\n/);
   const pid = Number(readFileSync(join(workspace, 'shell.pid'), 'utf8'));
   assert.ok(await waitUntilGone(pid), 'the cancelled command is gone');
 });

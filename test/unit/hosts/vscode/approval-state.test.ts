@@ -221,6 +221,12 @@ test('SPEC §9: "Allow like this" for a command allows exactly that command line
   assert.equal(escapeGlob('a\\b{c,d}?'), 'a\\\\b\\{c,d\\}\\?');
 });
 
+test('issue 12 "Allow like this" for a shell call outside the sandbox writes a rule that says sandbox: "off"', () => {
+  const request: ApprovalRequest = { ...writeRequest('c1', []), tool: 'shell', subject: 'npm publish', arguments: { command: 'npm publish', sandbox: 'off' }, changes: [] };
+  assert.deepEqual(allowRuleFor(request, root), { tool: 'shell', match: 'npm publish', action: 'allow', sandbox: 'off' });
+  assert.deepEqual(allowRuleFor({ ...request, arguments: { command: 'npm publish' } }, root), { tool: 'shell', match: 'npm publish', action: 'allow' });
+});
+
 test('issue 4 Approvals: decisions for unknown or closed requests are refused and close the stale card', async () => {
   const { editor, broker } = setup([]);
   const result = await broker.decide('ghost', { approved: true });

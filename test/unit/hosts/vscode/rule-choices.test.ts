@@ -100,3 +100,19 @@ test('issue 14 item 4: the broker adds the chosen rule; an index the host never 
   assert.deepEqual(await second, { approved: true, addedRule: { tool: 'shell', match: 'make', action: 'allow' } });
   assert.deepEqual(added.map((rule) => rule.match), ['npm test *', 'make']);
 });
+
+test('issue 12 every "Allow like this" choice for a call outside the sandbox says sandbox: "off"', () => {
+  const request: ApprovalRequest = {
+    callId: 'c1',
+    sessionId: 's',
+    tool: 'shell',
+    arguments: { command: 'npm publish --tag next', sandbox: 'off' },
+    declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
+    subject: 'npm publish --tag next',
+    reason: 'outside the sandbox',
+  };
+  const choices = ruleChoices(request, '/work');
+  assert.ok(choices.length >= 2);
+  for (const choice of choices) assert.equal(choice.rule.sandbox, 'off', choice.label);
+  assert.ok(ruleChoices({ ...request, arguments: { command: 'npm publish --tag next' } }, '/work').every((choice) => choice.rule.sandbox === undefined));
+});

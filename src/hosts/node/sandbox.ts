@@ -1,0 +1,288 @@
+/**
+ * The shell sandbox on this machine (issue 12): bubblewrap on Linux, Seatbelt (`sandbox-exec`)
+ * on macOS, none on Windows. Detection runs a probe sandbox once per bubblewrap path and caches
+ * the answer, because a bwrap that is installed can still be refused by the kernel (user
+ * namespaces off, AppArmor's restriction, a container): only a run proves it works. The argv and
+ * the profile are built by pure functions, so they are tested as text.
+ */
+import { execFile } from 'node:child_process';
+import { accessSync, constants, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { SandboxAvailability, SandboxPlan, SandboxSupport } from '../../core/sandbox';
+
+/** `file` and `directory` exist; anything else (missing, a dangling link) cannot be mounted over. */
+export type PathKind = 'file' | 'directory' | undefined;
+
+/** What is at `path`, without following a final symlink (a link is mounted over as what it is not). */
+export function pathKind(path: string): PathKind {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() ? 'directory' : stat.isFile() || stat.isSymbolicLink() ? 'file' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `path` with every symlink resolved, or as given when it does not exist. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Where the private, empty temp dir is mounted inside the sandbox (and what TMPDIR says). */
+export const SANDBOX_TEMP = '/tmp';
+
+/**
+ * The bubblewrap arguments for a plan, up to (not including) the `--` and the command. Later
+ * mounts lie over earlier ones, so the order is the meaning: the root read-only, then what is
+ * writable, then what stays read-only inside it, then what is not there at all. Paths that do
+ * not exist are left out: bwrap would have to create them (on the real disk, inside a writable
+ * folder) to mount over them.
+ */
+export function bwrapArguments(plan: SandboxPlan, cwd: string, kindOf: (path: string) => PathKind = pathKind, real: (path: string) => string = realPath): string[] {
+  const args = [
+    // A new user namespace drops every capability even for root, so nothing inside can remount the root writable.
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-ipc',
+    ...(plan.network ? [] : ['--unshare-net']),
+    '--die-with-parent',
+    // No terminal to inject keystrokes into (TIOCSTI).
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    SANDBOX_TEMP,
+  ];
+  // Mounted at their real paths: a symlinked workspace or ~/.ssh then still resolves to the mount.
+  for (const path of plan.writable.map(real)) {
+    if (kindOf(path) !== undefined) args.push('--bind', path, path);
+  }
+  for (const path of plan.readOnly.map(real)) {
+    if (kindOf(path) !== undefined) args.push('--ro-bind', path, path);
+  }
+  for (const path of plan.hidden.map(real)) {
+    const kind = kindOf(path);
+    if (kind === 'directory') args.push('--tmpfs', path, '--remount-ro', path);
+    else if (kind === 'file') args.push('--ro-bind', '/dev/null', path);
+  }
+  args.push('--chdir', real(cwd));
+  return args;
+}
+
+/** A string literal in Seatbelt's profile language. */
+const sbString = (text: string): string => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/**
+ * The Seatbelt profile for a plan (macOS `sandbox-exec -p`), with the same meaning as the
+ * bubblewrap mounts: reads anywhere but the hidden paths, writes only in the writable paths and
+ * the private temp dir, minus the read-only ones, and no network unless the plan allows it.
+ * Seatbelt has no PID namespace: the runner's process-group kill is what ends descendants there.
+ */
+export function seatbeltProfile(plan: SandboxPlan, tempDir: string): string {
+  const subpaths = (paths: readonly string[]): string => paths.map((path) => `(subpath ${sbString(path)})`).join(' ');
+  const notHidden = plan.hidden.map((path) => `(require-not (subpath ${sbString(path)}))`).join(' ');
+  const writable = [...plan.writable, tempDir];
+  const notReadOnly = [...plan.readOnly, ...plan.hidden].map((path) => `(require-not (subpath ${sbString(path)}))`).join(' ');
+  return [
+    '(version 1)',
+    '(deny default)',
+    '(allow process-exec process-fork)',
+    '(allow signal (target same-sandbox))',
+    '(allow sysctl-read)',
+    '(allow mach-lookup)',
+    '(allow ipc-posix-shm)',
+    '(allow pseudo-tty)',
+    `(allow file-read* (require-all (subpath "/") ${notHidden}))`,
+    '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (literal "/dev/dtracehelper"))',
+    `(allow file-write* (require-all (require-any ${subpaths(writable)}) ${notReadOnly}))`,
+    ...(plan.network ? ['(allow network*)'] : ['(allow network-outbound (remote unix-socket))']),
+    '',
+  ].join('\n');
+}
+
+/** The first executable named `name` on `PATH`. */
+export function findOnPath(name: string, path: string | undefined): string | undefined {
+  for (const folder of (path ?? '').split(delimiter)) {
+    if (folder === '') continue;
+    const candidate = join(folder, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (pathKind(candidate) !== 'directory') return candidate;
+    } catch {
+      // Not here; the next folder.
+    }
+  }
+  return undefined;
+}
+
+interface ProbeOutcome {
+  readonly ok: boolean;
+  readonly output: string;
+}
+
+function probe(executable: string, args: readonly string[]): Promise<ProbeOutcome> {
+  return new Promise((resolve) => {
+    execFile(executable, args, { timeout: 10_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({ ok: error === null && stdout.includes('zuno-sandbox-ok'), output: `${stderr}${stdout}`.trim() || (error?.message ?? '') });
+    });
+  });
+}
+
+const BWRAP_FIX = 'Install bubblewrap (Debian/Ubuntu: apt install bubblewrap) or set sandbox.bwrap_path to it.';
+const USERNS_FIX =
+  'Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap), ' +
+  'or, in a container, run it with user namespaces allowed.';
+
+export interface SandboxDetectionOptions {
+  readonly platform?: NodeJS.Platform;
+  /** PATH to search for bwrap; this process's PATH when absent. */
+  readonly path?: string;
+  /** The home whose secrets are hidden; this user's when absent. */
+  readonly home?: string;
+}
+
+/** Detects the sandbox once per bubblewrap path, by running a probe in it. */
+export function createSandboxSupport(options: SandboxDetectionOptions = {}): SandboxSupport {
+  const platform = options.platform ?? process.platform;
+  const cache = new Map<string, Promise<SandboxAvailability>>();
+  const detect = async (configured: string | undefined): Promise<SandboxAvailability> => {
+    if (platform === 'win32') {
+      return { available: false, reason: 'Windows has no sandbox for commands', fix: 'Use WSL or a Dev Container to get one, or set sandbox.mode to "off" to say you accept that.' };
+    }
+    if (platform === 'darwin') {
+      if (pathKind('/usr/bin/sandbox-exec') === undefined) return { available: false, reason: 'sandbox-exec was not found', fix: 'It ships with macOS; check /usr/bin/sandbox-exec.' };
+      const result = await probe('/usr/bin/sandbox-exec', ['-p', '(version 1)(allow default)', '/bin/echo', 'zuno-sandbox-ok']);
+      return result.ok
+        ? { available: true, mechanism: 'seatbelt', detail: 'sandbox-exec' }
+        : { available: false, reason: `sandbox-exec refused to run (${result.output.split('\n')[0] ?? ''})`, fix: 'Check that no outer sandbox forbids it.' };
+    }
+    const executable = configured ?? findOnPath('bwrap', options.path ?? process.env.PATH);
+    if (executable === undefined) return { available: false, reason: 'bwrap (bubblewrap) was not found on PATH', fix: BWRAP_FIX };
+    if (pathKind(executable) === undefined) return { available: false, reason: `sandbox.bwrap_path ${executable} does not exist`, fix: BWRAP_FIX };
+    const result = await probe(executable, ['--unshare-user', '--unshare-pid', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', '/bin/echo', 'zuno-sandbox-ok']);
+    if (!result.ok) {
+      return { available: false, reason: `bwrap could not create a sandbox (${(result.output.split('\n')[0] ?? '').slice(0, 200)})`, fix: USERNS_FIX };
+    }
+    return { available: true, mechanism: 'bubblewrap', detail: executable };
+  };
+  return {
+    home: options.home ?? homedir(),
+    availability(bwrapPath) {
+      const key = bwrapPath ?? '';
+      let known = cache.get(key);
+      if (!known) {
+        known = detect(bwrapPath);
+        cache.set(key, known);
+      }
+      return known;
+    },
+  };
+}
+
+/** The executable that applies a plan, from an availability that said yes. */
+export function sandboxExecutable(availability: Extract<SandboxAvailability, { available: true }>): string {
+  return availability.mechanism === 'bubblewrap' ? availability.detail : '/usr/bin/sandbox-exec';
+}
+
+/** The pids cgroup a child can be put in: v1's `pids` hierarchy, or a v2 folder that delegates `pids`. */
+function pidsCgroupParent(): string | undefined {
+  let membership: string;
+  try {
+    membership = readFileSync('/proc/self/cgroup', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const candidates: string[] = [];
+  for (const line of membership.split('\n')) {
+    const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
+    if (path === undefined) continue;
+    if (controllers?.split(',').includes('pids')) candidates.push(join('/sys/fs/cgroup/pids', path));
+    else if (controllers === '') candidates.push(join('/sys/fs/cgroup', path));
+  }
+  return candidates.find((folder) => {
+    try {
+      accessSync(folder, constants.W_OK);
+      // v1 has pids.max in every child it makes; v2 only where the parent delegates the controller.
+      return folder.startsWith('/sys/fs/cgroup/pids') || readFileSync(join(folder, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('pids');
+    } catch {
+      return false;
+    }
+  });
+}
+
+let cgroupCount = 0;
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes the empty cgroups of Zuno processes that are gone: one that exits right after a command
+ * may not live to see its cgroup emptied. Once per process, before its first cgroup.
+ */
+function sweepStaleCgroups(parent: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const owner = /^zuno-(\d+)-\d+$/.exec(entry)?.[1];
+    if (owner === undefined || Number(owner) === process.pid || isAlive(Number(owner))) continue;
+    try {
+      rmdirSync(join(parent, entry));
+    } catch {
+      // Still holding a process, or already gone: left as it is.
+    }
+  }
+}
+
+/**
+ * A pids cgroup holding at most `max` processes, where this process may make one (root, or a
+ * delegated cgroup): RLIMIT_NPROC does not bind root, so this is what stops a fork bomb there.
+ * `prefix` puts the command in it before it starts; undefined where no cgroup can be made.
+ */
+export function createProcessLimit(max: number): { readonly prefix: readonly string[]; release(): Promise<void> } | undefined {
+  const parent = pidsCgroupParent();
+  if (parent === undefined) return undefined;
+  if (cgroupCount === 0) sweepStaleCgroups(parent);
+  const folder = join(parent, `zuno-${process.pid}-${++cgroupCount}`);
+  try {
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'pids.max'), String(max));
+  } catch {
+    return undefined;
+  }
+  return {
+    prefix: ['/bin/sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', folder],
+    async release() {
+      // Removable once its last process is gone, which may take a moment after the call ends.
+      for (let attempt = 0; attempt < 40; attempt++) {
+        try {
+          rmdirSync(folder);
+          return;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    },
+  };
+}

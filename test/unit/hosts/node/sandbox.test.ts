@@ -1,0 +1,136 @@
+/**
+ * issue 12: the sandbox plan, the bubblewrap argv and the Seatbelt profile, as data and text.
+ * The real-bwrap behaviour is in test/unit/tools/shell-sandbox.test.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig, type ZunoConfigInput } from '../../../../src/core/config';
+import { planSandbox, sandboxRefusalNote, sandboxStatus, type SandboxPlan } from '../../../../src/core/sandbox';
+import { bwrapArguments, createSandboxSupport, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
+
+const plan = (config: ZunoConfigInput = {}): SandboxPlan => {
+  const planned = planSandbox({ config: parseConfig(config), workspaceRoot: '/work/project', stateDir: '/home/dev/.local/state/zuno', home: '/home/dev' });
+  assert.ok(planned);
+  return planned;
+};
+
+/** Everything in the plan exists, except what a test names. */
+const existing = (missing: readonly string[] = [], files: readonly string[] = []) => (path: string): PathKind =>
+  missing.includes(path) ? undefined : files.includes(path) ? 'file' : 'directory';
+
+/** The `--flag a b` triples of an argv, as strings, to check order. */
+const mounts = (args: readonly string[]): string[] => {
+  const found: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const flag = args[index] ?? '';
+    if (['--bind', '--ro-bind'].includes(flag)) {
+      found.push(`${flag} ${args[index + 1] ?? ''} ${args[index + 2] ?? ''}`);
+      index += 2;
+    } else if (['--tmpfs', '--remount-ro'].includes(flag)) {
+      found.push(`${flag} ${args[index + 1] ?? ''}`);
+      index++;
+    }
+  }
+  return found;
+};
+
+test('issue 12 the default plan: workspace-write, network off, the workspace writable, .git/.zuno/.vscode read-only, state dir and home secrets hidden', () => {
+  const planned = plan();
+  assert.equal(planned.mode, 'workspace-write');
+  assert.equal(planned.network, false);
+  assert.deepEqual(planned.writable, ['/work/project']);
+  assert.deepEqual(planned.readOnly, ['/work/project/.git', '/work/project/.zuno', '/work/project/.vscode']);
+  assert.ok(planned.hidden.includes('/home/dev/.local/state/zuno'));
+  for (const secret of ['/home/dev/.ssh', '/home/dev/.aws', '/home/dev/.config/gh', '/home/dev/.netrc']) assert.ok(planned.hidden.includes(secret), secret);
+  assert.equal(planSandbox({ config: parseConfig({ sandbox: { mode: 'off' } }), workspaceRoot: '/w' }), undefined);
+});
+
+test('issue 12 sandbox.writable resolves ~/ against the home and relative paths against the workspace; read-only mode has nothing writable', () => {
+  assert.deepEqual(plan({ sandbox: { writable: ['~/.npm', 'build/out', '/var/cache/x/'] } }).writable, ['/work/project', '/home/dev/.npm', '/work/project/build/out', '/var/cache/x']);
+  const readOnly = plan({ sandbox: { mode: 'read-only', writable: ['/var/cache/x'] } });
+  assert.deepEqual(readOnly.writable, []);
+  assert.equal(readOnly.readOnly[0], '/work/project', 'the workspace itself is mounted read-only');
+  assert.throws(() => parseConfig({ sandbox: { writable: ['/var/*'] } }), /sandbox\.writable\[0\] must be a path .* globs are not supported/);
+});
+
+test('issue 12 the bwrap argv: read-only root, then writable, then read-only inside, then hidden; new user, PID and network namespaces', () => {
+  const args = bwrapArguments(plan(), '/work/project/sub', existing(['/home/dev/.aws'], ['/home/dev/.netrc']), (path) => path);
+  for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session']) assert.ok(args.includes(flag), flag);
+  assert.deepEqual(args.slice(args.indexOf('--cap-drop'), args.indexOf('--cap-drop') + 2), ['--cap-drop', 'ALL']);
+  const order = mounts(args);
+  assert.equal(order[0], '--ro-bind / /');
+  const at = (mount: string): number => order.indexOf(mount);
+  assert.ok(at('--tmpfs /tmp') > 0);
+  assert.ok(at('--bind /work/project /work/project') > at('--tmpfs /tmp'), 'a workspace below /tmp is mounted over the private /tmp');
+  assert.ok(at('--ro-bind /work/project/.git /work/project/.git') > at('--bind /work/project /work/project'));
+  assert.ok(at('--tmpfs /home/dev/.ssh') > at('--ro-bind /work/project/.git /work/project/.git'));
+  assert.ok(order.includes('--remount-ro /home/dev/.ssh'));
+  assert.ok(order.includes('--ro-bind /dev/null /home/dev/.netrc'), 'a secret file is replaced by an empty one');
+  assert.ok(!args.includes('/home/dev/.aws'), 'a missing path is not mounted over (bwrap would create it)');
+  assert.deepEqual(args.slice(-2), ['--chdir', '/work/project/sub']);
+  assert.ok(!bwrapArguments(plan({ sandbox: { network: true } }), '/w', existing(), (path) => path).includes('--unshare-net'));
+  const linked = bwrapArguments(plan(), '/w', existing(), (path) => path.replace('/home/dev/.ssh', '/data/keys'));
+  assert.ok(mounts(linked).includes('--tmpfs /data/keys'), 'a symlinked secret folder is hidden where it really is');
+});
+
+test('issue 12 the Seatbelt profile says the same: deny by default, reads but not the hidden paths, writes only where writable and not read-only, network only when on', () => {
+  const profile = seatbeltProfile(plan(), '/private/tmp/zuno-sandbox-1');
+  assert.match(profile, /^\(version 1\)\n\(deny default\)\n/);
+  assert.match(profile, /\(allow file-read\* \(require-all \(subpath "\/"\) \(require-not \(subpath "\/home\/dev\/\.local\/state\/zuno"\)\) \(require-not \(subpath "\/home\/dev\/\.ssh"\)\)/);
+  assert.match(profile, /\(allow file-write\* \(require-all \(require-any \(subpath "\/work\/project"\) \(subpath "\/private\/tmp\/zuno-sandbox-1"\)\) \(require-not \(subpath "\/work\/project\/\.git"\)\)/);
+  assert.doesNotMatch(profile, /\(allow network\*\)/);
+  assert.match(seatbeltProfile(plan({ sandbox: { network: true } }), '/t'), /\(allow network\*\)/);
+  const quoted = seatbeltProfile({ ...plan(), writable: ['/work/a "b"\\c'] }, '/t');
+  assert.match(quoted, /\(subpath "\/work\/a \\"b\\"\\\\c"\)/, 'quotes and backslashes are escaped');
+});
+
+test('issue 12 a failure that looks like a sandbox refusal is named, with the way out; other failures are not', () => {
+  assert.match(sandboxRefusalNote('touch: cannot touch \'/etc/x\': Read-only file system', plan()) ?? '', /a write was refused: outside the workspace .* "sandbox": "off"/);
+  assert.match(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan()) ?? '', /the network is off in the sandbox/);
+  assert.equal(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan({ sandbox: { network: true } })), undefined);
+  assert.equal(sandboxRefusalNote('error TS2322: Type string is not assignable', plan()), undefined);
+});
+
+test('issue 12 detection: bwrap missing from PATH, a configured path that does not exist, and Windows each say why and what to do', async () => {
+  const missing = await createSandboxSupport({ path: '/nonexistent', platform: 'linux' }).availability();
+  assert.deepEqual(missing, { available: false, reason: 'bwrap (bubblewrap) was not found on PATH', fix: 'Install bubblewrap (Debian/Ubuntu: apt install bubblewrap) or set sandbox.bwrap_path to it.' });
+  const configured = await createSandboxSupport({ platform: 'linux' }).availability('/nonexistent/bwrap');
+  assert.ok(!configured.available && /sandbox\.bwrap_path \/nonexistent\/bwrap does not exist/.test(configured.reason));
+  const windows = await createSandboxSupport({ platform: 'win32' }).availability();
+  assert.ok(!windows.available && /Windows has no sandbox/.test(windows.reason));
+  const real = createSandboxSupport({ platform: 'linux' });
+  const first = real.availability();
+  assert.equal(real.availability(), first, 'the probe runs once per bwrap path');
+  assert.equal((await first).available, true, 'bwrap works on this machine (CI installs it)');
+});
+
+test('issue 12 the status bar says "sandbox: off (reason)" whenever commands run unsandboxed', () => {
+  const missing = { available: false as const, reason: 'bwrap (bubblewrap) was not found on PATH', fix: 'Install bubblewrap.' };
+  const working = { available: true as const, mechanism: 'bubblewrap' as const, detail: '/usr/bin/bwrap' };
+  assert.deepEqual(sandboxStatus(parseConfig({}), missing), {
+    text: 'sandbox: off (bwrap (bubblewrap) was not found on PATH)',
+    tooltip: 'The sandbox cannot be used: bwrap (bubblewrap) was not found on PATH; commands run unsandboxed. Install bubblewrap.',
+    warning: true,
+  });
+  assert.match(sandboxStatus(parseConfig({ sandbox: { required: true } }), missing).tooltip, /shell calls are blocked \(sandbox\.required\)/);
+  assert.equal(sandboxStatus(parseConfig({ sandbox: { mode: 'off' } }), working).text, 'sandbox: off (sandbox.mode)');
+  assert.deepEqual(sandboxStatus(parseConfig({}), working), { text: 'sandbox: workspace-write', tooltip: 'Commands run in bubblewrap: workspace-write, network off.', warning: false });
+});
+
+test('issue 12 a bwrap the kernel refuses (a container without user namespaces) is found unavailable by the probe, with the fix', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'zuno-fake-bwrap-'));
+  try {
+    const fake = join(folder, 'bwrap');
+    // What bwrap prints where unprivileged user namespaces are off.
+    writeFileSync(fake, '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n', { mode: 0o755 });
+    const refused = await createSandboxSupport({ platform: 'linux', path: folder }).availability();
+    assert.ok(!refused.available);
+    assert.equal(refused.reason, 'bwrap could not create a sandbox (bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.)');
+    assert.match(refused.fix, /kernel\.unprivileged_userns_clone=1/);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
