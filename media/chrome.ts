@@ -4,6 +4,7 @@
  * redrawn only when the model's `chromeVersion` moves, which streaming never does.
  */
 import { actionButton, element } from './dom';
+import { renderQueue } from './queue-view';
 import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
 
@@ -20,6 +21,7 @@ export class Chrome {
   private readonly setupHint = element('div', { className: 'setup-hint', attributes: { 'data-testid': 'setup-hint', role: 'alert' } });
   private readonly errorBanner = element('div', { className: 'error-banner', attributes: { 'data-testid': 'error-banner', role: 'alert' } });
   private readonly historyPanel = element('div', { className: 'history-panel', attributes: { 'data-testid': 'history-panel' } });
+  private readonly queuePanel = element('div', { className: 'queue-panel', attributes: { 'data-testid': 'queue' } });
   private readonly jumpButton = actionButton('Jump to latest', 'jump-to-latest', { 'data-testid': 'jump-to-latest' }, 'button jump');
   private renderedChrome = -1;
 
@@ -67,6 +69,7 @@ export class Chrome {
       this.errorBanner,
       this.historyPanel,
       element('div', { className: 'transcript-frame' }, this.transcript, this.jumpButton),
+      this.queuePanel,
       composerBar,
     );
     this.jumpButton.hidden = true;
@@ -110,6 +113,10 @@ export class Chrome {
         actionButton('Dismiss', 'dismiss-error', { 'data-testid': 'dismiss-error' }, 'link-button'),
       );
     }
+
+    const queued = renderQueue(this.model.queue);
+    this.queuePanel.hidden = queued.length === 0;
+    this.queuePanel.replaceChildren(...queued);
 
     this.historyButton.setAttribute('aria-expanded', String(this.ui.historyOpen));
     this.historyPanel.hidden = !this.ui.historyOpen;

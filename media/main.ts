@@ -9,6 +9,7 @@ import type { FromWebview, ToWebview } from '../src/webview/protocol';
 import { Chrome } from './chrome';
 import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
+import { restoredDraft } from './drafts';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
 import { VirtualList } from './virtual-list';
@@ -55,15 +56,25 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (message === null || typeof message !== 'object' || typeof (message as { type?: unknown }).type !== 'string') return;
   const typed = message as ToWebview; // the host builds these from the shared protocol types
   model.receive(typed);
+  if (typed.type === 'restore-draft') restoreDraft(typed.text);
   for (const callId of ui.receive(typed)) list.invalidate(toolKey(callId));
   if (typed.type === 'snapshot') persist();
   requestFrame();
 });
 
+/** Text the host could not send comes back into the composer, so nothing typed is lost. */
+function restoreDraft(text: string): void {
+  chrome.composer.value = restoredDraft(text, chrome.composer.value);
+  ui.draft = chrome.composer.value;
+  persist();
+}
+
 function send(): void {
   const text = chrome.composer.value;
   if (text.trim() === '') return;
   post({ type: 'send', text });
+  // A new message answers whatever the banner said; it must not stay up for the rest of the chat.
+  if (model.error !== undefined) model.dismissError();
   chrome.composer.value = '';
   ui.draft = '';
   persist();
@@ -143,6 +154,14 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   'question-submit': (_target, callId) => answer(callId, true),
   'question-cancel': (_target, callId) => answer(callId, false),
   'copy-code': (target) => copyCode(target),
+  unqueue: (target) => {
+    const id = target.dataset.queueId;
+    const item = model.queue.find((queued) => queued.id === id);
+    if (id === undefined || item === undefined) return;
+    post({ type: 'unqueue', id });
+    // A removed message is not thrown away: it goes back into the composer to edit or resend.
+    restoreDraft(item.text);
+  },
   'toggle-group': (_target, callId) => {
     ui.toggleExpanded(groupKey(callId));
     persist();

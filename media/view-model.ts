@@ -3,7 +3,7 @@
  * The host sends a snapshot once per (re)load and then single events, so this model never
  * receives the whole transcript per token. DOM-free, unit-tested in node.
  */
-import type { PendingApproval, PendingQuestion, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import type { PendingApproval, PendingQuestion, QueuedMessage, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
 import { Transcript } from './transcript';
 
 /** What the view shows before the host's first snapshot arrives. */
@@ -18,6 +18,8 @@ export class ViewModel {
   /** Undefined until the host answers a `list-sessions`. */
   sessions: readonly SessionSummary[] | undefined;
   error: string | undefined;
+  /** Messages typed while Zuno works, waiting for its next step (issue 14 item 7). */
+  queue: readonly QueuedMessage[] = [];
   /** Goes up when the transcript is replaced (snapshot): the list must drop everything it drew. */
   generation = 0;
   /** Goes up when the header, status, history or error banner change. */
@@ -35,6 +37,7 @@ export class ViewModel {
         for (const question of message.questions) this.addQuestion(question);
         this.status = message.status;
         this.error = undefined;
+        this.queue = [];
         this.generation += 1;
         this.chromeVersion += 1;
         return;
@@ -66,6 +69,13 @@ export class ViewModel {
       case 'error':
         this.error = message.text;
         this.chromeVersion += 1;
+        return;
+      case 'queue':
+        this.queue = message.items;
+        this.chromeVersion += 1;
+        return;
+      case 'restore-draft':
+        // The composer is the view's own (media/main.ts puts the text back); nothing to keep here.
         return;
     }
   }

@@ -87,6 +87,12 @@ export interface PendingQuestion {
   readonly allowFreeText?: boolean;
 }
 
+/** A message typed while Zuno worked, waiting for the run's next step (issue 14 item 7). */
+export interface QueuedMessage {
+  readonly id: string;
+  readonly text: string;
+}
+
 export interface ViewStatus {
   readonly permissionMode: string;
   readonly modelLabel: string;
@@ -112,6 +118,10 @@ export type ToWebview =
   | { readonly type: 'question-closed'; readonly callId: string }
   | { readonly type: 'sessions'; readonly sessions: readonly SessionSummary[] }
   | { readonly type: 'status'; readonly status: ViewStatus }
+  /** The queued messages, whole, whenever they change. */
+  | { readonly type: 'queue'; readonly items: readonly QueuedMessage[] }
+  /** Text the host could not send (no model, or the run was cancelled before taking it): back into the composer. */
+  | { readonly type: 'restore-draft'; readonly text: string }
   | { readonly type: 'error'; readonly text: string };
 
 const id = z.string().min(1).max(200);
@@ -142,6 +152,7 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
     text: z.string().max(100_000).optional(),
   }),
   z.strictObject({ type: z.literal('configure-model') }),
+  z.strictObject({ type: z.literal('unqueue'), id }),
 ]);
 
 export type FromWebview = z.infer<typeof fromWebviewSchema>;

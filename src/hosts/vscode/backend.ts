@@ -195,7 +195,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     return this.store().getSession(sessionId)?.status === 'active';
   }
 
-  async run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
+  async run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void> {
     const { runtime, env, scheduler } = await this.ensureRuntime();
     const provider = await this.provider(this.validConfig());
     const result = await runAgent({
@@ -208,6 +208,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
       prompt,
       signal,
       ...(sessionId !== undefined ? { sessionId } : {}),
+      ...(takeQueued !== undefined ? { takeQueuedMessages: takeQueued } : {}),
     });
     const status = result.error instanceof ProviderError ? result.error.status : undefined;
     if (status === 401 || status === 403) {

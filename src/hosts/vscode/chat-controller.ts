@@ -14,6 +14,7 @@
 import type { ZunoEvent } from '../../core/events';
 import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
+import { MessageQueue } from './message-queue';
 import type { QuestionBroker } from './question-state';
 
 export interface ChatBackend {
@@ -30,8 +31,9 @@ export interface ChatBackend {
   /**
    * Runs one prompt in the session (a new one when undefined) until the model stops. Resolves
    * when the run is over; rejects when it cannot start (no model, invalid config, no ripgrep).
+   * `takeQueued` hands over the messages typed meanwhile, at each step.
    */
-  run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void>;
+  run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void>;
   status(running: boolean): ViewStatus;
   /** "Set up a model" from the view: the Select Model command. */
   configureModel(): void;
@@ -64,6 +66,7 @@ export class ChatController {
   /** Calls that streamed output, so their final output is not sent a second time. */
   private readonly streamed = new Set<string>();
   private readonly listeners = new Set<() => void>();
+  private readonly queue = new MessageQueue((items) => this.post({ type: 'queue', items }));
 
   constructor(
     private readonly backend: ChatBackend,
@@ -161,23 +164,36 @@ export class ChatController {
       case 'configure-model':
         this.backend.configureModel();
         return;
+      case 'unqueue':
+        this.queue.remove(message.id);
+        return;
     }
   }
 
-  /** Sends one prompt; a second one while a turn runs is refused. */
+  /**
+   * Sends one prompt. While a turn runs it is queued instead, and the turn takes it at its next
+   * step; what a turn leaves in the queue is sent when it ends, or handed back to the composer
+   * when it was cancelled, so nothing typed is lost (issue 14 item 7).
+   */
   async send(text: string): Promise<void> {
     if (this.turn) {
-      this.post({ type: 'error', text: 'Zuno is still working on the previous message: wait for it, or cancel it first.' });
+      this.queue.add(text);
       return;
     }
     const turn: Turn = { controller: new AbortController(), sessionId: this.currentSession };
     this.turn = turn;
     this.partialText = '';
     this.refreshStatus();
+    let started = false;
     try {
-      await this.backend.run(text, this.currentSession, turn.controller.signal);
+      await this.backend.run(text, this.currentSession, turn.controller.signal, () => {
+        started = true;
+        return this.queue.take();
+      });
     } catch (error) {
       this.post({ type: 'error', text: error instanceof Error ? error.message : String(error) });
+      // The run never started (no model, invalid config): the text goes back to the composer.
+      if (!started) this.post({ type: 'restore-draft', text });
     } finally {
       this.turn = undefined;
       this.partialText = '';
@@ -185,6 +201,10 @@ export class ChatController {
       this.streamed.clear();
       this.refreshStatus();
     }
+    const left = this.queue.take();
+    if (left.length === 0) return;
+    if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text: left.join('\n\n') });
+    else await this.send(left.join('\n\n'));
   }
 
   /** Cancel in the view, the palette or the title bar: stops the model, the tools and every prompt. */
@@ -303,6 +323,7 @@ export class ChatController {
       status: this.backend.status(this.running),
     });
     this.viewReady = true;
+    if (this.queue.size > 0) this.post({ type: 'queue', items: this.queue.list() });
   }
 
   private snapshotEvents(sessionId: string, runningHere: boolean): ZunoEvent[] {
