@@ -58,6 +58,8 @@ export class ItemRenderer {
   }
 
   private assistant(item: AssistantItem): HTMLElement {
+    // A step that only called tools says nothing: no lingering "Thinking…" once it is over.
+    if (item.text === '' && !item.streaming) return element('div', { className: 'message-empty', attributes: { 'data-testid': 'empty-step' } });
     const body = element('div', { className: 'message-body markdown' });
     if (item.text === '') {
       body.append(element('span', { className: 'typing', text: 'Thinking…' }));
@@ -146,7 +148,7 @@ export class ItemRenderer {
         className: 'tool-row mistake-row',
         attributes: { 'data-testid': 'mistake-row', 'data-tool': card.tool, 'data-call-id': card.callId, 'data-outcome': 'blocked', 'data-category': card.category ?? '' },
       },
-      element('span', { className: 'row-text', text: mistakeText(card) }),
+      element('span', { className: 'row-text', text: mistakeText(card), attributes: { title: mistakeText(card) } }),
       actionButton(open ? 'Hide' : 'Why', 'toggle-details', { 'data-call-id': card.callId, 'data-testid': 'toggle-details', 'aria-expanded': String(open) }, 'link-button'),
       open ? element('pre', { className: 'mistake-details', text: card.blockedReason ?? '', attributes: { 'data-testid': 'tool-details' } }) : undefined,
     );
