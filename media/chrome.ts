@@ -5,6 +5,7 @@
  */
 import { actionButton, element } from './dom';
 import { renderQueue } from './queue-view';
+import { ERROR_ACTION_LABELS } from '../src/webview/editor-words';
 import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
 
@@ -110,6 +111,9 @@ export class Chrome {
     if (error !== undefined) {
       this.errorBanner.replaceChildren(
         element('span', { className: 'error-text', text: error }),
+        ...this.model.errorActions.map((action) =>
+          actionButton(ERROR_ACTION_LABELS[action], 'error-action', { 'data-error-action': action, 'data-testid': `error-${action}` }, 'button secondary'),
+        ),
         actionButton('Dismiss', 'dismiss-error', { 'data-testid': 'dismiss-error' }, 'link-button'),
       );
     }

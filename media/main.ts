@@ -10,6 +10,7 @@ import { Chrome } from './chrome';
 import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
 import { restoredDraft } from './drafts';
+import { ERROR_ACTIONS } from '../src/webview/editor-words';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
 import { VirtualList } from './virtual-list';
@@ -154,6 +155,13 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   'question-submit': (_target, callId) => answer(callId, true),
   'question-cancel': (_target, callId) => answer(callId, false),
   'copy-code': (target) => copyCode(target),
+  'error-action': (target) => {
+    const action = ERROR_ACTIONS.find((known) => known === target.dataset.errorAction);
+    if (action === undefined) return;
+    model.dismissError();
+    requestFrame();
+    post({ type: 'error-action', action });
+  },
   unqueue: (target) => {
     const id = target.dataset.queueId;
     const item = model.queue.find((queued) => queued.id === id);

@@ -4,6 +4,7 @@
  * receives the whole transcript per token. DOM-free, unit-tested in node.
  */
 import type { PendingApproval, PendingQuestion, QueuedMessage, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import type { ErrorAction } from '../src/webview/editor-words';
 import { Transcript } from './transcript';
 
 /** What the view shows before the host's first snapshot arrives. */
@@ -18,6 +19,8 @@ export class ViewModel {
   /** Undefined until the host answers a `list-sessions`. */
   sessions: readonly SessionSummary[] | undefined;
   error: string | undefined;
+  /** The error card's buttons (issue 14 item 7). */
+  errorActions: readonly ErrorAction[] = [];
   /** Messages typed while Zuno works, waiting for its next step (issue 14 item 7). */
   queue: readonly QueuedMessage[] = [];
   /** Goes up when the transcript is replaced (snapshot): the list must drop everything it drew. */
@@ -68,6 +71,7 @@ export class ViewModel {
         return;
       case 'error':
         this.error = message.text;
+        this.errorActions = message.actions ?? [];
         this.chromeVersion += 1;
         return;
       case 'queue':
@@ -82,6 +86,7 @@ export class ViewModel {
 
   dismissError(): void {
     this.error = undefined;
+    this.errorActions = [];
     this.chromeVersion += 1;
   }
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { PermissionRule } from '../core/config';
 import type { Declarations } from '../core/declarations';
 import type { ZunoEvent } from '../core/events';
+import { ERROR_ACTIONS, type ErrorAction } from './editor-words';
 
 export interface SessionSummary {
   readonly id: string;
@@ -122,7 +123,8 @@ export type ToWebview =
   | { readonly type: 'queue'; readonly items: readonly QueuedMessage[] }
   /** Text the host could not send (no model, or the run was cancelled before taking it): back into the composer. */
   | { readonly type: 'restore-draft'; readonly text: string }
-  | { readonly type: 'error'; readonly text: string };
+  /** `actions`: the buttons of the error card (issue 14 item 7); none for a plain refusal. */
+  | { readonly type: 'error'; readonly text: string; readonly actions?: readonly ErrorAction[] };
 
 const id = z.string().min(1).max(200);
 
@@ -153,6 +155,7 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('configure-model') }),
   z.strictObject({ type: z.literal('unqueue'), id }),
+  z.strictObject({ type: z.literal('error-action'), action: z.enum(ERROR_ACTIONS) }),
 ]);
 
 export type FromWebview = z.infer<typeof fromWebviewSchema>;

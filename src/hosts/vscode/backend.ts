@@ -225,6 +225,11 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms });
   }
 
+  editorAction(action: 'set-api-key' | 'open-settings'): void {
+    const run = action === 'set-api-key' ? vscode.commands.executeCommand('zuno.setApiKey') : vscode.commands.executeCommand('workbench.action.openSettings', 'zuno');
+    run.then(undefined, (error: unknown) => this.log(`${action} failed: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
   status(running: boolean): ViewStatus {
     if (this.options.workspaceRoot === undefined) return { permissionMode: 'strict', modelLabel: 'no model', setupHint: NO_FOLDER, running };
     const resolved = this.options.config.current;

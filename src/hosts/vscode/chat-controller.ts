@@ -12,6 +12,7 @@
  *   runs is refused with a clear message rather than hiding its pending approvals.
  */
 import type { ZunoEvent } from '../../core/events';
+import { editorWording, errorActions } from '../../webview/editor-words';
 import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
 import { MessageQueue } from './message-queue';
@@ -37,6 +38,8 @@ export interface ChatBackend {
   status(running: boolean): ViewStatus;
   /** "Set up a model" from the view: the Select Model command. */
   configureModel(): void;
+  /** An error card's Set API Key or Open settings button: the editor command behind it. */
+  editorAction(action: 'set-api-key' | 'open-settings'): void;
   /** Remembers the chat shown, so a reloaded window reopens it. */
   rememberSession(sessionId: string | undefined): void;
   log(message: string): void;
@@ -67,6 +70,8 @@ export class ChatController {
   private readonly streamed = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly queue = new MessageQueue((items) => this.post({ type: 'queue', items }));
+  /** The last prompt sent, for an error card's Retry. */
+  private lastPrompt: string | undefined;
 
   constructor(
     private readonly backend: ChatBackend,
@@ -167,6 +172,8 @@ export class ChatController {
       case 'unqueue':
         this.queue.remove(message.id);
         return;
+      case 'error-action':
+        return this.errorAction(message.action);
     }
   }
 
@@ -182,6 +189,7 @@ export class ChatController {
     }
     const turn: Turn = { controller: new AbortController(), sessionId: this.currentSession };
     this.turn = turn;
+    this.lastPrompt = text;
     this.partialText = '';
     this.refreshStatus();
     let started = false;
@@ -191,7 +199,7 @@ export class ChatController {
         return this.queue.take();
       });
     } catch (error) {
-      this.post({ type: 'error', text: error instanceof Error ? error.message : String(error) });
+      this.postError(error instanceof Error ? error.message : String(error));
       // The run never started (no model, invalid config): the text goes back to the composer.
       if (!started) this.post({ type: 'restore-draft', text });
     } finally {
@@ -205,6 +213,29 @@ export class ChatController {
     if (left.length === 0) return;
     if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text: left.join('\n\n') });
     else await this.send(left.join('\n\n'));
+  }
+
+  /** An error for the view, in the editor's words and with the buttons that can fix it (issue 14 item 7). */
+  private postError(text: string): void {
+    this.post({ type: 'error', text: editorWording(text), actions: errorActions(text) });
+  }
+
+  private async errorAction(action: 'retry' | 'configure-model' | 'set-api-key' | 'open-settings'): Promise<void> {
+    switch (action) {
+      case 'retry':
+        if (this.lastPrompt === undefined) {
+          this.post({ type: 'error', text: 'There is nothing to retry yet: type a message below.' });
+          return;
+        }
+        return this.send(this.lastPrompt);
+      case 'configure-model':
+        this.backend.configureModel();
+        return;
+      case 'set-api-key':
+      case 'open-settings':
+        this.backend.editorAction(action);
+        return;
+    }
   }
 
   /** Cancel in the view, the palette or the title bar: stops the model, the tools and every prompt. */
@@ -256,6 +287,8 @@ export class ChatController {
     this.track(event);
     if (event.session_id !== this.currentSession) return;
     this.post({ type: 'event', event });
+    // A run that failed (the server refused, the key is wrong) gets a card with what to do next.
+    if (event.type === 'session-finished' && event.reason === 'error') this.postError(event.message ?? 'The run stopped with an error.');
     if (event.type === 'tool-call-finished' && event.outcome !== 'blocked' && !this.streamed.has(event.call_id)) {
       // A call that streamed nothing still gets its output on its card, as after a reload.
       this.postFinalOutput(event);

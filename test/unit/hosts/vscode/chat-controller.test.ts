@@ -5,6 +5,7 @@ import type { ApprovalRequest } from '../../../../src/core/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
 import { ChatController, INTERRUPTED_MESSAGE, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
+import { apiKeyHint, connectionError } from '../../../../src/agent/provider';
 import type { SessionSummary, ToWebview, ViewStatus } from '../../../../src/webview/protocol';
 
 /** A store-like backend: events are persisted (deltas and live output are not, as in the runtime). */
@@ -58,6 +59,10 @@ class FakeBackend implements ChatBackend {
   }
   configureModel(): void {
     this.configureRequests++;
+  }
+  readonly editorActions: string[] = [];
+  editorAction(action: 'set-api-key' | 'open-settings'): void {
+    this.editorActions.push(action);
   }
   rememberSession(sessionId: string | undefined): void {
     this.remembered = sessionId;
@@ -279,7 +284,7 @@ test('issue 4 Controls: a run that cannot start reports why in the view and leav
   };
   await controller.receive({ type: 'ready' });
   await controller.receive({ type: 'send', text: 'hi' });
-  assert.deepEqual(view.at(-3), { type: 'error', text: 'No model is set up yet. Run “Zuno: Select Model”.' });
+  assert.deepEqual(view.at(-3), { type: 'error', text: 'No model is set up yet. Run “Zuno: Select Model”.', actions: ['configure-model', 'retry'] });
   assert.deepEqual(view.at(-2), { type: 'restore-draft', text: 'hi' }, 'issue 14 item 7: the text is not lost');
   assert.deepEqual(view.at(-1), { type: 'status', status: { permissionMode: 'strict', modelLabel: 'test-model', running: false } });
   assert.equal(controller.running, false);
@@ -360,4 +365,44 @@ test('issue 14 item 7: a message that cannot be sent (no model) goes back to the
   await controller.receive({ type: 'send', text: 'my long carefully written request' });
   assert.ok(view.some((message) => message.type === 'error'));
   assert.ok(view.some((message) => message.type === 'restore-draft' && message.text === 'my long carefully written request'));
+});
+
+test('issue 14 item 7: errors reach the view in the editor\'s words with buttons that fix them, and Retry sends the prompt again', async () => {
+  const { backend, controller, view } = setup();
+  const prompts: string[] = [];
+  backend.run = async (prompt) => {
+    prompts.push(prompt);
+    if (prompts.length === 1) {
+      throw new Error(connectionError(Object.assign(new Error('fetch failed'), { code: 'ECONNREFUSED' }), 'http://127.0.0.1:11434/v1').message);
+    }
+  };
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'send', text: 'fix the cart' });
+  const error = view.find((message) => message.type === 'error');
+  assert.ok(error?.type === 'error');
+  assert.doesNotMatch(error.text, /--base-url|model\.base_url/, 'no CLI flags in the editor');
+  assert.match(error.text, /Zuno: Select Model/);
+  assert.deepEqual(error.actions, ['configure-model', 'retry']);
+  await controller.receive({ type: 'error-action', action: 'retry' });
+  assert.deepEqual(prompts, ['fix the cart', 'fix the cart']);
+  await controller.receive({ type: 'error-action', action: 'configure-model' });
+  await controller.receive({ type: 'error-action', action: 'set-api-key' });
+  await controller.receive({ type: 'error-action', action: 'open-settings' });
+  assert.equal(backend.configureRequests, 1);
+  assert.deepEqual(backend.editorActions, ['set-api-key', 'open-settings']);
+});
+
+test('issue 14 item 7: a run that ends in an error (HTTP 401) gets an error card offering Set API Key', async () => {
+  const { backend, controller, view } = setup();
+  backend.script = async (emit) => {
+    emit({ type: 'user-message', text: 'hi' });
+    emit({ type: 'session-finished', reason: 'error', message: `The model server at http://x/v1 rejected the request as unauthorized (HTTP 401). ${apiKeyHint({ key: undefined, envVar: undefined })}` });
+  };
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'send', text: 'hi' });
+  const error = view.find((message) => message.type === 'error');
+  assert.ok(error?.type === 'error');
+  assert.deepEqual(error.actions, ['set-api-key', 'retry']);
+  assert.match(error.text, /set one with "Zuno: Set API Key"/);
+  assert.doesNotMatch(error.text, /--api-key-env|ZUNO_API_KEY/);
 });
