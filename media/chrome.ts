@@ -4,6 +4,7 @@
  * redrawn only when the model's `chromeVersion` moves, which streaming never does.
  */
 import { actionButton, element } from './dom';
+import { sessionWhen } from './history-format';
 import { renderQueue } from './queue-view';
 import { ERROR_ACTION_LABELS } from '../src/webview/editor-words';
 import type { UiState } from './ui-state';
@@ -22,6 +23,8 @@ export class Chrome {
   private readonly setupHint = element('div', { className: 'setup-hint', attributes: { 'data-testid': 'setup-hint', role: 'alert' } });
   private readonly errorBanner = element('div', { className: 'error-banner', attributes: { 'data-testid': 'error-banner', role: 'alert' } });
   private readonly historyPanel = element('div', { className: 'history-panel', attributes: { 'data-testid': 'history-panel' } });
+  /** Stop beside Send while Zuno works (issue 14 item 8), as in the editors people come from. */
+  private readonly stopButton = actionButton('Stop', 'cancel', { 'data-testid': 'stop', title: 'Stop the running turn' }, 'button secondary');
   private readonly queuePanel = element('div', { className: 'queue-panel', attributes: { 'data-testid': 'queue' } });
   private readonly jumpButton = actionButton('Jump to latest', 'jump-to-latest', { 'data-testid': 'jump-to-latest' }, 'button jump');
   private renderedChrome = -1;
@@ -61,6 +64,7 @@ export class Chrome {
       { className: 'composer' },
       this.composer,
       actionButton('Send', 'send', { 'data-testid': 'send' }, 'button primary'),
+      this.stopButton,
     );
     this.root = element(
       'div',
@@ -97,6 +101,7 @@ export class Chrome {
     this.status.dataset.running = String(status.running);
     this.transcript.setAttribute('aria-busy', String(status.running));
     this.cancelButton.disabled = !status.running;
+    this.stopButton.hidden = !status.running;
 
     this.setupHint.hidden = status.setupHint === undefined;
     if (status.setupHint !== undefined) {
@@ -139,7 +144,7 @@ export class Chrome {
             title: new Date(session.updatedAt).toLocaleString(),
           }, 'session-button');
           if (session.id === sessionId) button.setAttribute('aria-current', 'true');
-          list.append(element('li', {}, button));
+          list.append(element('li', { className: 'session-row' }, button, element('span', { className: 'session-date', text: sessionWhen(session.updatedAt, new Date()), attributes: { 'data-testid': 'session-date' } })));
         }
         this.historyPanel.replaceChildren(heading, list);
       }

@@ -94,6 +94,14 @@ function decide(callId: string, approved: boolean, allowLikeThis: boolean, ruleC
   });
   ui.decided.add(callId);
   list.invalidate(toolKey(callId));
+  focusAfterDecision(callId);
+}
+
+/** After a decision, focus goes to the next approval still waiting, or back to the composer (issue 14 item 8). */
+function focusAfterDecision(decided: string): void {
+  const next = [...model.approvals.keys()].find((callId) => callId !== decided && !ui.decided.has(callId));
+  const button = next === undefined ? null : document.querySelector<HTMLElement>(`[data-testid="approve"][data-call-id="${CSS.escape(next)}"]`);
+  (button ?? chrome.composer).focus();
 }
 
 function answer(callId: string, answered: boolean): void {
@@ -215,6 +223,21 @@ document.addEventListener('input', (event) => {
       draft.selected = target.checked ? [...others, target.value] : others;
       return;
     }
+  }
+});
+
+// On a focused approval: Ctrl+Enter approves, Escape (outside the reason box) denies (issue 14 item 8).
+document.addEventListener('keydown', (event) => {
+  const target = event.target instanceof HTMLElement ? event.target : null;
+  const approval = target?.closest<HTMLElement>('[data-testid="approval"]');
+  const callId = approval?.dataset.callId;
+  if (callId === undefined || ui.decided.has(callId) || !model.approvals.has(callId)) return;
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    decide(callId, true, false);
+  } else if (event.key === 'Escape' && !(target instanceof HTMLInputElement)) {
+    event.preventDefault();
+    decide(callId, false, false);
   }
 });
 

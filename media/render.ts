@@ -238,8 +238,8 @@ export class ItemRenderer {
     const actions = element(
       'div',
       { className: 'approval-actions' },
-      disabled(actionButton('Approve', 'approve', { ...callAttributes, 'data-testid': 'approve', 'data-focus-key': 'approve' }, 'button primary')),
-      disabled(actionButton('Deny', 'deny', { ...callAttributes, 'data-testid': 'deny', 'data-focus-key': 'deny' }, 'button danger')),
+      disabled(actionButton('Approve', 'approve', { ...callAttributes, 'data-testid': 'approve', 'data-focus-key': 'approve', title: 'Approve (Ctrl+Enter)' }, 'button primary')),
+      disabled(actionButton('Deny', 'deny', { ...callAttributes, 'data-testid': 'deny', 'data-focus-key': 'deny', title: 'Deny (Escape)' }, 'button danger')),
       approval.canShowDiff
         ? actionButton('Show diff', 'show-diff', { ...callAttributes, 'data-testid': 'show-diff', 'data-focus-key': 'show-diff' }, 'button secondary')
         : undefined,

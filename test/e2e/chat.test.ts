@@ -79,10 +79,15 @@ test('issue 14 items 3-6: grouped reads, a one-line model mistake, a readable sh
     assert.ok(box !== null && box.height < 32, `the mistake row is one line (${box?.height ?? '?'} px)`);
     assert.match(await mistake.innerText(), /invalid arguments/);
 
+    // Item 8: Stop sits beside Send while Zuno works.
+    assert.equal(await chat.locator(testId('stop')).isVisible(), true);
+
     // Item 4: "Allow like this" offers npm test *; the card then names the rule it added.
     const wider = approval.locator(testId('allow-like-this-choice'));
     assert.match(await wider.innerText(), /npm test \*/);
     await wider.click();
+    // Item 8: with no other approval waiting, focus goes back to the composer.
+    await editor.waitFor(async () => chat.evaluate<boolean>('document.activeElement?.dataset?.testid === "composer"'), { message: 'focus on the composer after the decision' });
     await chat.locator(`${testId('tool-card')}[data-call-id="call_i14_shell"][data-state="finished"]`).waitFor({ timeout: UI_TIMEOUT_MS });
     assert.match(await shell.locator('.tool-decision').innerText(), /added the rule "shell: npm test \*"/);
 
@@ -92,6 +97,7 @@ test('issue 14 items 3-6: grouped reads, a one-line model mistake, a readable sh
 
     // Item 6: the answer's code block is highlighted, labelled, and Copy copies it.
     await waitForAnswer(chat, 'The total is off by one');
+    await editor.waitFor(async () => !(await chat.locator(testId('stop')).isVisible()), { message: 'Stop hidden once the run ended' });
     const block = chat.locator(testId('code-block')).last();
     assert.equal((await block.locator(testId('code-language')).innerText()).trim(), 'js');
     assert.equal(await block.locator('.hljs-keyword').count(), 1);
