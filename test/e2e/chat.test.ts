@@ -35,7 +35,7 @@ test('E2E-1 chat: a prompt sent from the sidebar reaches the model and its strea
   });
 });
 
-test('issue 14 items 3-6: grouped reads, a one-line model mistake, a readable shell approval with "npm test *", exit code and last line, a code block with Copy', async (t) => {
+test('issue 14 items 3-8: grouped reads, a one-line model mistake, a readable shell approval with "npm test *", exit code and last line, a code block with Copy, Stop and focus', async (t) => {
   const model = await startScriptedOpenAI({
     script: [
       {
