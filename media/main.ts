@@ -116,6 +116,15 @@ function answer(callId: string, answered: boolean): void {
   list.invalidate(toolKey(callId));
 }
 
+/** A restore button: the preview is asked for, and the panel waits for it (issue 13). */
+function openRewind(target: HTMLElement, fork: boolean): void {
+  const checkpointId = target.dataset.checkpointId;
+  if (checkpointId === undefined) return;
+  model.openRewind(checkpointId, fork);
+  post({ type: 'rewind-preview', checkpointId });
+  requestFrame();
+}
+
 /** Copies a code block's text (not its highlighting markup) and says so on the button for a moment. */
 function copyCode(button: HTMLElement): void {
   const code = button.closest('.code-block')?.querySelector('code')?.textContent ?? '';
@@ -162,6 +171,25 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   'show-diff': (_target, callId) => post({ type: 'show-diff', callId }),
   'question-submit': (_target, callId) => answer(callId, true),
   'question-cancel': (_target, callId) => answer(callId, false),
+  'restore-files': (target) => openRewind(target, false),
+  'restore-fork': (target) => openRewind(target, true),
+  'rewind-undo': (target) => openRewind(target, false),
+  'rewind-cancel': () => {
+    model.closeRewind();
+    requestFrame();
+  },
+  'rewind-open-diff': (target) => {
+    const { checkpointId, path } = target.dataset;
+    if (checkpointId !== undefined && path !== undefined) post({ type: 'rewind-show-diff', checkpointId, path });
+  },
+  'rewind-confirm': (target) => {
+    const rewind = model.rewind;
+    if (rewind === undefined || rewind.checkpointId !== target.dataset.checkpointId) return;
+    // Overwriting files changed outside Zuno is what the button said it would do.
+    post({ type: 'rewind-apply', checkpointId: rewind.checkpointId, force: target.dataset.force === 'true', fork: rewind.fork });
+    model.confirmRewind();
+    requestFrame();
+  },
   'copy-code': (target) => copyCode(target),
   'error-action': (target) => {
     const action = ERROR_ACTIONS.find((known) => known === target.dataset.errorAction);

@@ -4,7 +4,7 @@
  * unit-tested rather than eyeballed.
  */
 import { editorWording } from '../src/webview/editor-words';
-import { GROUPED_TOOLS, type SessionEndItem, type ToolItem, type ToolState, type TranscriptItem } from './transcript';
+import { GROUPED_TOOLS, type CompactionItem, type RewindItem, type SessionEndItem, type ToolItem, type ToolState, type TranscriptItem } from './transcript';
 
 /** Drives the card's colour and border; each outcome has its own so none can pass for another. */
 export type CardTone = 'pending' | 'running' | 'ok' | 'error' | 'blocked' | 'indeterminate' | 'cancelled';
@@ -165,6 +165,18 @@ export function sessionEndLabel(item: SessionEndItem): string {
   return item.message === undefined || item.message === '' ? base[item.reason] : `${base[item.reason]}: ${editorWording(item.message)}`;
 }
 
+const COMPACTION_REASONS: Record<CompactionItem['reason'], string> = {
+  threshold: 'the context was filling up',
+  overflow: 'the model server refused the request as too long',
+  manual: 'asked for',
+};
+
+/** The divider where the context was compacted: why, how much, and what the handoff kept. Earlier messages stay shown. */
+export function compactionLabel(item: CompactionItem): string {
+  const kept = item.kept.length > 0 ? ` The model now gets a handoff with: ${item.kept.join(', ')}.` : '';
+  return `Context compacted (${COMPACTION_REASONS[item.reason]}): about ${item.tokensBefore.toLocaleString('en-US')} → ${item.tokensAfter.toLocaleString('en-US')} tokens. Messages above are no longer sent to the model.${kept}`;
+}
+
 /**
  * A first guess at an item's height in pixels, used until it has been drawn and measured. Good
  * guesses keep the scrollbar steady in a long session; they never need to be exact.
@@ -180,15 +192,27 @@ export function estimateHeight(item: TranscriptItem): number {
       return GROUPED_TOOLS.has(item.tool) ? 24 : 76;
     case 'notice':
       return item.title === undefined ? 36 : 56;
+    case 'compaction':
+      return 44;
     case 'session-end':
       return 32;
+    case 'rewind':
+      return 76;
   }
+}
+
+/** What a restore did, in plain words: it put files back, nothing outside the workspace (issue 13). */
+export function rewindSummary(item: RewindItem): string {
+  const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const before = item.messageText === undefined ? `checkpoint ${item.checkpointId}` : `before “${clip(oneLine(item.messageText), 60)}”`;
+  const changed = [`${count(item.restored.length, 'file')} put back`, ...(item.removed.length > 0 ? [`${count(item.removed.length, 'added file')} removed`] : [])].join(', ');
+  return `Files restored to ${before}: ${changed}. Only files in the workspace were restored; effects outside it (a pushed commit, a sent request, a database row) are not undone.`;
 }
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-function clip(text: string, maxLength: number): string {
+export function clip(text: string, maxLength: number): string {
   return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
 }

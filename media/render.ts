@@ -12,6 +12,7 @@ import { exitLabel, groupLabel, groupState, lastLines, mistakeText, rowKind } fr
 import {
   badges,
   cardStatus,
+  compactionLabel,
   describeOrigin,
   formatArguments,
   formatDuration,
@@ -19,6 +20,7 @@ import {
   sessionEndLabel,
   summarizeArguments,
 } from './presentation';
+import { rewindRecord, rolledBackNote, userRestore } from './rewind-view';
 import type { AssistantItem, NoticeItem, ToolItem, TranscriptItem } from './transcript';
 import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
@@ -40,14 +42,25 @@ export class ItemRenderer {
 
   render(item: TranscriptItem): HTMLElement {
     switch (item.kind) {
-      case 'user':
-        return message('user', 'You', element('div', { className: 'message-body plain', text: item.text }));
+      case 'user': {
+        const node = message('user', 'You', element('div', { className: 'message-body plain', text: item.text }));
+        node.append(...userRestore(item, this.model.rewind));
+        return node;
+      }
+      case 'rewind':
+        return rewindRecord(item, this.model.rewind);
       case 'assistant':
         return this.assistant(item);
       case 'tool':
         return this.toolCard(item);
       case 'notice':
         return notice(item);
+      case 'compaction':
+        return element('div', {
+          className: 'compaction-divider',
+          text: compactionLabel(item),
+          attributes: { 'data-testid': 'compaction', 'data-reason': item.reason, role: 'separator' },
+        });
       case 'session-end':
         return element('div', {
           className: `session-end reason-${item.reason}`,
@@ -68,6 +81,16 @@ export class ItemRenderer {
     }
     const node = message('assistant', 'Zuno', body);
     node.setAttribute('data-streaming', String(item.streaming));
+    if (item.reasoning !== undefined && item.reasoning !== '') {
+      // Collapsed: the thoughts are there to check, not to read by default.
+      const details = element(
+        'details',
+        { className: 'reasoning', attributes: { 'data-testid': 'reasoning' } },
+        element('summary', { text: 'Reasoning' }),
+        element('div', { className: 'reasoning-text plain', text: item.reasoning }),
+      );
+      body.before(details);
+    }
     return node;
   }
 
@@ -209,6 +232,9 @@ export class ItemRenderer {
     const question = this.model.questions.get(card.callId);
     if (question !== undefined) node.append(this.question(question));
 
+    const restoredTo = card.rolledBackTo === undefined ? undefined : this.model.transcript.checkpointItem(card.rolledBackTo);
+    const rolledBack = rolledBackNote(card, restoredTo?.kind === 'user' ? restoredTo.text : undefined);
+    if (rolledBack !== undefined) node.append(rolledBack);
     node.append(...this.details(card));
     return node;
   }

@@ -31,6 +31,8 @@ interface ItemBase {
 export interface UserItem extends ItemBase {
   readonly kind: 'user';
   readonly text: string;
+  /** The checkpoint taken before this message's first change (issue 13): files can be restored to it. */
+  checkpointId?: string;
 }
 
 export interface AssistantItem extends ItemBase {
@@ -38,6 +40,8 @@ export interface AssistantItem extends ItemBase {
   text: string;
   /** True while deltas may still arrive; `assistant-message` carries the final text. */
   streaming: boolean;
+  /** A reasoning model's thoughts, shown collapsed (issue 10 item 4). */
+  reasoning?: string;
 }
 
 export interface ToolItem extends ItemBase {
@@ -77,6 +81,8 @@ export interface ToolItem extends ItemBase {
   durationMs?: number;
   /** The runtime truncated the result to its output cap (SPEC O1). */
   truncated: boolean;
+  /** A restore put the workspace's files back to this checkpoint, undoing what this call changed (issue 13). */
+  rolledBackTo?: string;
   /** The exit code of a command that ran to its end. */
   exitCode?: number;
   /**
@@ -103,7 +109,29 @@ export interface SessionEndItem extends ItemBase {
   readonly message?: string;
 }
 
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem;
+/** Files were restored to a checkpoint (issue 13); the restore can itself be undone. */
+export interface RewindItem extends ItemBase {
+  readonly kind: 'rewind';
+  readonly checkpointId: string;
+  /** The message the files were restored to before, when the checkpoint was taken for one. */
+  readonly messageText?: string;
+  readonly restored: readonly string[];
+  readonly removed: readonly string[];
+  /** Restoring to it undoes this restore. */
+  readonly undoCheckpointId: string;
+  readonly forkedSessionId?: string;
+}
+
+/** Where the context was compacted (issue 10 item 2): what comes before is no longer sent, but stays shown. */
+export interface CompactionItem extends ItemBase {
+  readonly kind: 'compaction';
+  readonly reason: 'threshold' | 'overflow' | 'manual';
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly kept: readonly string[];
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem | RewindItem | CompactionItem;
 
 /** The key of a call's card; stable across reloads because call ids are persisted. */
 export const toolKey = (callId: string): string => `call:${callId}`;
@@ -139,7 +167,7 @@ export class Transcript {
         this.appendDelta(event.text);
         return;
       case 'assistant-message':
-        this.finishAssistant(event.text);
+        this.finishAssistant(event.text, event.reasoning);
         return;
       case 'tool-call-requested': {
         const card = this.ensureCard(event.call_id, event.tool);
@@ -221,6 +249,29 @@ export class Transcript {
       case 'notice':
         this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: event.level, text: event.text });
         return;
+      case 'checkpoint-created': {
+        // Taken during the turn of the last user message, before its first change.
+        const message = event.message_index === undefined ? undefined : this.lastUser();
+        if (message === undefined) return;
+        message.checkpointId = event.checkpoint_id;
+        this.touch(message);
+        return;
+      }
+      case 'rewind':
+        this.applyRewind(event);
+        return;
+      case 'context-compacted':
+        this.closeAssistant();
+        this.push<CompactionItem>({
+          kind: 'compaction',
+          key: this.nextKey(),
+          version: 0,
+          reason: event.reason,
+          tokensBefore: event.tokens_before,
+          tokensAfter: event.tokens_after,
+          kept: event.kept,
+        });
+        return;
       case 'session-finished':
         this.closeAssistant();
         this.closeUnfinishedCards();
@@ -267,10 +318,64 @@ export class Transcript {
     this.touch(card);
   }
 
+  /** The item a restore to `checkpointId` starts from: a user message, or a restore (whose undo it is). */
+  checkpointItem(checkpointId: string): UserItem | RewindItem | undefined {
+    return this.list.find((item): item is UserItem | RewindItem => (item.kind === 'user' && item.checkpointId === checkpointId) || (item.kind === 'rewind' && item.undoCheckpointId === checkpointId));
+  }
+
+  /** Marks the item of a checkpoint changed (its preview opened or closed). */
+  touchCheckpoint(checkpointId: string): void {
+    const item = this.checkpointItem(checkpointId);
+    if (item !== undefined) this.touch(item);
+  }
+
   /** Marks a card changed without changing its data (its approval form went away). */
   touchCall(callId: string): void {
     const card = this.card(callId);
     if (card !== undefined) this.touch(card);
+  }
+
+  private lastUser(): UserItem | undefined {
+    for (let index = this.list.length - 1; index >= 0; index--) {
+      const item = this.list[index];
+      if (item?.kind === 'user') return item;
+    }
+    return undefined;
+  }
+
+  /**
+   * The cards whose changes a restore undid say so: every call that changed something after the
+   * message restored to. Undoing a restore brings their changes back, so their marks go.
+   */
+  private applyRewind(event: Extract<ZunoEvent, { type: 'rewind' }>): void {
+    const from = this.checkpointItem(event.checkpoint_id);
+    const start = from === undefined ? -1 : this.list.indexOf(from);
+    if (from?.kind === 'rewind') {
+      for (const item of this.list) {
+        if (item.kind === 'tool' && item.rolledBackTo === from.checkpointId) {
+          delete item.rolledBackTo;
+          this.touch(item);
+        }
+      }
+    } else if (start !== -1) {
+      for (const item of this.list.slice(start)) {
+        if (item.kind === 'tool' && item.started && item.effect === 'SideEffecting' && item.rolledBackTo === undefined) {
+          item.rolledBackTo = event.checkpoint_id;
+          this.touch(item);
+        }
+      }
+    }
+    this.push<RewindItem>({
+      kind: 'rewind',
+      key: this.nextKey(),
+      version: 0,
+      checkpointId: event.checkpoint_id,
+      ...(from?.kind === 'user' ? { messageText: from.text } : {}),
+      restored: event.restored,
+      removed: event.removed,
+      undoCheckpointId: event.undo_checkpoint_id,
+      ...(event.forked_session_id !== undefined ? { forkedSessionId: event.forked_session_id } : {}),
+    });
   }
 
   private appendDelta(text: string): void {
@@ -285,17 +390,18 @@ export class Transcript {
     this.openAssistant = this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: true });
   }
 
-  private finishAssistant(text: string): void {
+  private finishAssistant(text: string, reasoning: string | undefined): void {
     const open = this.openAssistant;
     if (open !== undefined) {
       // The final text is authoritative: it replaces whatever the deltas added up to.
       open.text = text;
       open.streaming = false;
+      if (reasoning !== undefined) open.reasoning = reasoning;
       this.openAssistant = undefined;
       this.touch(open);
       return;
     }
-    this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: false });
+    this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: false, ...(reasoning !== undefined ? { reasoning } : {}) });
   }
 
   /**

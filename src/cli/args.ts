@@ -4,14 +4,16 @@
  */
 import { parseArgs } from 'node:util';
 import { parseCheckpointsCommand, type CheckpointsCommand, type RewindCommand } from '../cli/checkpoints-command';
+import { parseSessionsCommand, type SessionsCommand } from '../cli/sessions-command';
 
 export const USAGE = `Usage:
   zuno exec [--workspace DIR] [--config FILE] [--state-dir DIR] [--base-url URL] [--model NAME]
-            [--api-key-env VAR] [--approve allow|deny] [--session ID] [--json] PROMPT
+            [--api-key-env VAR] [--approve allow|deny] [--session ID] [--compact] [--json] PROMPT
   zuno show SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno memory list|accept ID|delete ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno mcp list|accept SERVER [TOOL] [--workspace DIR] [--config FILE] [--state-dir DIR] [--json]
   zuno checkpoints SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
+  zuno sessions [list] | delete SESSION_ID... [--workspace DIR] [--state-dir DIR] [--json]
   zuno rewind SESSION_ID --to CHECKPOINT [--dry-run] [--force] [--fork]
               [--workspace DIR] [--state-dir DIR] [--json]
   zuno --help | --version
@@ -23,6 +25,8 @@ memory Lists the memories the agent proposed (memory.enabled), accepts or delete
 mcp    Lists the MCP servers of mcp.servers with their tools and how each stands against
        its pinned definition; accept pins what a server presents now (one TOOL or all),
        so a tool withheld because its definition changed, or is new, is offered again.
+sessions Lists the workspace's sessions (id, last update, status, size on disk, title),
+       newest first; delete removes sessions and their files.
 checkpoints  Lists a session's checkpoints (one before the first change of each turn) and
        the files changed since each.
 rewind Restores the workspace's files to a checkpoint: files changed since are put back,
@@ -47,6 +51,9 @@ Options:
   --approve allow|deny Answer every approval. Without it a terminal prompts; without a
                        terminal approvals are denied.
   --session ID         Continue this session (also after a crash).
+  --compact            Before PROMPT, replace the session's earlier turns by a handoff (the
+                       prompts, plan, todos, goal, changed files and unresolved calls, plus a
+                       summary by the model); the stored history is kept whole.
   --json               One JSON event per line on stdout.
 
 Exit codes: 0 finished, 1 model provider failure, 2 usage/config/startup error, 3 rewind
@@ -68,6 +75,8 @@ export interface ExecCommand {
   readonly apiKeyEnv?: string;
   readonly approve?: 'allow' | 'deny';
   readonly session?: string;
+  /** Compact the session's earlier turns before the prompt (issue 10 item 2). */
+  readonly compact?: true;
   readonly json: boolean;
 }
 
@@ -99,7 +108,7 @@ export interface McpCommand {
   readonly json: boolean;
 }
 
-export type Command = ExecCommand | ShowCommand | MemoryCommand | McpCommand | CheckpointsCommand | RewindCommand | { readonly command: 'help' } | { readonly command: 'version' };
+export type Command = ExecCommand | ShowCommand | MemoryCommand | McpCommand | CheckpointsCommand | RewindCommand | SessionsCommand | { readonly command: 'help' } | { readonly command: 'version' };
 
 const execOptions = {
   workspace: { type: 'string' },
@@ -110,6 +119,7 @@ const execOptions = {
   'api-key-env': { type: 'string' },
   approve: { type: 'string' },
   session: { type: 'string' },
+  compact: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -187,6 +197,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
       // Several words without quotes are one prompt.
       prompt: positionals.join(' '),
       json: values.json ?? false,
+      ...(values.compact ? { compact: true as const } : {}),
       ...withoutUndefined(optional),
     };
   }
@@ -235,6 +246,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
     };
   }
   if (first === 'checkpoints' || first === 'rewind') return parseCheckpointsCommand(first, rest) ?? { command: 'help' };
+  if (first === 'sessions') return parseSessionsCommand(rest) ?? { command: 'help' };
 
   if (first === 'show') {
     const { values, positionals } = parse(rest, showOptions);

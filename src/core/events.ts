@@ -12,7 +12,8 @@ export type ZunoEventBody =
   | { type: 'session-finished'; reason: 'done' | 'step-limit' | 'cancelled' | 'error'; message?: string }
   | { type: 'user-message'; text: string }
   | { type: 'assistant-delta'; text: string }
-  | { type: 'assistant-message'; text: string }
+  /** `reasoning`: a reasoning model's thoughts for this answer (issue 10 item 4), shown collapsed. */
+  | { type: 'assistant-message'; text: string; reasoning?: string }
   | {
       type: 'tool-call-requested';
       call_id: string;
@@ -58,7 +59,26 @@ export type ZunoEventBody =
   | { type: 'checkpoint-created'; checkpoint_id: string; message_index?: number; skipped?: string[]; nested?: string[] }
   /** Files were restored to a checkpoint; `undo_checkpoint_id` restores what the rewind replaced (issue 13). */
   | { type: 'rewind'; checkpoint_id: string; restored: string[]; removed: string[]; undo_checkpoint_id: string; forked_session_id?: string }
-  | UsageEventBody;
+  | UsageEventBody
+  | ContextCompactedEventBody;
+
+/**
+ * The messages before `message_index` are no longer sent; a handoff rebuilt from the store
+ * replaces them (issue 10 item 2). The store and the UI keep them all. `kept` lists what the
+ * handoff carries, for the divider the UI draws; `summary` is the model's prose, kept so a
+ * resumed session rebuilds the same handoff without asking again.
+ */
+export interface ContextCompactedEventBody {
+  type: 'context-compacted';
+  /** `threshold`: the next request would have passed the budget; `overflow`: the server refused it as too long; `manual`: asked for. */
+  reason: 'threshold' | 'overflow' | 'manual';
+  message_index: number;
+  /** Estimated tokens of the request before and after. */
+  tokens_before: number;
+  tokens_after: number;
+  kept: string[];
+  summary: string;
+}
 
 /**
  * Tokens of one model request (issue 10 item 1), emitted once its turn's tool results are in the
@@ -79,6 +99,8 @@ export interface UsageEventBody {
   context_window_source?: 'config' | 'server' | 'table' | 'default';
   estimated_next_input_tokens?: number;
   model?: string;
+  /** US dollars for this request, when `model.prices` has the model (issue 10 item 7). */
+  cost_usd?: number;
 }
 
 export type ZunoEvent = ZunoEventBody & { ts: number; session_id: string };

@@ -10,6 +10,7 @@ import type { ZunoConfig } from './config';
 import type { FileChange, Host } from './host';
 import type { OutputCapture } from './output';
 import type { MemoryBook, WorkStateStore } from './work-state';
+import type { SessionHistory } from './history';
 import type { BackgroundJobs } from './background';
 import type { PathVisibility } from './policy';
 import type { Council, Delegator } from './delegation';
@@ -62,6 +63,8 @@ export interface CallEnvironment {
   readonly workState?: WorkStateStore;
   /** Present only when `memory.enabled` is set (memory_propose). */
   readonly memories?: MemoryBook;
+  /** The workspace's past sessions (session_search, session_read); absent where nothing is stored. */
+  readonly history?: SessionHistory;
   /** Background commands and delegated jobs of the runtime (shell `background`, bg, job, task `background`). */
   readonly background?: BackgroundJobs;
   /** Runs child agents (task). Absent inside a child: delegated agents do not delegate further. */

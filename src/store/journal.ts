@@ -211,6 +211,16 @@ export class JournalWriter {
     this.durableSeq = this.lastSeq;
   }
 
+  /** Closes without waiting for a sync in flight: the lines are fdatasync'ed here instead. */
+  closeSync(): void {
+    try {
+      if (this.durableSeq < this.lastSeq) fdatasyncSync(this.fd);
+      this.durableSeq = this.lastSeq;
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+
   async close(): Promise<void> {
     await this.syncing?.catch(() => undefined);
     try {

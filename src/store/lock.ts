@@ -54,11 +54,21 @@ function isAlive(owner: LockOwner): boolean {
   }
 }
 
-function inUse(stateDir: string, path: string, owner: LockOwner): StateDirInUseError {
+/** What a lock guards, for its messages: the whole state dir, or one session in it. */
+export interface LockSubject {
+  /** Starts the message: "The state dir /x", "The session abc in /x". */
+  readonly name: string;
+  /** What else the user can do besides waiting. */
+  readonly alternative: string;
+}
+
+const stateDirSubject = (stateDir: string): LockSubject => ({ name: `The state dir ${stateDir}`, alternative: 'use another --state-dir' });
+
+function inUse(subject: LockSubject, path: string, owner: LockOwner): StateDirInUseError {
   const who = owner.pid === process.pid && owner.host === hostname() ? `pid ${owner.pid} (this process, through another open store)` : `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}`;
   return new StateDirInUseError(
-    `The state dir ${stateDir} is in use by ${who}. Only one Zuno process may write it at a time; ` +
-      `wait for that one to finish, or use another --state-dir. If no such process is running, delete ${path}.`,
+    `${subject.name} is in use by ${who}. Only one Zuno process may write it at a time; ` +
+      `wait for that one to finish, or ${subject.alternative}. If no such process is running, delete ${path}.`,
     owner.pid,
   );
 }
@@ -68,7 +78,7 @@ function inUse(stateDir: string, path: string, owner: LockOwner): StateDirInUseE
  * file appears whole (written aside, then hard-linked into place), so nobody reads it half
  * written.
  */
-export function acquireLock(stateDir: string): LockHandle {
+export function acquireLock(stateDir: string, subject: LockSubject = stateDirSubject(stateDir)): LockHandle {
   const path = join(stateDir, LOCK_FILE);
   const mine: LockOwner = { pid: process.pid, host: hostname(), token: randomUUID() };
   const draft = `${path}.${mine.token}`;
@@ -87,8 +97,8 @@ export function acquireLock(stateDir: string): LockHandle {
       if (owner === 'unreadable') {
         throw new StateDirInUseError(`The lock file ${path} cannot be read. If no Zuno process is using ${stateDir}, delete it.`, 0);
       }
-      if (isAlive(owner)) throw inUse(stateDir, path, owner);
-      takeOverStale(stateDir, path, owner, mine);
+      if (isAlive(owner)) throw inUse(subject, path, owner);
+      takeOverStale(subject, path, owner, mine);
     }
     throw new StateDirInUseError(`Could not take the lock ${path}: other processes keep taking it. Try again.`, 0);
   } finally {
@@ -101,7 +111,7 @@ export function acquireLock(stateDir: string): LockHandle {
  * lock only one moves it; if what was moved turns out to be a fresh lock of a live process (it
  * replaced the stale one in between), it is put back and that owner is reported.
  */
-function takeOverStale(stateDir: string, path: string, stale: LockOwner, mine: LockOwner): void {
+function takeOverStale(subject: LockSubject, path: string, stale: LockOwner, mine: LockOwner): void {
   const aside = `${path}.stale.${mine.token}`;
   try {
     renameSync(path, aside);
@@ -117,7 +127,7 @@ function takeOverStale(stateDir: string, path: string, stale: LockOwner, mine: L
       } catch {
         // Someone else holds it now; either way the state dir is in use.
       }
-      throw inUse(stateDir, path, moved);
+      throw inUse(subject, path, moved);
     }
   } finally {
     unlinkSync(aside);

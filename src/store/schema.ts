@@ -156,6 +156,17 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 4,
+    description: 'one session per database (issue 9); an output is kept once, in its call row (the latest attempt and a tool result in the transcript refer to it)',
+    statements: [
+      // Each output is stored once: CallAttemptRow.output of the latest attempt is read from calls.
+      `UPDATE call_attempts SET output = NULL
+       WHERE output IS NOT NULL AND output = (
+         SELECT c.output FROM calls c WHERE c.session_id = call_attempts.session_id AND c.call_id = call_attempts.call_id AND c.attempt = call_attempts.attempt
+       )`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

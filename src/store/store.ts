@@ -1,56 +1,45 @@
 /**
- * The session store: sql.js (SQLite in memory) made durable by an append-only journal beside
- * periodic snapshots, in one state dir:
+ * The session store (issue 9): a facade over one SessionDb per session (session-db.ts), the
+ * session index (session.json files, layout.ts) and the memories log (memories.ts). Opening it
+ * reads no history; a session's database is loaded only when that session is shown, resumed or
+ * written, so memory, open time and write cost depend on one session, not on all of them.
  *
- *   snapshot.sqlite  the whole database as of journal sequence S (kept in `store_meta`)
- *   journal.jsonl    one line per committed transaction after S (see journal.ts)
- *   lock             the one writer's pid (see lock.ts)
+ * One writer per session, not per workspace: a session's database is locked by the first
+ * process that writes it, until that process closes the store. `zuno exec` can run a new
+ * session while the editor has another one open; two writers on one session are refused with
+ * StateDirInUseError, naming the owner.
  *
- * A write applies its statements to the in-memory database inside a transaction, appends them
- * as one journal line, then commits; so the journal holds exactly the committed transactions.
- * Its cost does not depend on the size of the store (issue 2 §8: exporting the database per
- * write is O(size)). When the journal outgrows the snapshot it is folded into a new snapshot,
- * which keeps the amortised cost per write constant and the replay on open bounded.
- *
- * Durability. Every write reaches the OS before its method returns (a killed process loses
- * nothing acknowledged). The ledger's async methods (`recordStart`, `recordBlocked`,
- * `recordFinish`) and `flush`/`close` also `fdatasync` before resolving, which makes them, and
- * every write before them, survive an OS crash or power loss. `recordStart` resolving is the
- * point after which a crash leaves a `running` row for recovery (SPEC R3).
+ * Durability is the SessionDb's: every write reaches the OS before its method returns, and the
+ * ledger's async methods fdatasync before they resolve (SPEC R3).
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Database, SqlJsStatic, Statement } from 'sql.js';
+import type { SqlJsStatic } from 'sql.js';
 import type { CallFinish, CallLedger, CallStart } from '../core/ledger';
 import type { ZunoEvent } from '../core/events';
 import type { TranscriptMessage } from '../core/transcript';
 import type { Goal, MemoryBook, TodoChange, TodoItem, WorkStateStore } from '../core/work-state';
-import { StoreCorruptError, StoreUsageError, WorkStateError } from './errors';
-import { JournalWriter, readJournal, removeTornTail } from './journal';
-import type { JournalContents, JournalOperation, SqlParameter } from './journal';
+import type { PastSession, SessionHistory } from '../core/history';
+import { StateDirInUseError, StoreCorruptError, StoreUsageError } from './errors';
+import { MEMORIES_FILE, readLayout, readSessionFile, scanSessions, sessionDir, writeLayout, writeSessionFile } from './layout';
 import { acquireLock } from './lock';
-import type { LockHandle } from './lock';
-import { INTERRUPTED_OUTPUT, summarizeArguments } from './recovery';
+import { MemoryLog } from './memories';
 import type { RecoveryNotice } from './recovery';
-import { integer, member, metadataJson, text, toAttemptRow, toCallRow, toMemoryRow, toModelRequestRow, toSessionRow } from './rows';
-import type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, Row, SessionRow } from './rows';
-import { GOAL_STATUSES, MIGRATIONS, SCHEMA_VERSION, SESSION_STATUSES, TODO_STATUSES } from './schema';
-import type { CallStatus, GoalStatus, MemoryStatus, SessionStatus } from './schema';
+import type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } from './rows';
+import type { GoalStatus, MemoryStatus, SessionStatus } from './schema';
+import { DEFAULT_COMPACTION, JOURNAL_FILE, SNAPSHOT_FILE, SessionDb } from './session-db';
+import type { CompactionPolicy, ModelRequestUsage } from './session-db';
+import { SearchIndex, filesKey } from './search';
+import type { SearchHit, SearchOptions } from './search';
+import { hasLegacyStore, readLegacySessions, renameLegacyFiles, splitStateDir } from './split';
 import { loadSqlJs } from './sqljs';
 
 export type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } from './rows';
-
-/** What the loop records per model request; see ModelRequestRow. */
-export interface ModelRequestUsage {
-  readonly model?: string;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly cachedTokens?: number;
-  readonly cacheWriteTokens?: number;
-  readonly estimated?: boolean;
-  readonly contextWindow?: number;
-}
+export type { CompactionPolicy, ModelRequestUsage } from './session-db';
+export { DEFAULT_COMPACTION, JOURNAL_FILE, SNAPSHOT_FILE } from './session-db';
+export { MAX_MEMORY_LENGTH } from './memories';
+export { sessionDir } from './layout';
 export type { Goal, TodoChange, TodoItem } from '../core/work-state';
 export { INTERRUPTED_OUTPUT, recoveryNoticeText, summarizeArguments } from './recovery';
 export type { RecoveryNotice } from './recovery';
@@ -58,21 +47,14 @@ export { StateDirInUseError, StoreCorruptError, StoreStartupError, StoreUsageErr
 export { CALL_STATUSES, GOAL_STATUSES, MEMORY_STATUSES, SCHEMA_VERSION, SESSION_STATUSES, TODO_STATUSES } from './schema';
 export type { CallStatus, GoalStatus, MemoryStatus, SessionStatus, TodoStatus } from './schema';
 
-export const SNAPSHOT_FILE = 'snapshot.sqlite';
-export const JOURNAL_FILE = 'journal.jsonl';
-
-/** When to fold the journal into a new snapshot: once it is larger than both figures. */
-export interface CompactionPolicy {
-  /** Below this the journal is never compacted: small stores replay fast anyway. */
-  readonly minJournalBytes: number;
-  /** The journal may grow to this multiple of the snapshot's size (amortised O(1) writes). */
-  readonly journalToSnapshotRatio: number;
+/** `history` in the config: a limit that is unset or 0 keeps everything. */
+export interface RetentionPolicy {
+  readonly max_sessions?: number | undefined;
+  readonly max_age_days?: number | undefined;
 }
 
-/** The longest memory text accepted: memories go into every later session's context. */
-export const MAX_MEMORY_LENGTH = 2000;
-
-export const DEFAULT_COMPACTION: CompactionPolicy = { minJournalBytes: 8 * 1024 * 1024, journalToSnapshotRatio: 1 };
+/** Sessions one store keeps open for writing at once; see evictIdleWriters. */
+export const MAX_OPEN_SESSIONS = 4;
 
 export interface StoreOptions {
   readonly stateDir: string;
@@ -82,328 +64,200 @@ export interface StoreOptions {
   readonly readOnly?: boolean;
   /** Receives problems that were handled, such as a torn final journal line. Default: console.warn. */
   readonly onWarning?: (message: string) => void;
+  /** Per session: when its journal is folded into its snapshot. */
   readonly compaction?: CompactionPolicy;
 }
 
-/** Calls in the order the model gave them: by turn, then position (C2); calls without a turn by when first recorded. */
-function callOrder(table = ''): string {
-  const turn = `${table}turn`;
-  return `COALESCE(${turn}, 0), CASE WHEN ${turn} IS NULL THEN ${table}ordinal ELSE ${table}position END, ${table}ordinal`;
+/** A session as `zuno sessions` lists it: its row and what its files take on disk. */
+export interface SessionSummary extends SessionRow {
+  readonly bytes: number;
+  readonly dir: string;
 }
 
-function syncDirectory(path: string): void {
-  // Makes a rename inside the directory durable. Windows cannot open a directory; NTFS journals renames.
-  if (process.platform === 'win32') return;
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+/** A read-only copy of a session, kept while its files do not change (showing a session reads it several times). */
+interface CachedReader {
+  readonly id: string;
+  readonly key: string;
+  readonly db: SessionDb;
 }
 
-function writeFileDurably(path: string, data: Uint8Array): void {
-  const fd = openSync(path, 'w');
-  try {
-    let written = 0;
-    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
+const hasDatabase = (dir: string): boolean => existsSync(join(dir, SNAPSHOT_FILE)) || existsSync(join(dir, JOURNAL_FILE));
 
-interface Loaded {
-  readonly db: Database;
-  readonly journal: JournalContents;
-  readonly snapshotBytes: number;
-}
-
-/** The state a database file was written at: its schema version and the last journal line it holds. */
-function snapshotState(db: Database, path: string): { version: number; seq: number } {
-  try {
-    const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
-    if (version === 0) return { version, seq: 0 };
-    const seq = Number(db.exec(`SELECT value FROM store_meta WHERE key = 'journal_seq'`)[0]?.values[0]?.[0] ?? 0);
-    return { version, seq };
-  } catch (error) {
-    throw new StoreCorruptError(`The snapshot ${path} is not a readable Zuno store (${(error as Error).message}). Move it aside to start afresh from the journal alone.`);
-  }
-}
-
-function assertKnownVersion(db: Database, stateDir: string): number {
-  const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
-  if (version > SCHEMA_VERSION) {
-    throw new StoreUsageError(
-      `The store in ${stateDir} was written by a newer Zuno (schema version ${version}; this one knows up to ${SCHEMA_VERSION}). ` +
-        'Update Zuno, or use another --state-dir.',
-    );
-  }
-  return version;
-}
-
-/** Applies journal entries, each in its own transaction, as they were committed. */
-function replay(db: Database, journal: JournalContents, journalPath: string): void {
-  const prepared = new Map<string, Statement>();
-  try {
-    for (const entry of journal.entries) {
-      db.exec('BEGIN');
-      try {
-        for (const [sql, parameters] of entry.operations) {
-          let statement = prepared.get(sql);
-          if (!statement) prepared.set(sql, (statement = db.prepare(sql)));
-          statement.run([...parameters]);
-        }
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw new StoreCorruptError(`The journal ${journalPath} line ${entry.line} (sequence ${entry.seq}) cannot be applied: ${(error as Error).message}.`);
-      }
+function directoryBytes(dir: string): number {
+  let total = 0;
+  for (const name of [SNAPSHOT_FILE, JOURNAL_FILE, 'session.json']) {
+    try {
+      total += statSync(join(dir, name)).size;
+    } catch {
+      // Absent files take no room.
     }
-  } finally {
-    for (const statement of prepared.values()) statement.free();
   }
+  return total;
 }
 
-export class Store implements CallLedger, WorkStateStore, MemoryBook {
-  private readonly statements = new Map<string, Statement>();
-  /** Calls this process started and has not finished: recovery must not touch them. */
-  private readonly startedHere = new Set<string>();
-  /** Sessions seen to exist; sessions are never deleted, so this saves a query per write. */
-  private readonly knownSessions = new Set<string>();
+export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHistory {
+  /** Sessions this process writes, each holding its folder's lock. */
+  private readonly writers = new Map<string, SessionDb>();
+  private cached: CachedReader | undefined;
   private closed = false;
-  private nextCompactionCheck = 0;
 
   private constructor(
-    private readonly db: Database,
+    private readonly SQL: SqlJsStatic,
     readonly stateDir: string,
     readonly readOnly: boolean,
-    private readonly journal: JournalWriter | undefined,
-    private readonly lock: LockHandle | undefined,
-    private snapshotBytes: number,
+    private readonly memoryLog: MemoryLog,
     private readonly compaction: CompactionPolicy,
     private readonly warn: (message: string) => void,
+    /** A pre-issue-9 store opened read-only: its sessions, split in memory, since nothing may be written. */
+    private readonly legacy: Map<string, SessionDb> | undefined,
   ) {}
 
   /**
-   * Opens (creating when writable) the store in `stateDir`: loads the snapshot, replays the
-   * journal after it, and brings the schema up to date. A writable store holds the dir's lock
-   * until `close`; a second writer gets a StateDirInUseError naming the owner's pid.
+   * Opens (creating when writable) the store in `stateDir`. Reads no session: only store.json,
+   * and on the first writable open of a pre-issue-9 store, splits it into one folder per
+   * session (copy, verify, rename the old files to `*.migrated-<date>`). A read-only open of
+   * such a store splits it in memory and writes nothing.
    */
   static async open(options: StoreOptions): Promise<Store> {
     const SQL = await loadSqlJs(options.wasmPath);
     const stateDir = resolve(options.stateDir);
     const readOnly = options.readOnly ?? false;
     const warn = options.onWarning ?? ((message: string) => console.warn(message));
+    const compaction = options.compaction ?? DEFAULT_COMPACTION;
     if (readOnly && !existsSync(stateDir)) throw new StoreUsageError(`There is no Zuno state in ${stateDir}: the directory does not exist.`);
-    if (!readOnly) mkdirSync(stateDir, { recursive: true });
-    const lock = readOnly ? undefined : acquireLock(stateDir);
-    let loaded: Loaded | undefined;
-    let store: Store | undefined;
-    try {
-      loaded = Store.load(SQL, stateDir, readOnly);
-      const journalPath = join(stateDir, JOURNAL_FILE);
-      const { torn } = loaded.journal;
-      let journal: JournalWriter | undefined;
-      if (!readOnly) {
-        if (torn) {
-          const aside = removeTornTail(journalPath, loaded.journal.validLength);
-          warn(`The last line of ${journalPath} (line ${torn.line}, ${torn.bytes} bytes) was cut short by a crash while it was written; it was never committed and has been removed (kept in ${aside}).`);
-        }
-        const leftover = join(stateDir, `${SNAPSHOT_FILE}.tmp`);
-        if (existsSync(leftover)) unlinkSync(leftover);
-        journal = new JournalWriter(journalPath, loaded.journal.lastSeq, loaded.journal.validLength);
-      } else if (torn) {
-        // A live writer may be in the middle of this very line; it is simply not visible yet.
-        warn(`Ignoring the unfinished last line of ${journalPath} (line ${torn.line}).`);
+    const memories = join(stateDir, MEMORIES_FILE);
+    let layout = readLayout(stateDir);
+    if (readOnly) {
+      if (layout === undefined && hasLegacyStore(stateDir)) {
+        const legacy = readLegacySessions(SQL, stateDir, warn);
+        const log = new InMemoryMemories(legacy.memories, memories);
+        return new Store(SQL, stateDir, true, log, compaction, warn, legacy.sessions);
       }
-      store = new Store(loaded.db, stateDir, readOnly, journal, lock, loaded.snapshotBytes, options.compaction ?? DEFAULT_COMPACTION, warn);
-      store.migrate();
-      return store;
-    } catch (error) {
-      if (store) await store.close().catch(() => undefined);
-      else {
-        loaded?.db.close();
-        lock?.release();
-      }
-      throw error;
+      return new Store(SQL, stateDir, true, new MemoryLog(memories, true, warn), compaction, warn, undefined);
     }
+    mkdirSync(stateDir, { recursive: true });
+    if (layout === undefined && hasLegacyStore(stateDir)) {
+      const notice = splitStateDir(SQL, stateDir, warn);
+      if (notice) warn(notice);
+      layout = readLayout(stateDir);
+    }
+    if (layout === undefined) writeLayout(stateDir);
+    else if (hasLegacyStore(stateDir)) {
+      // A split that was killed after its commit point (store.json) but before the old files were renamed.
+      const moved = renameLegacyFiles(stateDir, new Date());
+      warn(`Renamed ${moved.join(', ')}: this store was already split into one folder per session.`);
+    }
+    return new Store(SQL, stateDir, false, new MemoryLog(memories, false, warn), compaction, warn, undefined);
   }
 
-  private static load(SQL: SqlJsStatic, stateDir: string, readOnly: boolean): Loaded {
-    const snapshotPath = join(stateDir, SNAPSHOT_FILE);
-    const journalPath = join(stateDir, JOURNAL_FILE);
-    // A reader can race a compaction (new snapshot, emptied journal) and see a gap; it reads again.
-    const rounds = readOnly ? 3 : 1;
-    for (let round = 1; ; round++) {
-      const snapshot = existsSync(snapshotPath) ? readFileSync(snapshotPath) : undefined;
-      const db = snapshot ? new SQL.Database(snapshot) : new SQL.Database();
-      try {
-        const state = snapshotState(db, snapshotPath);
-        assertKnownVersion(db, stateDir);
-        const journal = readJournal(journalPath, state.seq);
-        replay(db, journal, journalPath);
-        assertKnownVersion(db, stateDir);
-        return { db, journal, snapshotBytes: snapshot?.length ?? 0 };
-      } catch (error) {
-        db.close();
-        if (!(error instanceof StoreCorruptError) || round >= rounds) throw error;
-      }
-    }
-  }
-
-  /** Runs the migrations this store lacks: journaled when writable, in memory only when read-only. */
-  private migrate(): void {
-    const version = assertKnownVersion(this.db, this.stateDir);
-    for (const migration of MIGRATIONS.filter((candidate) => candidate.version > version)) {
-      const operations: JournalOperation[] = [
-        ...migration.statements.map((sql): JournalOperation => [sql, []]),
-        [`PRAGMA user_version = ${migration.version}`, []],
-      ];
-      if (this.readOnly) this.transaction(operations);
-      else this.write(operations);
-    }
-  }
-
-  // ---- plumbing -------------------------------------------------------------------------------
-
-  private statement(sql: string): Statement {
-    let prepared = this.statements.get(sql);
-    if (!prepared) {
-      prepared = this.db.prepare(sql);
-      this.statements.set(sql, prepared);
-    }
-    return prepared;
-  }
-
-  private all(sql: string, parameters: readonly SqlParameter[] = []): Row[] {
-    this.assertOpen();
-    const prepared = this.statement(sql);
-    try {
-      prepared.bind([...parameters]);
-      const rows: Row[] = [];
-      while (prepared.step()) rows.push(prepared.getAsObject());
-      return rows;
-    } finally {
-      prepared.reset();
-    }
-  }
-
-  private one(sql: string, parameters: readonly SqlParameter[] = []): Row | undefined {
-    return this.all(sql, parameters)[0];
+  /** The folder of one session's files. */
+  sessionDir(sessionId: string): string {
+    return sessionDir(this.stateDir, sessionId);
   }
 
   private assertOpen(): void {
     if (this.closed) throw new StoreUsageError(`The store in ${this.stateDir} is closed.`);
   }
 
-  private run(sql: string, parameters: readonly SqlParameter[] = []): void {
-    const prepared = this.statement(sql);
-    try {
-      prepared.run([...parameters]);
-    } catch (error) {
-      // A statement that failed mid-step stays active; reset it before it is reused.
-      prepared.reset();
-      throw error;
-    }
-  }
-
-  private transaction(operations: readonly JournalOperation[], beforeCommit?: () => void): void {
-    this.run('BEGIN');
-    try {
-      for (const [sql, parameters] of operations) this.run(sql, parameters);
-      beforeCommit?.();
-    } catch (error) {
-      this.run('ROLLBACK');
-      throw error;
-    }
-    this.run('COMMIT');
-  }
-
   /**
-   * The one way state changes: the statements run in a transaction, the journal line is
-   * appended, and only then does the transaction commit. A failing statement or a failing
-   * append leaves both the database and the journal as they were. Returns the line's sequence.
+   * The session's database for writing, opened (and locked) on first use. `mustExist` refuses
+   * an unknown session before any file is made.
    */
-  private write(operations: readonly JournalOperation[]): number {
+  private writer(sessionId: string, mustExist = true): SessionDb {
     this.assertOpen();
-    const journal = this.journal;
-    if (!journal) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
-    let seq = 0;
-    this.transaction(operations, () => {
-      seq = journal.append(operations);
-    });
-    this.compactIfDue(journal);
-    return seq;
-  }
-
-  private compactIfDue(journal: JournalWriter): void {
-    const threshold = Math.max(this.compaction.minJournalBytes, this.compaction.journalToSnapshotRatio * this.snapshotBytes);
-    if (journal.bytes <= threshold || journal.bytes < this.nextCompactionCheck) return;
-    try {
-      this.compact(journal);
-    } catch (error) {
-      // The journal still holds everything, so nothing is lost; try again after as much growth.
-      this.nextCompactionCheck = journal.bytes + threshold;
-      this.warn(`Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); the journal keeps growing until it can.`);
+    const open = this.writers.get(sessionId);
+    if (open) {
+      // Most recently used last, for eviction.
+      this.writers.delete(sessionId);
+      this.writers.set(sessionId, open);
+      return open;
     }
+    if (this.readOnly) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
+    if (mustExist && !this.getSession(sessionId)) throw new StoreUsageError(`There is no session "${sessionId}" in ${this.stateDir}.`);
+    const dir = this.sessionDir(sessionId);
+    if (mustExist) this.assertDatabase(sessionId, dir);
+    mkdirSync(join(this.stateDir, 'sessions'), { recursive: true });
+    const lockSubject = { name: `The session ${sessionId} in the state dir ${this.stateDir}`, alternative: 'start a new session instead' };
+    // Resuming a session just shown: the copy already loaded becomes the writer if its files did not change.
+    const cached = this.cached?.id === sessionId ? this.cached : undefined;
+    const promoted = cached !== undefined && cached.db.promote(lockSubject, () => filesKey(dir) === cached.key);
+    if (cached) this.cached = undefined;
+    if (cached && !promoted) cached.db.closeSync();
+    const db = promoted ? cached.db : SessionDb.open(this.SQL, { dir, readOnly: false, warn: this.warn, compaction: this.compaction, lockSubject });
+    this.writers.set(sessionId, db);
+    this.evictIdleWriters(sessionId);
+    // A crash between the database and session.json left the index without this session.
+    const row = db.getSession(sessionId);
+    if (row && readSessionFile(dir) === undefined) writeSessionFile(dir, row);
+    return db;
   }
 
   /**
-   * Folds the journal into a new snapshot. Crash-safe at every step: the snapshot is written
-   * aside, synced and renamed into place (a reader sees the old or the new file, never half),
-   * and records the last journal sequence it holds, so lines still in the journal after a crash
-   * here are skipped on replay rather than applied twice.
+   * Closes the least recently used sessions beyond MAX_OPEN_SESSIONS that have no call running
+   * here, releasing their locks: a long-lived editor host keeps the memory of a few sessions,
+   * not of every session it ever touched, and another process may then continue them.
    */
-  private compact(journal: JournalWriter): void {
-    const snapshotPath = join(this.stateDir, SNAPSHOT_FILE);
-    const temporary = `${snapshotPath}.tmp`;
-    // Belongs to this snapshot file only, so it is deliberately not journaled.
-    this.db.run(`INSERT INTO store_meta (key, value) VALUES ('journal_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(journal.sequence)]);
-    const data = this.db.export();
-    try {
-      writeFileDurably(temporary, data);
-      renameSync(temporary, snapshotPath);
-    } catch (error) {
-      if (existsSync(temporary)) unlinkSync(temporary);
-      throw error;
+  private evictIdleWriters(keep: string): void {
+    for (const [id, db] of this.writers) {
+      if (this.writers.size <= MAX_OPEN_SESSIONS) return;
+      if (db.busy || id === keep) continue;
+      this.writers.delete(id);
+      db.closeSync();
     }
-    syncDirectory(this.stateDir);
-    this.snapshotBytes = data.length;
-    journal.reset();
   }
 
-  private requireSession(sessionId: string): void {
-    if (this.knownSessions.has(sessionId)) return;
-    if (!this.one('SELECT 1 AS found FROM sessions WHERE id = ?', [sessionId])) {
-      throw new StoreUsageError(`There is no session "${sessionId}" in ${this.stateDir}.`);
-    }
-    this.knownSessions.add(sessionId);
+  /** A session listed in session.json whose database is gone is named, never shown as empty. */
+  private assertDatabase(sessionId: string, dir: string): void {
+    if (hasDatabase(dir)) return;
+    throw new StoreCorruptError(
+      `Session ${sessionId} is listed in ${join(dir, 'session.json')}, but its database (${SNAPSHOT_FILE}, ${JOURNAL_FILE}) is missing from ${dir}: its transcript and calls are lost. ` +
+        `Restore them from a backup, or delete the folder ${dir} to remove the session.`,
+    );
   }
 
-  private nextSeq(table: 'messages' | 'events' | 'model_requests', sessionId: string): number {
-    const row = this.one(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM ${table} WHERE session_id = ?`, [sessionId]);
-    return row ? integer(row, 'next') : 1;
+  private dropCache(): void {
+    this.cached?.db.closeSync();
+    this.cached = undefined;
+  }
+
+  /**
+   * The session's database for reading: the one this process writes, or a read-only load of
+   * its files (cached while they do not change). Undefined for a session with no files. A
+   * damaged session throws its own error naming the file; other sessions are not affected.
+   */
+  private reader(sessionId: string): SessionDb | undefined {
+    this.assertOpen();
+    const writer = this.writers.get(sessionId);
+    if (writer) return writer;
+    if (this.legacy) return this.legacy.get(sessionId);
+    const dir = this.sessionDir(sessionId);
+    if (!existsSync(dir)) return undefined;
+    if (readSessionFile(dir) !== undefined) this.assertDatabase(sessionId, dir);
+    const key = filesKey(dir);
+    if (this.cached?.id === sessionId && this.cached.key === key) return this.cached.db;
+    this.dropCache();
+    const db = SessionDb.open(this.SQL, { dir, readOnly: true, warn: this.warn, compaction: this.compaction });
+    this.cached = { id: sessionId, key, db };
+    return db;
   }
 
   /** Makes every write so far durable against an OS crash (fdatasync). */
   async flush(): Promise<void> {
     this.assertOpen();
-    if (this.journal) await this.journal.syncThrough(this.journal.sequence);
+    await Promise.all([...this.writers.values()].map((db) => db.flush()));
   }
 
-  /** Flushes, releases the lock and frees the database. Calling it again does nothing. */
+  /** Flushes, releases every session's lock and frees the databases. Calling it again does nothing. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    try {
-      await this.journal?.close();
-    } finally {
-      for (const prepared of this.statements.values()) prepared.free();
-      this.statements.clear();
-      this.db.close();
-      this.lock?.release();
+    const errors: unknown[] = [];
+    for (const db of [...this.writers.values(), ...(this.legacy?.values() ?? [])]) {
+      await db.close().catch((error: unknown) => errors.push(error));
     }
+    this.writers.clear();
+    this.dropCache();
+    if (errors.length > 0) throw errors[0];
   }
 
   // ---- sessions ------------------------------------------------------------------------------
@@ -412,45 +266,159 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook {
     const id = input.id ?? randomUUID();
     if (id.trim() === '') throw new StoreUsageError('A session id must not be empty.');
     if (this.getSession(id)) throw new StoreUsageError(`A session "${id}" already exists in ${this.stateDir}; continue it instead of creating it.`);
-    const now = Date.now();
-    this.write([
-      [
-        `INSERT INTO sessions (id, workspace, title, created_at, updated_at, status) VALUES (?, ?, ?, ?, ?, 'active')`,
-        [id, input.workspace, input.title ?? null, now, now],
-      ],
-    ]);
-    return { id, workspace: input.workspace, ...(input.title !== undefined ? { title: input.title } : {}), createdAt: now, updatedAt: now, status: 'active' };
+    const db = this.writer(id, false);
+    // The database first (it is the truth), then the index; see layout.ts for a crash between.
+    const row = db.createSession({ id, workspace: input.workspace, ...(input.title !== undefined ? { title: input.title } : {}) });
+    writeSessionFile(this.sessionDir(id), row);
+    return row;
   }
 
   getSession(id: string): SessionRow | undefined {
-    const row = this.one('SELECT * FROM sessions WHERE id = ?', [id]);
-    return row ? toSessionRow(row) : undefined;
+    this.assertOpen();
+    const writer = this.writers.get(id);
+    if (writer) return writer.getSession(id);
+    if (this.legacy) return this.legacy.get(id)?.getSession(id);
+    const indexed = readSessionFile(this.sessionDir(id));
+    if (typeof indexed === 'object') return indexed;
+    // No readable session.json: the database, if any, says whether the session exists.
+    if (!hasDatabase(this.sessionDir(id))) return undefined;
+    return this.reader(id)?.getSession(id);
   }
 
-  /** Most recently updated first. */
+  /** Most recently updated first. A session whose files cannot be read is left out and named in a warning. */
   listSessions(): SessionRow[] {
-    return this.all('SELECT * FROM sessions ORDER BY updated_at DESC, id').map(toSessionRow);
+    return this.listSummaries().map(({ bytes: _bytes, dir: _dir, ...row }) => row);
+  }
+
+  /** Sessions with the bytes their files take, most recently updated first. */
+  listSummaries(): SessionSummary[] {
+    this.assertOpen();
+    const rows: SessionSummary[] = [];
+    if (this.legacy) {
+      for (const [id, db] of this.legacy) {
+        const row = db.getSession(id);
+        if (row) rows.push({ ...row, bytes: 0, dir: this.stateDir });
+      }
+    } else {
+      const scan = scanSessions(this.stateDir);
+      // session.json is rewritten on every change of the row, so it is current for open sessions too.
+      for (const { row, dir } of scan.sessions) rows.push({ ...row, bytes: directoryBytes(dir), dir });
+      for (const dir of scan.unindexed) {
+        try {
+          const row = this.unindexedRow(dir);
+          if (row) rows.push({ ...row, bytes: directoryBytes(dir), dir });
+        } catch (error) {
+          this.warn(`Leaving out the session in ${dir}: ${(error as Error).message} Its other sessions are not affected; move ${dir} aside to silence this warning.`);
+        }
+      }
+    }
+    return rows.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
+  }
+
+  /** Reads the row of a session folder without session.json (a crash between the database and the index). */
+  private unindexedRow(dir: string): SessionRow | undefined {
+    if (!hasDatabase(dir)) return undefined;
+    const db = SessionDb.open(this.SQL, { dir, readOnly: true, warn: this.warn, compaction: this.compaction });
+    try {
+      const [row] = db.listSessions();
+      if (row && !this.readOnly && readSessionFile(dir) === undefined && this.sessionDir(row.id) === dir) writeSessionFile(dir, row);
+      return row;
+    } finally {
+      db.closeSync();
+    }
   }
 
   setSessionStatus(id: string, status: SessionStatus): void {
-    if (!SESSION_STATUSES.includes(status)) throw new StoreUsageError(`"${String(status)}" is not a session status; use one of ${SESSION_STATUSES.join(', ')}.`);
-    this.requireSession(id);
-    this.write([['UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?', [status, Date.now(), id]]]);
+    const db = this.writer(id);
+    db.setSessionStatus(id, status);
+    this.reindex(id, db);
+  }
+
+  /** Rewrites the session's session.json from its database (a small file, written whole). */
+  private reindex(id: string, db: SessionDb): void {
+    const row = db.getSession(id);
+    if (row) writeSessionFile(this.sessionDir(id), row);
+  }
+
+  /**
+   * Deletes a session and its files. Refused while any process (this one included) writes it.
+   * The folder is renamed away first, so a crash mid-delete never leaves half a session listed.
+   */
+  deleteSession(id: string): void {
+    this.assertOpen();
+    if (this.readOnly) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
+    const held = this.writers.get(id);
+    if (held?.busy) throw new StoreUsageError(`Session ${id} has calls running in this process; delete it once they finish.`);
+    const dir = this.sessionDir(id);
+    if (!existsSync(dir)) throw new StoreUsageError(`There is no session "${id}" in ${this.stateDir}. List the sessions with \`zuno sessions\`.`);
+    if (held) {
+      held.closeSync();
+      this.writers.delete(id);
+    }
+    if (this.cached?.id === id) this.dropCache();
+    // Taking the lock proves no other process writes the session; it moves away with the folder.
+    acquireLock(dir, { name: `The session ${id} in the state dir ${this.stateDir}`, alternative: 'delete it once that process has finished' });
+    const aside = join(this.stateDir, 'sessions', `.deleted-${randomUUID()}`);
+    renameSync(dir, aside);
+    rmSync(aside, { recursive: true, force: true });
+  }
+
+  /**
+   * Deletes the sessions beyond `history.max_sessions` (the least recently updated first) and
+   * those not updated for `history.max_age_days`. Sessions another process writes, and those
+   * this store has open, are kept. Returns the ids deleted.
+   */
+  applyRetention(policy: RetentionPolicy, now = Date.now()): string[] {
+    const maxSessions = policy.max_sessions || undefined;
+    const maxAgeDays = policy.max_age_days || undefined;
+    if (this.readOnly || (maxSessions === undefined && maxAgeDays === undefined)) return [];
+    const sessions = this.listSummaries();
+    const cutoff = maxAgeDays === undefined ? -Infinity : now - maxAgeDays * 24 * 60 * 60 * 1000;
+    const doomed = sessions.filter((session, index) => (maxSessions !== undefined && index >= maxSessions) || session.updatedAt < cutoff);
+    const deleted: string[] = [];
+    for (const session of doomed) {
+      if (this.writers.has(session.id)) continue;
+      try {
+        this.deleteSession(session.id);
+        deleted.push(session.id);
+      } catch (error) {
+        if (!(error instanceof StateDirInUseError)) this.warn(`Could not delete session ${session.id} (history retention): ${(error as Error).message}`);
+      }
+    }
+    return deleted;
+  }
+
+  // ---- history: search and reading past sessions ---------------------------------------------
+
+  /**
+   * Sessions whose prompts, answers or tool outputs contain every word of `query`, best first,
+   * with excerpts (see search.ts). Brings the search index up to date first: the cost of a
+   * search is the sessions that changed since the last one, plus the query.
+   */
+  searchSessions(query: string, options: SearchOptions): SearchHit[] {
+    this.assertOpen();
+    const sessions = this.listSummaries().map(({ bytes: _bytes, dir, ...row }) => ({ row, dir }));
+    return new SearchIndex(this.SQL, this.stateDir, this.readOnly || this.legacy !== undefined, this.warn).search(query, sessions, (id) => this.reader(id), options);
+  }
+
+  /** One session's row and transcript; undefined when there is no such session. */
+  readSession(sessionId: string): PastSession | undefined {
+    const row = this.getSession(sessionId);
+    if (!row) return undefined;
+    return { ...row, messages: this.messages(sessionId) };
   }
 
   // ---- transcript and events -----------------------------------------------------------------
 
   /** Appends one message to the session's transcript (in the OS on return; fsync'd at the next durable point). */
   appendMessage(sessionId: string, message: TranscriptMessage): void {
-    this.requireSession(sessionId);
-    this.write([
-      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)', [sessionId, this.nextSeq('messages', sessionId), JSON.stringify(message)]],
-      ['UPDATE sessions SET updated_at = ? WHERE id = ?', [Date.now(), sessionId]],
-    ]);
+    const db = this.writer(sessionId);
+    db.appendMessage(sessionId, message);
+    this.reindex(sessionId, db);
   }
 
   messages(sessionId: string): TranscriptMessage[] {
-    return this.all('SELECT json FROM messages WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => JSON.parse(text(row, 'json')) as TranscriptMessage);
+    return this.reader(sessionId)?.messages(sessionId) ?? [];
   }
 
   /**
@@ -458,402 +426,142 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook {
    * (the event bus cannot report an error), so the session is not checked here.
    */
   recordEvent(event: ZunoEvent): void {
-    this.write([['INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, ?)', [event.session_id, this.nextSeq('events', event.session_id), event.type, JSON.stringify(event)]]]);
+    this.writer(event.session_id, false).recordEvent(event);
   }
 
   events(sessionId: string): ZunoEvent[] {
-    return this.all('SELECT json FROM events WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => JSON.parse(text(row, 'json')) as ZunoEvent);
+    return this.reader(sessionId)?.events(sessionId) ?? [];
   }
 
   // ---- token usage ---------------------------------------------------------------------------
 
   /** Records the tokens of one model request, after its answer arrived (issue 10 item 1). */
   recordModelRequest(sessionId: string, usage: ModelRequestUsage): ModelRequestRow {
-    this.requireSession(sessionId);
-    const seq = this.nextSeq('model_requests', sessionId);
-    const createdAt = Date.now();
-    this.write([
-      [
-        `INSERT INTO model_requests (session_id, seq, model, input_tokens, output_tokens, cached_tokens, cache_write_tokens, estimated, context_window, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          sessionId,
-          seq,
-          usage.model ?? null,
-          usage.inputTokens,
-          usage.outputTokens,
-          usage.cachedTokens ?? 0,
-          usage.cacheWriteTokens ?? 0,
-          usage.estimated ? 1 : 0,
-          usage.contextWindow ?? null,
-          createdAt,
-        ],
-      ],
-    ]);
-    return toModelRequestRow({
-      session_id: sessionId,
-      seq,
-      model: usage.model ?? null,
-      input_tokens: usage.inputTokens,
-      output_tokens: usage.outputTokens,
-      cached_tokens: usage.cachedTokens ?? 0,
-      cache_write_tokens: usage.cacheWriteTokens ?? 0,
-      estimated: usage.estimated ? 1 : 0,
-      context_window: usage.contextWindow ?? null,
-      created_at: createdAt,
-    });
+    return this.writer(sessionId).recordModelRequest(sessionId, usage);
   }
 
   /** The session's model requests, oldest first. */
   modelRequests(sessionId: string): ModelRequestRow[] {
-    return this.all('SELECT * FROM model_requests WHERE session_id = ? ORDER BY seq', [sessionId]).map(toModelRequestRow);
+    return this.reader(sessionId)?.modelRequests(sessionId) ?? [];
   }
 
   // ---- the call ledger -----------------------------------------------------------------------
 
-  private callRow(sessionId: string, callId: string): CallRow | undefined {
-    const row = this.one('SELECT * FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId]);
-    return row ? toCallRow(row) : undefined;
-  }
-
-  /**
-   * Records that a call is about to run, durably (fdatasync) before resolving (R3). Starting a
-   * call that is already recorded is refused (it would run twice), except for the next attempt
-   * of a Safe call (R2) whose previous attempt ended in error, or is still running in this
-   * process: the scheduler retries a transient failure without finishing that attempt, so it is
-   * closed here as failed. A Never call never gets a second attempt.
-   */
+  /** Records that a call is about to run, durably (fdatasync) before resolving (R3); see SessionDb.recordStart. */
   async recordStart(start: CallStart): Promise<void> {
-    this.requireSession(start.sessionId);
-    const key = `${start.sessionId}\u0000${start.callId}`;
-    const existing = this.callRow(start.sessionId, start.callId);
-    const attemptRow: JournalOperation = [
-      `INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at) VALUES (?, ?, ?, 'running', ?)`,
-      [start.sessionId, start.callId, start.attempt, start.startedAt],
-    ];
-    let seq: number;
-    if (existing) {
-      const retryable = existing.status === 'error' || (existing.status === 'running' && this.startedHere.has(key));
-      if (existing.replay !== 'Safe' || start.declarations.replay !== 'Safe' || !retryable || start.attempt <= existing.attempt) {
-        throw new StoreUsageError(
-          `Refusing to start call ${start.callId} (attempt ${start.attempt}) of session ${start.sessionId}: it is already recorded as ${existing.status} at attempt ${existing.attempt} ` +
-            `(replay ${existing.replay}). Only a Safe call whose last attempt failed may start again, with a higher attempt number; call ids must be unique within a session.`,
-        );
-      }
-      seq = this.write([
-        [
-          `UPDATE call_attempts SET status = 'error', output = COALESCE(output, ?), finished_at = COALESCE(finished_at, ?) WHERE session_id = ? AND call_id = ? AND attempt = ?`,
-          [`This attempt failed; the call was tried again as attempt ${start.attempt}.`, start.startedAt, start.sessionId, start.callId, existing.attempt],
-        ],
-        [
-          `UPDATE calls SET status = 'running', attempt = ?, category = NULL, output = NULL, truncated = 0, metadata_json = NULL, finished_at = NULL, duration_ms = NULL WHERE session_id = ? AND call_id = ?`,
-          [start.attempt, start.sessionId, start.callId],
-        ],
-        attemptRow,
-      ]);
-    } else {
-      seq = this.write([this.insertCall(start, 'running'), attemptRow]);
-    }
-    this.startedHere.add(key);
-    await this.journal?.syncThrough(seq);
+    await this.writer(start.sessionId).recordStart(start);
   }
 
-  private insertCall(start: CallStart, status: CallStatus, finish?: CallFinish): JournalOperation {
-    const ordinal = integer(this.one('SELECT COALESCE(MAX(ordinal), 0) + 1 AS next FROM calls WHERE session_id = ?', [start.sessionId]) ?? { next: 1 }, 'next');
-    // Without an explicit turn, the turn is the transcript's latest message: the assistant
-    // message that asked for the call, which the agent loop appends before running the calls.
-    const latest = this.one('SELECT MAX(seq) AS latest FROM messages WHERE session_id = ?', [start.sessionId])?.['latest'];
-    const turn = start.turn ?? (typeof latest === 'number' ? latest : null);
-    return [
-      `INSERT INTO calls (session_id, call_id, ordinal, turn, position, tool, arguments_json, effect, replay, concurrency, attempt, parent_call_id,
-         status, category, output, truncated, metadata_json, started_at, finished_at, duration_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        start.sessionId,
-        start.callId,
-        ordinal,
-        turn,
-        start.position,
-        start.tool,
-        start.argumentsJson,
-        start.declarations.effect,
-        start.declarations.replay,
-        start.declarations.concurrency,
-        start.attempt,
-        start.parentCallId ?? null,
-        status,
-        finish?.category ?? null,
-        finish?.output ?? null,
-        finish?.truncated ? 1 : 0,
-        metadataJson(finish?.metadata),
-        start.startedAt,
-        finish?.finishedAt ?? null,
-        finish?.durationMs ?? null,
-      ],
-    ];
-  }
-
-  /**
-   * Records a call that never started, in one step: blocked (B2, with its category), or
-   * cancelled or failed before it began. Durable before resolving. It has no attempt row.
-   */
+  /** Records a call that never started, in one step; durable before resolving. */
   async recordBlocked(start: CallStart, finish: CallFinish): Promise<void> {
-    const valid = finish.outcome === 'blocked' ? finish.category !== undefined : (finish.outcome === 'cancelled' || finish.outcome === 'error') && finish.category === undefined;
-    if (!valid) {
-      throw new StoreUsageError(
-        `Call ${start.callId} never started, so it can only be recorded as blocked (with a category), cancelled or error; got ${finish.outcome}${finish.category ? ` (${finish.category})` : ''}.`,
-      );
-    }
-    this.requireSession(start.sessionId);
-    if (this.callRow(start.sessionId, start.callId)) {
-      throw new StoreUsageError(`Call ${start.callId} of session ${start.sessionId} is already recorded; a call that never started is recorded once. Call ids must be unique within a session.`);
-    }
-    const seq = this.write([this.insertCall(start, finish.outcome, finish)]);
-    await this.journal?.syncThrough(seq);
+    await this.writer(start.sessionId).recordBlocked(start, finish);
   }
 
   /** Records the outcome of the running attempt (I5); durable before resolving. */
   async recordFinish(finish: CallFinish): Promise<void> {
-    // A started call ends blocked only when permission stopped it midway (a BlockedError); that needs its category.
-    if (finish.outcome === 'blocked' && finish.category === undefined) {
-      throw new StoreUsageError(`Call ${finish.callId} cannot finish as blocked without a category; a call blocked before it started is recorded with recordBlocked.`);
-    }
-    const existing = this.callRow(finish.sessionId, finish.callId);
-    if (!existing) throw new StoreUsageError(`Call ${finish.callId} of session ${finish.sessionId} was never started, so it cannot finish.`);
-    if (existing.status !== 'running' || existing.attempt !== finish.attempt) {
-      throw new StoreUsageError(
-        `Call ${finish.callId} of session ${finish.sessionId} cannot finish attempt ${finish.attempt}: it is ${existing.status} at attempt ${existing.attempt}.`,
-      );
-    }
-    const seq = this.write([
-      [
-        `UPDATE calls SET status = ?, category = ?, output = ?, truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
-        [finish.outcome, finish.category ?? null, finish.output, finish.truncated ? 1 : 0, metadataJson(finish.metadata), finish.finishedAt, finish.durationMs, finish.sessionId, finish.callId],
-      ],
-      [
-        `UPDATE call_attempts SET status = ?, output = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ? AND attempt = ?`,
-        [finish.outcome, finish.output, finish.finishedAt, finish.durationMs, finish.sessionId, finish.callId, finish.attempt],
-      ],
-    ]);
-    this.startedHere.delete(`${finish.sessionId}\u0000${finish.callId}`);
-    await this.journal?.syncThrough(seq);
+    await this.writer(finish.sessionId).recordFinish(finish);
   }
 
-  /**
-   * The session's calls in the order the model gave them (C2): by turn, then position. The turn
-   * is CallStart.turn when given, else the transcript position of the assistant message that
-   * asked for the call. Calls with neither come first, in the order they were first recorded.
-   */
+  /** The session's calls in the order the model gave them (C2). */
   calls(sessionId: string): CallRow[] {
-    return this.all(`SELECT * FROM calls WHERE session_id = ? ORDER BY ${callOrder()}`, [sessionId]).map(toCallRow);
+    return this.reader(sessionId)?.calls(sessionId) ?? [];
   }
 
   getCall(sessionId: string, callId: string): CallRow | undefined {
-    return this.callRow(sessionId, callId);
+    return this.reader(sessionId)?.getCall(sessionId, callId);
   }
 
   /** Every attempt of one call, first to last (R2: each retry of a Safe tool is recorded). */
   callAttempts(sessionId: string, callId: string): CallAttemptRow[] {
-    return this.all('SELECT * FROM call_attempts WHERE session_id = ? AND call_id = ? ORDER BY attempt', [sessionId, callId]).map(toAttemptRow);
+    return this.reader(sessionId)?.callAttempts(sessionId, callId) ?? [];
   }
 
   // ---- crash recovery (R3) -------------------------------------------------------------------
 
-  /**
-   * Turns the session's calls left `running` by an earlier process into `indeterminate`, with
-   * INTERRUPTED_OUTPUT, and records a recovery notice for each. Calls this process is running
-   * are left alone. Nothing is re-run. Returns the recovered calls, in call order.
-   */
+  /** Turns the session's calls left `running` by an earlier process into `indeterminate`, with a notice each. */
   recoverInterrupted(sessionId: string): CallRow[] {
-    const interrupted = this.all(`SELECT * FROM calls WHERE session_id = ? AND status = 'running' ORDER BY ${callOrder()}`, [sessionId])
-      .map(toCallRow)
-      .filter((call) => !this.startedHere.has(`${call.sessionId}\u0000${call.callId}`));
-    if (interrupted.length === 0) return [];
-    const now = Date.now();
-    this.write(
-      interrupted.flatMap((call): JournalOperation[] => [
-        [
-          `UPDATE calls SET status = 'indeterminate', output = ?, finished_at = ? WHERE session_id = ? AND call_id = ?`,
-          [INTERRUPTED_OUTPUT, now, sessionId, call.callId],
-        ],
-        [
-          `UPDATE call_attempts SET status = 'indeterminate', output = ?, finished_at = ? WHERE session_id = ? AND call_id = ? AND attempt = ?`,
-          [INTERRUPTED_OUTPUT, now, sessionId, call.callId, call.attempt],
-        ],
-        [
-          `INSERT OR IGNORE INTO recovery_notices (session_id, call_id, attempt, created_at, delivered) VALUES (?, ?, ?, ?, 0)`,
-          [sessionId, call.callId, call.attempt, now],
-        ],
-      ]),
-    );
-    return interrupted.map((call) => this.callRow(sessionId, call.callId)).filter((call): call is CallRow => call !== undefined);
+    return this.writer(sessionId).recoverInterrupted(sessionId);
   }
 
   /** Recovery notices not yet delivered to the model, in call order, built from the stored rows. */
   pendingRecoveryNotices(sessionId: string): RecoveryNotice[] {
-    return this.all(
-      `SELECT n.session_id, n.call_id, n.attempt, n.created_at, c.tool, c.arguments_json, c.started_at
-       FROM recovery_notices n JOIN calls c ON c.session_id = n.session_id AND c.call_id = n.call_id
-       WHERE n.session_id = ? AND n.delivered = 0
-       ORDER BY ${callOrder('c.')}`,
-      [sessionId],
-    ).map((row) => ({
-      sessionId: text(row, 'session_id'),
-      callId: text(row, 'call_id'),
-      tool: text(row, 'tool'),
-      argumentSummary: summarizeArguments(text(row, 'arguments_json')),
-      attempt: integer(row, 'attempt'),
-      startedAt: integer(row, 'started_at'),
-      recoveredAt: integer(row, 'created_at'),
-    }));
+    return this.reader(sessionId)?.pendingRecoveryNotices(sessionId) ?? [];
   }
 
   /** Marks notices as delivered, once the model request that carries them has been sent. */
   markNoticesDelivered(notices: readonly RecoveryNotice[]): void {
-    if (notices.length === 0) return;
-    this.write(
-      notices.map((notice): JournalOperation => [
-        'UPDATE recovery_notices SET delivered = 1 WHERE session_id = ? AND call_id = ? AND attempt = ?',
-        [notice.sessionId, notice.callId, notice.attempt],
-      ]),
-    );
+    const bySession = new Map<string, RecoveryNotice[]>();
+    for (const notice of notices) bySession.set(notice.sessionId, [...(bySession.get(notice.sessionId) ?? []), notice]);
+    for (const [sessionId, group] of bySession) this.writer(sessionId).markNoticesDelivered(group);
   }
 
   // ---- work state ----------------------------------------------------------------------------
 
   getPlan(sessionId: string): string | undefined {
-    const row = this.one('SELECT text FROM plans WHERE session_id = ?', [sessionId]);
-    return row ? text(row, 'text') : undefined;
+    return this.reader(sessionId)?.getPlan(sessionId);
   }
 
   setPlan(sessionId: string, plan: string): void {
-    this.requireSession(sessionId);
-    this.write([
-      [
-        'INSERT INTO plans (session_id, text, updated_at) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at',
-        [sessionId, plan, Date.now()],
-      ],
-    ]);
+    this.writer(sessionId).setPlan(sessionId, plan);
   }
 
   getTodos(sessionId: string): TodoItem[] {
-    return this.all('SELECT id, content, status FROM todos WHERE session_id = ? ORDER BY position', [sessionId]).map((row) => ({
-      id: text(row, 'id'),
-      content: text(row, 'content'),
-      status: member(row, 'status', TODO_STATUSES),
-    }));
+    return this.reader(sessionId)?.getTodos(sessionId) ?? [];
   }
 
-  /** Replaces the whole list. Refused, with every problem named, when an id repeats or is empty, content is empty, or a status is unknown. */
+  /** Replaces the whole list; see SessionDb.setTodos for what is refused. */
   setTodos(sessionId: string, todos: readonly TodoItem[]): TodoItem[] {
-    this.requireSession(sessionId);
-    const problems: string[] = [];
-    const seen = new Set<string>();
-    todos.forEach((todo, index) => {
-      if (typeof todo.id !== 'string' || todo.id.trim() === '') problems.push(`todo ${index + 1} has an empty id`);
-      else if (seen.has(todo.id)) problems.push(`the id "${todo.id}" is used more than once; ids must be unique`);
-      else seen.add(todo.id);
-      if (typeof todo.content !== 'string' || todo.content.trim() === '') problems.push(`todo ${index + 1} has empty content`);
-      problems.push(...statusProblems(todo.status, `todo ${index + 1}`));
-    });
-    if (problems.length > 0) throw new WorkStateError(`The todo list was not changed: ${problems.join('; ')}.`);
-    this.write([
-      ['DELETE FROM todos WHERE session_id = ?', [sessionId]],
-      ...todos.map((todo, position): JournalOperation => ['INSERT INTO todos (session_id, id, content, status, position) VALUES (?, ?, ?, ?, ?)', [sessionId, todo.id, todo.content, todo.status, position]]),
-    ]);
-    return this.getTodos(sessionId);
+    return this.writer(sessionId).setTodos(sessionId, todos);
   }
 
-  /** Changes existing todos by id. Refused as a whole when an id is unknown or a status is not valid. */
+  /** Changes existing todos by id; refused as a whole when an id is unknown or a status is not valid. */
   updateTodos(sessionId: string, changes: readonly TodoChange[]): TodoItem[] {
-    this.requireSession(sessionId);
-    const current = this.getTodos(sessionId);
-    const known = new Set(current.map((todo) => todo.id));
-    const problems: string[] = [];
-    for (const change of changes) {
-      if (!known.has(change.id)) {
-        problems.push(`there is no todo with id "${change.id}" (${known.size > 0 ? `known ids: ${[...known].join(', ')}` : 'the list is empty'})`);
-      }
-      if (change.status !== undefined) problems.push(...statusProblems(change.status, `todo "${change.id}"`));
-      if (change.content !== undefined && change.content.trim() === '') problems.push(`todo "${change.id}" would have empty content`);
-    }
-    if (problems.length > 0) throw new WorkStateError(`No todo was changed: ${problems.join('; ')}.`);
-    this.write(
-      changes.map((change): JournalOperation => [
-        'UPDATE todos SET content = COALESCE(?, content), status = COALESCE(?, status) WHERE session_id = ? AND id = ?',
-        [change.content ?? null, change.status ?? null, sessionId, change.id],
-      ]),
-    );
-    return this.getTodos(sessionId);
+    return this.writer(sessionId).updateTodos(sessionId, changes);
   }
 
   getGoal(sessionId: string): Goal | undefined {
-    const row = this.one('SELECT text, status, updated_at FROM goals WHERE session_id = ?', [sessionId]);
-    return row ? { text: text(row, 'text'), status: member(row, 'status', GOAL_STATUSES), updatedAt: integer(row, 'updated_at') } : undefined;
+    return this.reader(sessionId)?.getGoal(sessionId);
   }
 
   setGoal(sessionId: string, goal: { readonly text: string; readonly status?: GoalStatus }): Goal {
-    this.requireSession(sessionId);
-    const status = goal.status ?? 'active';
-    if (typeof goal.text !== 'string' || goal.text.trim() === '') throw new WorkStateError('The goal was not changed: its text is empty.');
-    if (!GOAL_STATUSES.includes(status)) throw new WorkStateError(`The goal was not changed: "${String(status)}" is not a goal status; use one of ${GOAL_STATUSES.join(', ')}.`);
-    const now = Date.now();
-    this.write([
-      [
-        'INSERT INTO goals (session_id, text, status, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET text = excluded.text, status = excluded.status, updated_at = excluded.updated_at',
-        [sessionId, goal.text, status, now],
-      ],
-    ]);
-    return { text: goal.text, status, updatedAt: now };
+    return this.writer(sessionId).setGoal(sessionId, goal);
   }
 
   // ---- memories ------------------------------------------------------------------------------
 
   /** Stores a proposed memory. Proposing a text that is already stored returns the stored one. */
   proposeMemory(memoryText: string, sourceSessionId?: string): MemoryRow {
-    const trimmed = typeof memoryText === 'string' ? memoryText.trim() : '';
-    if (trimmed === '') throw new WorkStateError('The memory was not stored: its text is empty.');
-    if (trimmed.length > MAX_MEMORY_LENGTH) {
-      throw new WorkStateError(`The memory was not stored: it has ${trimmed.length} characters, and at most ${MAX_MEMORY_LENGTH} are allowed. Make it shorter.`);
-    }
-    const existing = this.one('SELECT * FROM memories WHERE text = ?', [trimmed]);
-    if (existing) return toMemoryRow(existing);
-    const row: MemoryRow = { id: randomUUID(), text: trimmed, status: 'proposed', createdAt: Date.now(), ...(sourceSessionId !== undefined ? { sourceSessionId } : {}) };
-    this.write([
-      [
-        `INSERT INTO memories (id, text, status, created_at, accepted_at, source_session_id) VALUES (?, ?, 'proposed', ?, NULL, ?)`,
-        [row.id, row.text, row.createdAt, sourceSessionId ?? null],
-      ],
-    ]);
-    return row;
+    this.assertOpen();
+    return this.memoryLog.propose(memoryText, sourceSessionId);
   }
 
   /** Oldest first; all memories, or those with the given status. */
   listMemories(status?: MemoryStatus): MemoryRow[] {
-    const rows = status === undefined ? this.all('SELECT * FROM memories ORDER BY created_at, id') : this.all('SELECT * FROM memories WHERE status = ? ORDER BY created_at, id', [status]);
-    return rows.map(toMemoryRow);
+    this.assertOpen();
+    return this.memoryLog.list(status);
   }
 
   acceptMemory(id: string): MemoryRow {
-    const existing = this.requireMemory(id);
-    if (existing.status === 'accepted') return existing;
-    const acceptedAt = Date.now();
-    this.write([[`UPDATE memories SET status = 'accepted', accepted_at = ? WHERE id = ?`, [acceptedAt, id]]]);
-    return { ...existing, status: 'accepted', acceptedAt };
+    this.assertOpen();
+    return this.memoryLog.accept(id);
   }
 
   deleteMemory(id: string): void {
-    this.requireMemory(id);
-    this.write([['DELETE FROM memories WHERE id = ?', [id]]]);
-  }
-
-  private requireMemory(id: string): MemoryRow {
-    const row = this.one('SELECT * FROM memories WHERE id = ?', [id]);
-    if (!row) throw new WorkStateError(`There is no memory with id "${id}". List the memories to see their ids.`);
-    return toMemoryRow(row);
+    this.assertOpen();
+    this.memoryLog.delete(id);
   }
 }
 
-function statusProblems(status: unknown, what: string): string[] {
-  return TODO_STATUSES.some((known) => known === status) ? [] : [`${what} has the status ${JSON.stringify(status)}, which is not one of ${TODO_STATUSES.join(', ')}`];
+/** The memories of a pre-issue-9 store opened read-only: held in memory, never written. */
+class InMemoryMemories extends MemoryLog {
+  constructor(
+    private readonly rows: readonly MemoryRow[],
+    path: string,
+  ) {
+    super(path, true, () => undefined);
+  }
+
+  override list(status?: MemoryStatus): MemoryRow[] {
+    return status === undefined ? [...this.rows] : this.rows.filter((memory) => memory.status === status);
+  }
 }

@@ -24,6 +24,8 @@ import { planGetTool, planUpdateTool } from './plan';
 import { todoGetTool, todoUpdateTool } from './todo';
 import { goalGetTool, goalUpdateTool } from './goal';
 import { memoryProposeTool } from './memory_propose';
+import { sessionSearchTool } from './session_search';
+import { sessionReadTool } from './session_read';
 
 export function builtinToolRegistrations(): ToolRegistration[] {
   return [
@@ -53,5 +55,7 @@ export function builtinToolRegistrations(): ToolRegistration[] {
     { tool: goalUpdateTool, defaultSurface: true },
     // Offered only when memory.enabled is set.
     { tool: memoryProposeTool, defaultSurface: true },
+    { tool: sessionSearchTool, defaultSurface: true },
+    { tool: sessionReadTool, defaultSurface: true },
   ];
 }

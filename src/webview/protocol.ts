@@ -100,6 +100,33 @@ export interface ViewStatus {
   /** Set when no model is configured: exactly how to set one up. */
   readonly setupHint?: string;
   readonly running: boolean;
+  /** Why no checkpoint is taken before a turn's changes (no git on PATH, or turned off); absent when they are. */
+  readonly checkpointsOff?: string;
+}
+
+/** One file a restore would change (issue 13). */
+export interface RewindFileView {
+  readonly path: string;
+  /** What happened since the checkpoint: a restore removes an added file and puts the others back. */
+  readonly change: 'added' | 'removed' | 'modified';
+  /** Changed outside Zuno since the checkpoint: restoring overwrites that change. */
+  readonly conflict: boolean;
+  /** Unified diff from the file now to the file restored; absent past the preview's limit. */
+  readonly diff?: string;
+}
+
+/** What "Restore files to before this message" would do, shown before the user confirms. */
+export interface RewindPreviewView {
+  readonly checkpointId: string;
+  readonly files: readonly RewindFileView[];
+  /** Files over the size limit, which a restore leaves as they are. */
+  readonly overLimit: readonly string[];
+  /** Nested repositories, which a restore leaves as they are. */
+  readonly nested: readonly string[];
+  /** The limit itself, for the words shown (MB). */
+  readonly limitMb: number;
+  /** Set when a confirmed restore was refused: files changed outside Zuno after the preview. */
+  readonly refused?: boolean;
 }
 
 export type ToWebview =
@@ -123,6 +150,9 @@ export type ToWebview =
   | { readonly type: 'queue'; readonly items: readonly QueuedMessage[] }
   /** Text the host could not send (no model, or the run was cancelled before taking it): back into the composer. */
   | { readonly type: 'restore-draft'; readonly text: string }
+  | { readonly type: 'rewind-preview'; readonly preview: RewindPreviewView }
+  /** The preview of this checkpoint is over: restored, or it failed (an `error` says why). */
+  | { readonly type: 'rewind-closed'; readonly checkpointId: string }
   /** `actions`: the buttons of the error card (issue 14 item 7); none for a plain refusal. */
   | { readonly type: 'error'; readonly text: string; readonly actions?: readonly ErrorAction[] };
 
@@ -156,6 +186,10 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('configure-model') }),
   z.strictObject({ type: z.literal('unqueue'), id }),
   z.strictObject({ type: z.literal('error-action'), action: z.enum(ERROR_ACTIONS) }),
+  z.strictObject({ type: z.literal('rewind-preview'), checkpointId: id }),
+  z.strictObject({ type: z.literal('rewind-show-diff'), checkpointId: id, path: z.string().min(1).max(4096) }),
+  /** `force` overwrites files changed outside Zuno since the checkpoint; `fork` continues in a new chat that ends before the message. */
+  z.strictObject({ type: z.literal('rewind-apply'), checkpointId: id, force: z.boolean(), fork: z.boolean() }),
 ]);
 
 export type FromWebview = z.infer<typeof fromWebviewSchema>;

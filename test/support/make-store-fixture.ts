@@ -1,7 +1,8 @@
-// Writes test/fixtures/stores/0.1.0/: a small store in the format of Zuno 0.1.0 (the store
+// Wrote test/fixtures/stores/0.1.0/: a small store in the format of Zuno 0.1.0 (the store
 // before issue 9 moved it out of the workspace), through the store's own API. The generated files
 // are committed, so that the migration tests read the bytes an old Zuno left on disk even after
-// the store's format changes. Run only to recreate it:
+// the store's format changed. Since issue 9 the store writes one folder per session, so recreating
+// the fixture needs this script run against the 0.1.0 sources (git checkout of src/store first):
 //   node --import tsx test/support/make-store-fixture.ts
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
 //   open-wasm   open the store with the wasm at WASM_PATH in this fresh process, print "opened"
 //               and exit (sql.js loads once per process, so a damaged wasm needs a new one)
 //   start-call  create SESSION_ID, record the start of call "call-1" (shell), print "started", then wait
-//   hold        open the store, print "ready", then wait
+//   hold        open the store, create SESSION_ID and write it (taking its lock), print "ready", then wait
 //   write-loop  create SESSION_ID and append messages forever with a tiny compaction threshold,
 //               printing "acked N" after each append returns
 import { Store } from '../../src/store/store';
@@ -20,7 +20,8 @@ async function main(): Promise<void> {
     return;
   }
   if (mode === 'hold') {
-    await Store.open({ stateDir });
+    const store = await Store.open({ stateDir });
+    store.createSession({ id: sessionId, workspace: '/workspace' });
     say('ready');
   } else if (mode === 'start-call') {
     const store = await Store.open({ stateDir });

@@ -16,6 +16,7 @@ import { editorWording, errorActions } from '../../webview/editor-words';
 import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
 import { MessageQueue } from './message-queue';
+import { ChatRewinds, type RewindBackend } from './chat-rewind';
 import type { QuestionBroker } from './question-state';
 
 export interface ChatBackend {
@@ -35,6 +36,8 @@ export interface ChatBackend {
    * `takeQueued` hands over the messages typed meanwhile, at each step.
    */
   run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void>;
+  /** Compacts the session's turns before its newest one (issue 10 item 2); false when there were none. */
+  compact(sessionId: string, signal: AbortSignal): Promise<boolean>;
   status(running: boolean): ViewStatus;
   /** "Set up a model" from the view: the Select Model command. */
   configureModel(): void;
@@ -43,6 +46,8 @@ export interface ChatBackend {
   /** Remembers the chat shown, so a reloaded window reopens it. */
   rememberSession(sessionId: string | undefined): void;
   log(message: string): void;
+  /** Restoring files to a checkpoint (issue 13); without it the view's restore buttons say they are unavailable. */
+  readonly rewinds?: RewindBackend;
 }
 
 export const INTERRUPTED_MESSAGE =
@@ -72,6 +77,7 @@ export class ChatController {
   private readonly queue = new MessageQueue((items) => this.post({ type: 'queue', items }));
   /** The last prompt sent, for an error card's Retry. */
   private lastPrompt: string | undefined;
+  private readonly rewinds: ChatRewinds | undefined;
 
   constructor(
     private readonly backend: ChatBackend,
@@ -80,6 +86,8 @@ export class ChatController {
     initialSession?: string,
   ) {
     this.currentSession = initialSession;
+    const rewinds = backend.rewinds;
+    this.rewinds = rewinds && new ChatRewinds({ backend: rewinds, post: (message) => this.post(message), sessionId: () => this.currentSession, running: () => this.running, openSession: (id) => this.openSession(id) });
   }
 
   get sessionId(): string | undefined {
@@ -174,6 +182,11 @@ export class ChatController {
         return;
       case 'error-action':
         return this.errorAction(message.action);
+      case 'rewind-preview':
+      case 'rewind-apply':
+      case 'rewind-show-diff':
+        if (!this.rewinds) throw new Error('Restoring files is not available here.');
+        return this.rewinds.handle(message);
     }
   }
 
@@ -235,6 +248,27 @@ export class ChatController {
       case 'open-settings':
         this.backend.editorAction(action);
         return;
+    }
+  }
+
+  /**
+   * Compact Chat Context: runs like a turn (Cancel stops it, a message waits), so the chat's
+   * divider arrives as an event. Returns why nothing was done, for the caller to show.
+   */
+  async compact(): Promise<string | undefined> {
+    const sessionId = this.currentSession;
+    if (this.turn) return 'Zuno is working in this chat: compact it when the turn has finished.';
+    if (sessionId === undefined) return 'There is no chat to compact yet: send a message first.';
+    const turn: Turn = { controller: new AbortController(), sessionId };
+    this.turn = turn;
+    this.refreshStatus();
+    try {
+      return (await this.backend.compact(sessionId, turn.controller.signal)) ? undefined : 'Nothing to compact yet: the chat has no turns before its newest one.';
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    } finally {
+      this.turn = undefined;
+      this.refreshStatus();
     }
   }
 

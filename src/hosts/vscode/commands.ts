@@ -211,6 +211,10 @@ function handlers(context: CommandContext): Record<CommandId, () => unknown> {
     'zuno.selectModel': () => selectModel(context),
     'zuno.setApiKey': () => setApiKey(context),
     'zuno.openToolLog': () => context.log.show(true),
+    'zuno.compact': async () => {
+      const refusal = await context.controller.compact();
+      if (refusal) void vscode.window.showInformationMessage(`Zuno: ${refusal}`);
+    },
   };
 }
 

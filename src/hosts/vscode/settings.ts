@@ -128,7 +128,27 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     minimum: 0,
     maximum: 10_000_000,
   },
+  'model.max_output_tokens': {
+    description: 'The most tokens one answer may take. `0` (default): the provider decides (8,192 for Anthropic, more when thinking needs it). Zuno keeps this much of the context window free.',
+    minimum: 0,
+    maximum: 1_000_000,
+  },
+  'model.reasoning_effort': {
+    description:
+      'How hard a reasoning model thinks: sent as `reasoning_effort` to OpenAI-compatible servers, and as an extended-thinking budget to Anthropic (low 2,048, medium 8,192, high 24,576 tokens). Unset: the model\'s default.',
+  },
+  'model.prices': {
+    description:
+      'Prices in US dollars per million tokens, by model name, for the cost shown next to the token counts: `{"gpt-4o": {"input": 2.5, "output": 10, "cached_input": 1.25}}` (also `cache_write`). Zuno ships no prices; a model without an entry shows tokens only.',
+    merge: 'by-key',
+  },
   'memory.enabled': { description: 'Offers the memory_propose tool.' },
+  'checkpoints.enabled': {
+    description:
+      'Takes a checkpoint of the workspace\'s files before the first change of each message (needs git on PATH), so "Restore files to before this message" can put them back. Restoring covers files only, not effects outside the workspace (a pushed commit, a sent request).',
+  },
+  'history.max_sessions': { description: 'Keep at most this many past sessions of a workspace; older ones are deleted when Zuno starts. 0 keeps all.' },
+  'history.max_age_days': { description: 'Delete past sessions not updated for this many days when Zuno starts. 0 keeps all.' },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {
     description:

@@ -321,7 +321,7 @@ test('issue 2 §11, issue 9: the default state dir is the per-user folder of the
   const first = await runZuno(execArgs(server.baseUrl, workspace, 'hi'), { cwd: workspace });
   assert.equal(first.code, 0, first.stderr);
   assert.equal(existsSync(join(workspace, '.zuno')), false, 'nothing is written into the workspace');
-  assert.ok(existsSync(join(workspaceStateDir(workspace), 'journal.jsonl')));
+  assert.ok(existsSync(join(workspaceStateDir(workspace), 'sessions', first.events[0]?.session_id ?? '', 'journal.jsonl')), 'the session has its own folder (issue 9)');
   const elsewhere = join(workspace, 'elsewhere');
   mkdirSync(elsewhere);
   const second = await runZuno(execArgs(server.baseUrl, workspace, '--state-dir', elsewhere, 'hi'), { cwd: workspace });

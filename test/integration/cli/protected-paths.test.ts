@@ -133,9 +133,9 @@ test('issue 8 §3: with --approve allow and an allow-all rule, a write into the 
   const server = await scripted([
     {
       toolCalls: [
-        // The state dir is outside the workspace now (issue 9); the refusal follows it there.
-        { id: 'journal', name: 'write', arguments: { path: join(stateDir, 'journal.jsonl'), content: forged } },
-        { id: 'wipe', name: 'apply_patch', arguments: { patch: patch(`*** Delete File: ${join(stateDir, 'journal.jsonl')}`) } },
+        // The state dir is outside the workspace now (issue 9); the refusal follows it there. store.json is its layout file.
+        { id: 'journal', name: 'write', arguments: { path: join(stateDir, 'store.json'), content: forged } },
+        { id: 'wipe', name: 'apply_patch', arguments: { patch: patch(`*** Delete File: ${join(stateDir, 'store.json')}`) } },
         { id: 'ok', name: 'write', arguments: { path: 'a.txt', content: 'a\n' } },
       ],
     },
@@ -154,8 +154,8 @@ test('issue 8 §3: with --approve allow and an allow-all rule, a write into the 
     ],
   );
   assert.match(blocked[0]?.reason ?? '', /inside Zuno's state dir .*no tool may change it/);
-  const journal = readFileSync(join(stateDir, 'journal.jsonl'), 'utf8');
-  assert.ok(!journal.startsWith(forged), 'the journal is the store\'s own');
+  const layout = readFileSync(join(stateDir, 'store.json'), 'utf8');
+  assert.ok(!layout.startsWith(forged), 'the layout file is the store\'s own');
 
   const sessionId = run.events[0]?.session_id ?? '';
   const shown = await runZuno(['show', sessionId, '--workspace', workspace, '--json'], { cwd: workspace });
@@ -177,12 +177,12 @@ test('issue 8 §3: a --state-dir outside the workspace is refused too, even to a
   after(() => rmSync(stateDir, { recursive: true, force: true }));
   const rules = [{ tool: 'write', match: `${stateDir}/**`, action: 'allow' }];
   const workspace = temporaryWorkspace({ 'zuno.json': JSON.stringify({ permission: { mode: 'auto', rules } }) });
-  const server = await scripted([{ toolCalls: [{ id: 'outside', name: 'write', arguments: { path: join(stateDir, 'journal.jsonl'), content: 'forged\n' } }] }, { text: 'done' }]);
+  const server = await scripted([{ toolCalls: [{ id: 'outside', name: 'write', arguments: { path: join(stateDir, 'store.json'), content: 'forged\n' } }] }, { text: 'done' }]);
   const run = await runZuno(execArgs(server.baseUrl, workspace, '--state-dir', stateDir, '--config', 'zuno.json', '--approve', 'allow', 'x'), { cwd: workspace });
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(
     eventsOf(run.events, 'dispatch-blocked').map((event) => [event.call_id, event.category]),
     [['outside', 'denied']],
   );
-  assert.doesNotMatch(readFileSync(join(stateDir, 'journal.jsonl'), 'utf8'), /^forged/);
+  assert.doesNotMatch(readFileSync(join(stateDir, 'store.json'), 'utf8'), /^forged/);
 });

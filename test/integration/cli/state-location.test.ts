@@ -43,7 +43,7 @@ test('issue 9: exec, then show and memory from another directory and through a s
   assert.equal(shownFromLink.code, 0, shownFromLink.stderr);
   const memories = await runZuno(['memory', 'list', '--json'], { cwd: link });
   assert.equal(memories.code, 0, memories.stderr);
-  assert.ok(existsSync(join(workspaceStateDir(workspace), 'journal.jsonl')));
+  assert.ok(existsSync(join(workspaceStateDir(workspace), 'sessions', sessionId, 'journal.jsonl')), 'the session has its own folder (issue 9)');
 });
 
 test('issue 9 migration: zuno show on a workspace with a 0.1.0 .zuno/state moves it out, says where, keeps the old copy renamed, and shows the old session', async () => {

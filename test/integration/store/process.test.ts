@@ -56,35 +56,40 @@ test('R3: a process killed at arbitrary points while writing and compacting leav
     contents.forEach((content, index) => assert.ok(content.startsWith(`message ${index + 1} `), `round ${round}: message ${index + 1} is intact`));
     acknowledged = contents.length;
   }
-  assert.ok(existsSync(join(stateDir, 'snapshot.sqlite')), 'compaction ran during the bursts');
+  assert.ok(existsSync(join(stateDir, 'sessions', 'session-burst', 'snapshot.sqlite')), 'compaction ran during the bursts');
   for (const warning of warnings) assert.match(warning, /cut short by a crash/);
 });
 
-test('one writer: a second process is refused with the owner pid while the first holds the state dir', async (context) => {
+test('issue 9: one writer per session: a second process is refused that session with the owner pid, and may write another', async (context) => {
   const stateDir = temporaryDirectory(context);
-  const holder = startStoreChild(context, [stateDir, 'hold']);
+  const holder = startStoreChild(context, [stateDir, 'hold', 'held']);
   await holder.waitForLine((line) => line === 'ready');
-  await assert.rejects(
-    Store.open({ stateDir }),
+  const store = await Store.open({ stateDir });
+  context.after(() => store.close());
+  assert.throws(
+    () => store.appendMessage('held', { role: 'user', content: 'a second writer' }),
     (error: unknown) =>
       error instanceof StateDirInUseError &&
       error.ownerPid === holder.process.pid &&
-      error.message.includes(`The state dir ${stateDir} is in use by pid ${holder.process.pid}`),
+      error.message.includes(`The session held in the state dir ${stateDir} is in use by pid ${holder.process.pid}`),
   );
+  store.createSession({ id: 'other', workspace: '/workspace' });
+  store.appendMessage('other', { role: 'user', content: 'while the other process holds its session' });
   const reader = await Store.open({ stateDir, readOnly: true });
-  assert.deepEqual(reader.listSessions(), [], 'a reader needs no lock');
+  assert.deepEqual(reader.listSessions().map((session) => session.id).sort(), ['held', 'other'], 'a reader needs no lock');
   await reader.close();
 });
 
 test('one writer: a lock left by a process that died (kill -9) is taken over', async (context) => {
   const stateDir = temporaryDirectory(context);
-  const holder = startStoreChild(context, [stateDir, 'hold']);
+  const holder = startStoreChild(context, [stateDir, 'hold', 'held']);
   await holder.waitForLine((line) => line === 'ready');
   await killHard(holder);
-  const lockPath = join(stateDir, 'lock');
+  const lockPath = join(stateDir, 'sessions', 'held', 'lock');
   assert.equal((JSON.parse(readFileSync(lockPath, 'utf8')) as { pid: number }).pid, holder.process.pid, 'the dead owner left its lock');
 
   const store = await Store.open({ stateDir });
+  store.appendMessage('held', { role: 'user', content: 'taken over' });
   assert.equal((JSON.parse(readFileSync(lockPath, 'utf8')) as { pid: number }).pid, process.pid);
   await store.close();
   assert.equal(existsSync(lockPath), false, 'close releases the lock');

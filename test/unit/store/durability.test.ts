@@ -3,14 +3,15 @@
 // test/integration/store/process.test.ts; here the files are damaged by hand, exactly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SCHEMA_VERSION, Store, StoreCorruptError, StoreStartupError } from '../../../src/store/store';
 import type { StoreOptions } from '../../../src/store/store';
 import { callStart, temporaryDirectory } from '../../support/store-fixtures';
 
-const journalOf = (stateDir: string): string => join(stateDir, 'journal.jsonl');
-const snapshotOf = (stateDir: string): string => join(stateDir, 'snapshot.sqlite');
+// Issue 9: each session has its own journal and snapshot, in sessions/<id>/.
+const journalOf = (stateDir: string): string => join(stateDir, 'sessions', 's1', 'journal.jsonl');
+const snapshotOf = (stateDir: string): string => join(stateDir, 'sessions', 's1', 'snapshot.sqlite');
 const neverCompact = { minJournalBytes: Number.MAX_SAFE_INTEGER, journalToSnapshotRatio: 1 };
 const alwaysCompact = { minJournalBytes: 0, journalToSnapshotRatio: 0 };
 
@@ -36,6 +37,14 @@ async function contents(stateDir: string, onWarning: (message: string) => void =
     result = store.messages('s1').map((message) => message.content);
   });
   return result;
+}
+
+/** Opening the store reads no session; the session's files are read when it is shown or written. */
+async function openSession(options: StoreOptions): Promise<void> {
+  await withStore(options, (store) => {
+    if (options.readOnly) store.messages('s1');
+    else store.appendMessage('s1', { role: 'user', content: 'one more' });
+  });
 }
 
 const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, index) => `m${from + index}`);
@@ -127,9 +136,9 @@ test('a damaged line in the middle of the journal is a clear error naming the fi
   writeFileSync(journalOf(stateDir), lines.join('\n'));
   const expected = (error: unknown): boolean =>
     error instanceof StoreCorruptError && error.message.includes(`The journal ${journalOf(stateDir)} is damaged at line 4: it is not valid JSON`);
-  await assert.rejects(Store.open({ stateDir }), expected);
-  await assert.rejects(Store.open({ stateDir, readOnly: true }), expected);
-  assert.equal(existsSync(join(stateDir, 'lock')), false, 'a failed open releases the lock');
+  await assert.rejects(openSession({ stateDir }), expected);
+  await assert.rejects(openSession({ stateDir, readOnly: true }), expected);
+  assert.equal(existsSync(join(stateDir, 'sessions', 's1', 'lock')), false, 'a failed open releases the lock');
 });
 
 test('a line that is JSON but not a journal entry, or that cannot be applied, names its line', async (context) => {
@@ -138,10 +147,10 @@ test('a line that is JSON but not a journal entry, or that cannot be applied, na
   const count = readFileSync(journalOf(stateDir), 'utf8').split('\n').filter(Boolean).length;
   const original = readFileSync(journalOf(stateDir));
   appendFileSync(journalOf(stateDir), '{"seq":"x","ops":[]}\n');
-  await assert.rejects(Store.open({ stateDir }), new RegExp(`line ${count + 1}: its "seq" is not a positive integer`));
+  await assert.rejects(openSession({ stateDir }), new RegExp(`line ${count + 1}: its "seq" is not a positive integer`));
   writeFileSync(journalOf(stateDir), original);
   appendFileSync(journalOf(stateDir), `${JSON.stringify({ seq: count + 1, ops: [['INSERT INTO nowhere VALUES (?)', [1]]] })}\n`);
-  await assert.rejects(Store.open({ stateDir }), new RegExp(`line ${count + 1} \\(sequence ${count + 1}\\) cannot be applied: no such table: nowhere`));
+  await assert.rejects(openSession({ stateDir }), new RegExp(`line ${count + 1} \\(sequence ${count + 1}\\) cannot be applied: no such table: nowhere`));
 });
 
 test('missing journal lines (a gap in the sequence) are reported instead of silently dropped', async (context) => {
@@ -150,13 +159,26 @@ test('missing journal lines (a gap in the sequence) are reported instead of sile
   const lines = readFileSync(journalOf(stateDir), 'utf8').split('\n');
   lines.splice(3, 1);
   writeFileSync(journalOf(stateDir), lines.join('\n'));
-  await assert.rejects(Store.open({ stateDir }), /line 4 has sequence 5, but 4 was expected: the lines in between are missing/);
+  await assert.rejects(openSession({ stateDir }), /line 4 has sequence 5, but 4 was expected: the lines in between are missing/);
 });
 
-test('a snapshot that is not a database is a clear error naming it', async (context) => {
+test('issue 9: a snapshot that is not a database is a clear error naming it, and affects its session only', async (context) => {
   const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 1);
+  await withStore({ stateDir }, (store) => {
+    store.createSession({ id: 's2', workspace: '/w' });
+  });
   writeFileSync(snapshotOf(stateDir), 'this is not sqlite, but it is long enough to look like a header...........................................');
-  await assert.rejects(Store.open({ stateDir }), (error: unknown) => error instanceof StoreCorruptError && error.message.includes(`The snapshot ${snapshotOf(stateDir)} is not a readable Zuno store`));
+  rmSync(join(stateDir, 'sessions', 's1', 'session.json'));
+  const expected = (error: unknown): boolean => error instanceof StoreCorruptError && error.message.includes(`The snapshot ${snapshotOf(stateDir)} is not a readable Zuno store`);
+  await assert.rejects(openSession({ stateDir }), expected);
+  await assert.rejects(openSession({ stateDir, readOnly: true }), expected);
+  const warnings: string[] = [];
+  await withStore({ stateDir, onWarning: (message) => warnings.push(message) }, (store) => {
+    assert.deepEqual(store.listSessions().map((session) => session.id), ['s2'], 'the other session is listed');
+    store.appendMessage('s2', { role: 'user', content: 'still works' });
+  });
+  assert.match(warnings.join('\n'), new RegExp(`Leaving out the session in .*sessions/s1: The snapshot .*snapshot\\.sqlite is not a readable Zuno store.*move .*sessions/s1 aside`));
 });
 
 test('a store written by a newer schema is refused with both versions named', async (context) => {
@@ -164,7 +186,7 @@ test('a store written by a newer schema is refused with both versions named', as
   await writeMessages(stateDir, 1, 1);
   const count = readFileSync(journalOf(stateDir), 'utf8').split('\n').filter(Boolean).length;
   appendFileSync(journalOf(stateDir), `${JSON.stringify({ seq: count + 1, ops: [['PRAGMA user_version = 99', []]] })}\n`);
-  await assert.rejects(Store.open({ stateDir }), new RegExp(`written by a newer Zuno \\(schema version 99; this one knows up to ${SCHEMA_VERSION}\\)`));
+  await assert.rejects(openSession({ stateDir }), new RegExp(`written by a newer Zuno \\(schema version 99; this one knows up to ${SCHEMA_VERSION}\\)`));
 });
 
 test('a missing SQLite engine (wasm) is a clear startup error naming where it looked', async (context) => {
@@ -180,7 +202,7 @@ test('R3: a call start written just before a crash is replayed as running', asyn
   await store.recordStart(callStart('s1', 'c1'));
   // No close: the journal is all there is, as after a crash.
   const copy = temporaryDirectory(context);
-  copyFileSync(journalOf(stateDir), journalOf(copy));
+  cpSync(join(stateDir, 'sessions'), join(copy, 'sessions'), { recursive: true, filter: (source) => !source.endsWith('lock') });
   await store.close();
   await withStore({ stateDir: copy }, (reopened) => {
     assert.equal(reopened.calls('s1')[0]?.status, 'running');

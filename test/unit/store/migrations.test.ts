@@ -2,7 +2,7 @@
 // them) opens with today's code, keeps every row, and gains the newer tables.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/store/schema';
 import { loadSqlJs } from '../../../src/store/sqljs';
@@ -54,7 +54,7 @@ test('the migrations are numbered 1, 2, … and SCHEMA_VERSION is the last', () 
   assert.equal(SCHEMA_VERSION, MIGRATIONS.length);
 });
 
-test('a version-1 store opens with every row kept, migrates to the current version, and stays consistent across reopens', async (context) => {
+test('issue 9: a version-1 store opens with every row kept, is split into one folder per session at the current version, and stays consistent across reopens', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeVersionOneStore(stateDir);
 
@@ -71,10 +71,12 @@ test('a version-1 store opens with every row kept, migrates to the current versi
   assert.equal(store.recoverInterrupted('old')[0]?.callId, 'c2');
   await store.close();
 
-  const journal = readFileSync(join(stateDir, 'journal.jsonl'), 'utf8');
-  assert.match(journal, /"seq":6,"ops":\[\["CREATE TABLE plans[^\n]*PRAGMA user_version = 2"/, 'migration 2 is journaled as one line right after the v1 lines');
-  assert.match(journal, new RegExp(`"seq":7,"ops":\\[\\["CREATE TABLE model_requests[^\\n]*PRAGMA user_version = 3"`), 'migration 3 is the next line');
-  assert.equal(SCHEMA_VERSION, 3);
+  // Issue 9: the one-file store was split into a folder per session; the old files were renamed, not deleted.
+  const day = new Date().toISOString().slice(0, 10);
+  assert.ok(existsSync(join(stateDir, `snapshot.sqlite.migrated-${day}`)) && existsSync(join(stateDir, `journal.jsonl.migrated-${day}`)), readdirSync(stateDir).join(', '));
+  assert.equal(existsSync(join(stateDir, 'journal.jsonl')), false);
+  assert.ok(existsSync(join(stateDir, 'sessions', 'old', 'snapshot.sqlite')));
+  assert.equal(SCHEMA_VERSION, 4);
 
   const reopened = await Store.open({ stateDir, readOnly: true });
   context.after(() => reopened.close());

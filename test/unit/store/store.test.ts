@@ -2,6 +2,7 @@
 // its at-most-once rules, read-only opening, and reopening (journal replay).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { Store, StoreUsageError, StateDirInUseError } from '../../../src/store/store';
 import type { ZunoEvent } from '../../../src/core/events';
 import { callFinish, callStart, temporaryDirectory } from '../../support/store-fixtures';
@@ -235,10 +236,20 @@ test('a read-only store sees a live writer\'s data without the lock, and refuses
   assert.equal(writer.calls('s1')[0]?.status, 'running', 'the reader changed nothing');
 });
 
-test('one writer: a second store on the same dir in the same process is refused', async (context) => {
+test('issue 9: one writer per session: a second store writing the same session is refused; another session is not', async (context) => {
   const stateDir = temporaryDirectory(context);
-  await openStore(context, stateDir);
-  await assert.rejects(Store.open({ stateDir }), (error: unknown) => error instanceof StateDirInUseError && /in use by pid \d+ \(this process/.test(error.message));
+  const first = await openStore(context, stateDir);
+  first.createSession({ id: 's1', workspace: '/w' });
+  const second = await Store.open({ stateDir });
+  context.after(() => second.close());
+  assert.throws(
+    () => second.appendMessage('s1', { role: 'user', content: 'second writer' }),
+    (error: unknown) => error instanceof StateDirInUseError && /The session s1 in the state dir .* is in use by pid \d+ \(this process/.test(error.message) && error.message.includes(join(stateDir, 'sessions', 's1', 'lock')),
+  );
+  second.createSession({ id: 's2', workspace: '/w' });
+  second.appendMessage('s2', { role: 'user', content: 'a different session' });
+  assert.deepEqual(first.messages('s2'), [{ role: 'user', content: 'a different session' }], 'each sees the other session');
+  assert.deepEqual(first.listSessions().map((session) => session.id).sort(), ['s1', 's2']);
 });
 
 test('read-only opening of a dir with no store is a clear error; a closed store refuses use', async (context) => {

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OUTPUT_KEEP_CHARS, Transcript, type ToolItem } from '../../../media/transcript';
+import { compactionLabel } from '../../../media/presentation';
 import { approvedWrite, event } from './events';
 
 function card(transcript: Transcript, callId: string): ToolItem {
@@ -175,4 +176,36 @@ test('issue 4/5 reload mid-turn (R3): a run cut off by a reload leaves no card w
   for (const stored of interrupted) later.apply(stored);
   later.apply(event({ type: 'session-started', resumed: true }));
   assert.deepEqual(states(later), ['done:finished:ok', 'ran:finished:indeterminate', 'asked:finished:cancelled']);
+});
+
+test('issue 10 item 2: a context-compacted event draws a divider after the earlier messages, which stay shown, naming what the handoff kept', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'user-message', text: 'first' }));
+  transcript.apply(event({ type: 'assistant-message', text: 'answer' }));
+  transcript.apply(event({ type: 'context-compacted', reason: 'threshold', message_index: 2, tokens_before: 19_500, tokens_after: 2_300, kept: ['1 request', 'goal', '2 todos'], summary: 'S' }));
+  transcript.apply(event({ type: 'user-message', text: 'second' }));
+  assert.deepEqual(
+    transcript.items.map((item) => item.kind),
+    ['user', 'assistant', 'compaction', 'user'],
+  );
+  const divider = transcript.items[2];
+  assert.ok(divider?.kind === 'compaction');
+  assert.equal(
+    compactionLabel(divider),
+    'Context compacted (the context was filling up): about 19,500 → 2,300 tokens. Messages above are no longer sent to the model. The model now gets a handoff with: 1 request, goal, 2 todos.',
+  );
+});
+
+test("issue 10 item 4: an answer's reasoning is kept on its message, for the view to show collapsed", () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'assistant-delta', text: 'Reading.' }));
+  transcript.apply(event({ type: 'assistant-message', text: 'Reading.', reasoning: 'The user wants a.txt first.' }));
+  transcript.apply(event({ type: 'assistant-message', text: 'Done.' }));
+  assert.deepEqual(
+    transcript.items.map((item) => item.kind === 'assistant' && [item.text, item.reasoning ?? null]),
+    [
+      ['Reading.', 'The user wants a.txt first.'],
+      ['Done.', null],
+    ],
+  );
 });

@@ -49,6 +49,12 @@ class FakeBackend implements ChatBackend {
     const events = this.stored.get(sessionId) ?? [];
     return events.some((event) => event.type === 'session-started') && !events.some((event) => event.type === 'session-finished');
   }
+  compacted: string[] = [];
+  async compact(sessionId: string): Promise<boolean> {
+    this.compacted.push(sessionId);
+    return sessionId !== 'fresh';
+  }
+
   async run(_prompt: string, sessionId: string | undefined, signal: AbortSignal, _takeQueued?: () => readonly string[]): Promise<void> {
     const id = sessionId ?? `s${++this.sessionCounter}`;
     this.bus.emit(id, { type: 'session-started' });
@@ -405,4 +411,22 @@ test('issue 14 item 7: a run that ends in an error (HTTP 401) gets an error card
   assert.deepEqual(error.actions, ['set-api-key', 'retry']);
   assert.match(error.text, /set one with "Zuno: Set API Key"/);
   assert.doesNotMatch(error.text, /--api-key-env|ZUNO_API_KEY/);
+});
+
+test('issue 10 item 2: Compact Chat Context needs a chat, is refused while a turn runs, and says when there was nothing to compact', async () => {
+  const { backend, controller } = setup();
+  assert.match((await controller.compact()) ?? '', /no chat to compact yet/);
+  assert.deepEqual(backend.compacted, []);
+
+  const gate = deferred();
+  backend.script = async () => gate.promise;
+  const running = controller.send('hello');
+  assert.match((await controller.compact()) ?? '', /working in this chat/);
+  gate.release();
+  await running;
+  assert.equal(await controller.compact(), undefined, 'the chat s1 was compacted');
+  assert.deepEqual(backend.compacted, ['s1']);
+
+  const fresh = setup('fresh');
+  assert.match((await fresh.controller.compact()) ?? '', /Nothing to compact yet/);
 });

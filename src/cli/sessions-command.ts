@@ -1,0 +1,93 @@
+/**
+ * `zuno sessions [list]` and `zuno sessions delete SESSION_ID…` (issue 9, "history that people
+ * use"): the workspace's sessions with title, date and size, newest first; deleting removes a
+ * session's folder, and is refused for a session another Zuno process is writing.
+ */
+import { parseArgs } from 'node:util';
+import { Store } from '../store/store';
+import type { SessionSummary } from '../store/store';
+import { UsageError } from './args';
+import { EXIT_OK, EXIT_USAGE, type CliProcess } from './process';
+import { resolveWorkspace, stateDirFor } from './workspace';
+
+export interface SessionsCommand {
+  readonly command: 'sessions';
+  readonly action: 'list' | 'delete';
+  readonly sessionIds: readonly string[];
+  readonly workspace?: string;
+  readonly stateDir?: string;
+  readonly json: boolean;
+}
+
+const options = {
+  workspace: { type: 'string' },
+  'state-dir': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Parses the words after `sessions`; `undefined` asks for the usage text. */
+export function parseSessionsCommand(args: readonly string[]): SessionsCommand | undefined {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return undefined;
+  const [action = 'list', ...ids] = positionals;
+  if (action !== 'list' && action !== 'delete') throw new UsageError(`zuno sessions takes list or delete (got "${action}").`);
+  if (action === 'list' && ids.length > 0) throw new UsageError(`zuno sessions list takes no SESSION_ID (got: ${ids.join(' ')}).`);
+  if (action === 'delete' && ids.length === 0) throw new UsageError('zuno sessions delete needs at least one SESSION_ID (see zuno sessions list).');
+  for (const [flag, value] of [['workspace', values.workspace], ['state-dir', values['state-dir']]] as const) {
+    if (value !== undefined && value.trim() === '') throw new UsageError(`--${flag} needs a value.`);
+  }
+  return {
+    command: 'sessions',
+    action,
+    sessionIds: ids,
+    json: values.json ?? false,
+    ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+    ...(values['state-dir'] !== undefined ? { stateDir: values['state-dir'] } : {}),
+  };
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+const line = (session: SessionSummary): string =>
+  `${session.id}  ${new Date(session.updatedAt).toISOString().slice(0, 16).replace('T', ' ')}  ${session.status.padEnd(10)}  ${formatBytes(session.bytes).padStart(9)}  ${session.title ?? '(untitled)'}`;
+
+export async function runSessionsCommand(command: SessionsCommand, io: CliProcess): Promise<number> {
+  const workspace = resolveWorkspace(command.workspace, io.cwd);
+  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
+  const store = await Store.open({ stateDir, readOnly: command.action === 'list', onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  try {
+    if (command.action === 'list') {
+      const sessions = store.listSummaries();
+      if (command.json) {
+        const rows = sessions.map(({ dir: _dir, ...session }) => session);
+        io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      } else if (sessions.length === 0) io.stdout.write(`No sessions in ${stateDir} yet.\n`);
+      else for (const session of sessions) io.stdout.write(`${line(session)}\n`);
+      return EXIT_OK;
+    }
+    let failed = false;
+    for (const id of command.sessionIds) {
+      try {
+        store.deleteSession(id);
+        io.stdout.write(command.json ? `${JSON.stringify({ id, deleted: true })}\n` : `deleted ${id}\n`);
+      } catch (error) {
+        failed = true;
+        io.stderr.write(`zuno: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+    }
+    return failed ? EXIT_USAGE : EXIT_OK;
+  } finally {
+    await store.close();
+  }
+}
