@@ -4,6 +4,9 @@
  * redrawn only when the model's `chromeVersion` moves, which streaming never does.
  */
 import { actionButton, element } from './dom';
+import { sessionWhen } from './history-format';
+import { renderQueue } from './queue-view';
+import { ERROR_ACTION_LABELS } from '../src/webview/editor-words';
 import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
 
@@ -21,6 +24,9 @@ export class Chrome {
   private readonly setupHint = element('div', { className: 'setup-hint', attributes: { 'data-testid': 'setup-hint', role: 'alert' } });
   private readonly errorBanner = element('div', { className: 'error-banner', attributes: { 'data-testid': 'error-banner', role: 'alert' } });
   private readonly historyPanel = element('div', { className: 'history-panel', attributes: { 'data-testid': 'history-panel' } });
+  /** Stop beside Send while Zuno works (issue 14 item 8), as in the editors people come from. */
+  private readonly stopButton = actionButton('Stop', 'cancel', { 'data-testid': 'stop', title: 'Stop the running turn' }, 'button secondary');
+  private readonly queuePanel = element('div', { className: 'queue-panel', attributes: { 'data-testid': 'queue' } });
   private readonly jumpButton = actionButton('Jump to latest', 'jump-to-latest', { 'data-testid': 'jump-to-latest' }, 'button jump');
   private renderedChrome = -1;
 
@@ -60,6 +66,7 @@ export class Chrome {
       { className: 'composer' },
       this.composer,
       actionButton('Send', 'send', { 'data-testid': 'send' }, 'button primary'),
+      this.stopButton,
     );
     this.root = element(
       'div',
@@ -69,6 +76,7 @@ export class Chrome {
       this.errorBanner,
       this.historyPanel,
       element('div', { className: 'transcript-frame' }, this.transcript, this.jumpButton),
+      this.queuePanel,
       composerBar,
     );
     this.jumpButton.hidden = true;
@@ -97,6 +105,7 @@ export class Chrome {
     this.status.dataset.running = String(status.running);
     this.transcript.setAttribute('aria-busy', String(status.running));
     this.cancelButton.disabled = !status.running;
+    this.stopButton.hidden = !status.running;
 
     const meterLabel = this.model.meter.label();
     this.meter.hidden = meterLabel === undefined;
@@ -120,9 +129,16 @@ export class Chrome {
     if (error !== undefined) {
       this.errorBanner.replaceChildren(
         element('span', { className: 'error-text', text: error }),
+        ...this.model.errorActions.map((action) =>
+          actionButton(ERROR_ACTION_LABELS[action], 'error-action', { 'data-error-action': action, 'data-testid': `error-${action}` }, 'button secondary'),
+        ),
         actionButton('Dismiss', 'dismiss-error', { 'data-testid': 'dismiss-error' }, 'link-button'),
       );
     }
+
+    const queued = renderQueue(this.model.queue);
+    this.queuePanel.hidden = queued.length === 0;
+    this.queuePanel.replaceChildren(...queued);
 
     this.historyButton.setAttribute('aria-expanded', String(this.ui.historyOpen));
     this.historyPanel.hidden = !this.ui.historyOpen;
@@ -141,7 +157,7 @@ export class Chrome {
             title: new Date(session.updatedAt).toLocaleString(),
           }, 'session-button');
           if (session.id === sessionId) button.setAttribute('aria-current', 'true');
-          list.append(element('li', {}, button));
+          list.append(element('li', { className: 'session-row' }, button, element('span', { className: 'session-date', text: sessionWhen(session.updatedAt, new Date()), attributes: { 'data-testid': 'session-date' } })));
         }
         this.historyPanel.replaceChildren(heading, list);
       }

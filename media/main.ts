@@ -9,6 +9,8 @@ import type { FromWebview, ToWebview } from '../src/webview/protocol';
 import { Chrome } from './chrome';
 import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
+import { restoredDraft } from './drafts';
+import { ERROR_ACTIONS } from '../src/webview/editor-words';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
 import { VirtualList } from './virtual-list';
@@ -55,15 +57,25 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (message === null || typeof message !== 'object' || typeof (message as { type?: unknown }).type !== 'string') return;
   const typed = message as ToWebview; // the host builds these from the shared protocol types
   model.receive(typed);
+  if (typed.type === 'restore-draft') restoreDraft(typed.text);
   for (const callId of ui.receive(typed)) list.invalidate(toolKey(callId));
   if (typed.type === 'snapshot') persist();
   requestFrame();
 });
 
+/** Text the host could not send comes back into the composer, so nothing typed is lost. */
+function restoreDraft(text: string): void {
+  chrome.composer.value = restoredDraft(text, chrome.composer.value);
+  ui.draft = chrome.composer.value;
+  persist();
+}
+
 function send(): void {
   const text = chrome.composer.value;
   if (text.trim() === '') return;
   post({ type: 'send', text });
+  // A new message answers whatever the banner said; it must not stay up for the rest of the chat.
+  if (model.error !== undefined) model.dismissError();
   chrome.composer.value = '';
   ui.draft = '';
   persist();
@@ -82,6 +94,14 @@ function decide(callId: string, approved: boolean, allowLikeThis: boolean, ruleC
   });
   ui.decided.add(callId);
   list.invalidate(toolKey(callId));
+  focusAfterDecision(callId);
+}
+
+/** After a decision, focus goes to the next approval still waiting, or back to the composer (issue 14 item 8). */
+function focusAfterDecision(decided: string): void {
+  const next = [...model.approvals.keys()].find((callId) => callId !== decided && !ui.decided.has(callId));
+  const button = next === undefined ? null : document.querySelector<HTMLElement>(`[data-testid="approve"][data-call-id="${CSS.escape(next)}"]`);
+  (button ?? chrome.composer).focus();
 }
 
 function answer(callId: string, answered: boolean): void {
@@ -171,6 +191,21 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     requestFrame();
   },
   'copy-code': (target) => copyCode(target),
+  'error-action': (target) => {
+    const action = ERROR_ACTIONS.find((known) => known === target.dataset.errorAction);
+    if (action === undefined) return;
+    model.dismissError();
+    requestFrame();
+    post({ type: 'error-action', action });
+  },
+  unqueue: (target) => {
+    const id = target.dataset.queueId;
+    const item = model.queue.find((queued) => queued.id === id);
+    if (id === undefined || item === undefined) return;
+    post({ type: 'unqueue', id });
+    // A removed message is not thrown away: it goes back into the composer to edit or resend.
+    restoreDraft(item.text);
+  },
   'toggle-group': (_target, callId) => {
     ui.toggleExpanded(groupKey(callId));
     persist();
@@ -216,6 +251,21 @@ document.addEventListener('input', (event) => {
       draft.selected = target.checked ? [...others, target.value] : others;
       return;
     }
+  }
+});
+
+// On a focused approval: Ctrl+Enter approves, Escape (outside the reason box) denies (issue 14 item 8).
+document.addEventListener('keydown', (event) => {
+  const target = event.target instanceof HTMLElement ? event.target : null;
+  const approval = target?.closest<HTMLElement>('[data-testid="approval"]');
+  const callId = approval?.dataset.callId;
+  if (callId === undefined || ui.decided.has(callId) || !model.approvals.has(callId)) return;
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    decide(callId, true, false);
+  } else if (event.key === 'Escape' && !(target instanceof HTMLInputElement)) {
+    event.preventDefault();
+    decide(callId, false, false);
   }
 });
 

@@ -3,6 +3,7 @@
  * (a blocked call reads as NOT RUN, an indeterminate one warns that it may have happened) are
  * unit-tested rather than eyeballed.
  */
+import { editorWording } from '../src/webview/editor-words';
 import { GROUPED_TOOLS, type CompactionItem, type RewindItem, type SessionEndItem, type ToolItem, type ToolState, type TranscriptItem } from './transcript';
 
 /** Drives the card's colour and border; each outcome has its own so none can pass for another. */
@@ -160,7 +161,8 @@ export function sessionEndLabel(item: SessionEndItem): string {
     cancelled: 'Cancelled',
     error: 'Stopped by an error',
   };
-  return item.message === undefined || item.message === '' ? base[item.reason] : `${base[item.reason]}: ${item.message}`;
+  // Stored messages were written for the CLI ("--session ID"); the sidebar shows them in its own words.
+  return item.message === undefined || item.message === '' ? base[item.reason] : `${base[item.reason]}: ${editorWording(item.message)}`;
 }
 
 const COMPACTION_REASONS: Record<CompactionItem['reason'], string> = {

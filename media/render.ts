@@ -71,6 +71,8 @@ export class ItemRenderer {
   }
 
   private assistant(item: AssistantItem): HTMLElement {
+    // A step that only called tools says nothing: no lingering "Thinking…" once it is over.
+    if (item.text === '' && !item.streaming) return element('div', { className: 'message-empty', attributes: { 'data-testid': 'empty-step' } });
     const body = element('div', { className: 'message-body markdown' });
     if (item.text === '') {
       body.append(element('span', { className: 'typing', text: 'Thinking…' }));
@@ -169,7 +171,7 @@ export class ItemRenderer {
         className: 'tool-row mistake-row',
         attributes: { 'data-testid': 'mistake-row', 'data-tool': card.tool, 'data-call-id': card.callId, 'data-outcome': 'blocked', 'data-category': card.category ?? '' },
       },
-      element('span', { className: 'row-text', text: mistakeText(card) }),
+      element('span', { className: 'row-text', text: mistakeText(card), attributes: { title: mistakeText(card) } }),
       actionButton(open ? 'Hide' : 'Why', 'toggle-details', { 'data-call-id': card.callId, 'data-testid': 'toggle-details', 'aria-expanded': String(open) }, 'link-button'),
       open ? element('pre', { className: 'mistake-details', text: card.blockedReason ?? '', attributes: { 'data-testid': 'tool-details' } }) : undefined,
     );
@@ -262,8 +264,8 @@ export class ItemRenderer {
     const actions = element(
       'div',
       { className: 'approval-actions' },
-      disabled(actionButton('Approve', 'approve', { ...callAttributes, 'data-testid': 'approve', 'data-focus-key': 'approve' }, 'button primary')),
-      disabled(actionButton('Deny', 'deny', { ...callAttributes, 'data-testid': 'deny', 'data-focus-key': 'deny' }, 'button danger')),
+      disabled(actionButton('Approve', 'approve', { ...callAttributes, 'data-testid': 'approve', 'data-focus-key': 'approve', title: 'Approve (Ctrl+Enter)' }, 'button primary')),
+      disabled(actionButton('Deny', 'deny', { ...callAttributes, 'data-testid': 'deny', 'data-focus-key': 'deny', title: 'Deny (Escape)' }, 'button danger')),
       approval.canShowDiff
         ? actionButton('Show diff', 'show-diff', { ...callAttributes, 'data-testid': 'show-diff', 'data-focus-key': 'show-diff' }, 'button secondary')
         : undefined,

@@ -3,7 +3,8 @@
  * The host sends a snapshot once per (re)load and then single events, so this model never
  * receives the whole transcript per token. DOM-free, unit-tested in node.
  */
-import type { PendingApproval, PendingQuestion, RewindPreviewView, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import type { PendingApproval, PendingQuestion, QueuedMessage, RewindPreviewView, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import type { ErrorAction } from '../src/webview/editor-words';
 import { ContextMeter } from './meter';
 import { Transcript } from './transcript';
 
@@ -29,6 +30,10 @@ export class ViewModel {
   /** Undefined until the host answers a `list-sessions`. */
   sessions: readonly SessionSummary[] | undefined;
   error: string | undefined;
+  /** The error card's buttons (issue 14 item 7). */
+  errorActions: readonly ErrorAction[] = [];
+  /** Messages typed while Zuno works, waiting for its next step (issue 14 item 7). */
+  queue: readonly QueuedMessage[] = [];
   /** Goes up when the transcript is replaced (snapshot): the list must drop everything it drew. */
   generation = 0;
   /** Goes up when the header, status, history or error banner change. */
@@ -52,6 +57,7 @@ export class ViewModel {
         for (const question of message.questions) this.addQuestion(question);
         this.status = message.status;
         this.error = undefined;
+        this.queue = [];
         this.rewind = undefined;
         this.generation += 1;
         this.chromeVersion += 1;
@@ -84,7 +90,15 @@ export class ViewModel {
         return;
       case 'error':
         this.error = message.text;
+        this.errorActions = message.actions ?? [];
         this.chromeVersion += 1;
+        return;
+      case 'queue':
+        this.queue = message.items;
+        this.chromeVersion += 1;
+        return;
+      case 'restore-draft':
+        // The composer is the view's own (media/main.ts puts the text back); nothing to keep here.
         return;
       case 'rewind-preview':
         // A preview nobody asked for any more (closed meanwhile) is dropped.
@@ -121,6 +135,7 @@ export class ViewModel {
 
   dismissError(): void {
     this.error = undefined;
+    this.errorActions = [];
     this.chromeVersion += 1;
   }
 

@@ -40,6 +40,11 @@ export interface AgentRunOptions {
   readonly maxSteps?: number;
   /** Extra instructions appended to the system prompt (an agent's `prompt`). */
   readonly instructions?: string;
+  /**
+   * Messages the user typed while the run worked (issue 14 item 7), taken at each step and added
+   * to the transcript before the next model request, so none waits for the run to end.
+   */
+  readonly takeQueuedMessages?: () => readonly string[];
   /** Compact the session's earlier turns before this prompt's first request (`zuno exec --compact`, issue 10 item 2). */
   readonly compact?: boolean;
 }
@@ -239,6 +244,16 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     return { sessionId, reason, text, ...(error ? { error } : {}) };
   };
 
+  /** Adds the messages queued since the last step, as the user's; true when there were any. */
+  const deliverQueuedMessages = (): boolean => {
+    const queued = options.takeQueuedMessages?.() ?? [];
+    for (const text of queued) {
+      append({ role: 'user', content: text });
+      events.emit(sessionId, { type: 'user-message', text });
+    }
+    return queued.length > 0;
+  };
+
   deliverRecoveryNotices();
   append({ role: 'user', content: options.prompt });
   scheduler.checkpoints?.notePrompt(sessionId, { messageIndex: transcript.length - 1, text: options.prompt });
@@ -276,6 +291,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     if (signal.aborted) return finish('cancelled', lastText);
     deliverRecoveryNotices();
     deliverFinishedJobs();
+    deliverQueuedMessages();
     // MCP servers start here, at the first step that offers tools, and restart after a crash.
     await registry.prepare(signal, (level, text) => events.emit(sessionId, { type: 'notice', level, text }));
     tools = registry
@@ -349,6 +365,8 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     events.emit(sessionId, { type: 'assistant-message', text: answer.text, ...(answer.reasoning ? { reasoning: answer.reasoning } : {}) });
     if (calls.length === 0) {
       emitUsage(usage, answer.usage === undefined);
+      // A message typed while the model wrote its answer is answered in the same run.
+      if (step < maxSteps && !signal.aborted && deliverQueuedMessages()) continue;
       return finish('done', lastText);
     }
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { PermissionRule } from '../core/config';
 import type { Declarations } from '../core/declarations';
 import type { ZunoEvent } from '../core/events';
+import { ERROR_ACTIONS, type ErrorAction } from './editor-words';
 
 export interface SessionSummary {
   readonly id: string;
@@ -87,6 +88,12 @@ export interface PendingQuestion {
   readonly allowFreeText?: boolean;
 }
 
+/** A message typed while Zuno worked, waiting for the run's next step (issue 14 item 7). */
+export interface QueuedMessage {
+  readonly id: string;
+  readonly text: string;
+}
+
 export interface ViewStatus {
   readonly permissionMode: string;
   readonly modelLabel: string;
@@ -139,10 +146,15 @@ export type ToWebview =
   | { readonly type: 'question-closed'; readonly callId: string }
   | { readonly type: 'sessions'; readonly sessions: readonly SessionSummary[] }
   | { readonly type: 'status'; readonly status: ViewStatus }
+  /** The queued messages, whole, whenever they change. */
+  | { readonly type: 'queue'; readonly items: readonly QueuedMessage[] }
+  /** Text the host could not send (no model, or the run was cancelled before taking it): back into the composer. */
+  | { readonly type: 'restore-draft'; readonly text: string }
   | { readonly type: 'rewind-preview'; readonly preview: RewindPreviewView }
   /** The preview of this checkpoint is over: restored, or it failed (an `error` says why). */
   | { readonly type: 'rewind-closed'; readonly checkpointId: string }
-  | { readonly type: 'error'; readonly text: string };
+  /** `actions`: the buttons of the error card (issue 14 item 7); none for a plain refusal. */
+  | { readonly type: 'error'; readonly text: string; readonly actions?: readonly ErrorAction[] };
 
 const id = z.string().min(1).max(200);
 
@@ -172,6 +184,8 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
     text: z.string().max(100_000).optional(),
   }),
   z.strictObject({ type: z.literal('configure-model') }),
+  z.strictObject({ type: z.literal('unqueue'), id }),
+  z.strictObject({ type: z.literal('error-action'), action: z.enum(ERROR_ACTIONS) }),
   z.strictObject({ type: z.literal('rewind-preview'), checkpointId: id }),
   z.strictObject({ type: z.literal('rewind-show-diff'), checkpointId: id, path: z.string().min(1).max(4096) }),
   /** `force` overwrites files changed outside Zuno since the checkpoint; `fork` continues in a new chat that ends before the message. */

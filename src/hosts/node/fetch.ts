@@ -112,7 +112,7 @@ export function createCheckedFetch(resolve: (hostname: string) => Promise<readon
           }
           const empty = method === 'HEAD' || NULL_BODY_STATUSES.has(status);
           if (empty) response.on('error', () => undefined).resume();
-          const body = empty ? null : (Readable.toWeb(decodedBody(response)) as BodyInit);
+          const body = empty ? null : (Readable.toWeb(decodedBody(response)) as ConstructorParameters<typeof Response>[0]);
           try {
             settle(new Response(body, { status, statusText: response.statusMessage ?? '', headers: responseHeaders(response) }));
           } catch (error) {

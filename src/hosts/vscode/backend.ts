@@ -202,7 +202,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     return this.store().getSession(sessionId)?.status === 'active';
   }
 
-  async run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
+  async run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void> {
     const { runtime, run } = await this.ensureRuntime();
     const provider = await this.provider(this.validConfig());
     const result = await run({
@@ -210,6 +210,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
       prompt,
       signal,
       ...(sessionId !== undefined ? { sessionId } : {}),
+      ...(takeQueued !== undefined ? { takeQueuedMessages: takeQueued } : {}),
     });
     const status = result.error instanceof ProviderError ? result.error.status : undefined;
     if (status === 401 || status === 403) {
@@ -232,6 +233,11 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     if (hint) throw new ConfigError(hint);
     const key = await this.options.apiKeys.get(config);
     return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms, ...modelTuning(config) });
+  }
+
+  editorAction(action: 'set-api-key' | 'open-settings'): void {
+    const run = action === 'set-api-key' ? vscode.commands.executeCommand('zuno.setApiKey') : vscode.commands.executeCommand('workbench.action.openSettings', 'zuno');
+    run.then(undefined, (error: unknown) => this.log(`${action} failed: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   status(running: boolean): ViewStatus {

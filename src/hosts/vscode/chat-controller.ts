@@ -12,8 +12,10 @@
  *   runs is refused with a clear message rather than hiding its pending approvals.
  */
 import type { ZunoEvent } from '../../core/events';
+import { editorWording, errorActions } from '../../webview/editor-words';
 import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
+import { MessageQueue } from './message-queue';
 import { ChatRewinds, type RewindBackend } from './chat-rewind';
 import type { QuestionBroker } from './question-state';
 
@@ -31,13 +33,16 @@ export interface ChatBackend {
   /**
    * Runs one prompt in the session (a new one when undefined) until the model stops. Resolves
    * when the run is over; rejects when it cannot start (no model, invalid config, no ripgrep).
+   * `takeQueued` hands over the messages typed meanwhile, at each step.
    */
-  run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void>;
+  run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void>;
   /** Compacts the session's turns before its newest one (issue 10 item 2); false when there were none. */
   compact(sessionId: string, signal: AbortSignal): Promise<boolean>;
   status(running: boolean): ViewStatus;
   /** "Set up a model" from the view: the Select Model command. */
   configureModel(): void;
+  /** An error card's Set API Key or Open settings button: the editor command behind it. */
+  editorAction(action: 'set-api-key' | 'open-settings'): void;
   /** Remembers the chat shown, so a reloaded window reopens it. */
   rememberSession(sessionId: string | undefined): void;
   log(message: string): void;
@@ -69,6 +74,9 @@ export class ChatController {
   /** Calls that streamed output, so their final output is not sent a second time. */
   private readonly streamed = new Set<string>();
   private readonly listeners = new Set<() => void>();
+  private readonly queue = new MessageQueue((items) => this.post({ type: 'queue', items }));
+  /** The last prompt sent, for an error card's Retry. */
+  private lastPrompt: string | undefined;
   private readonly rewinds: ChatRewinds | undefined;
 
   constructor(
@@ -169,6 +177,11 @@ export class ChatController {
       case 'configure-model':
         this.backend.configureModel();
         return;
+      case 'unqueue':
+        this.queue.remove(message.id);
+        return;
+      case 'error-action':
+        return this.errorAction(message.action);
       case 'rewind-preview':
       case 'rewind-apply':
       case 'rewind-show-diff':
@@ -177,26 +190,64 @@ export class ChatController {
     }
   }
 
-  /** Sends one prompt; a second one while a turn runs is refused. */
+  /**
+   * Sends one prompt. While a turn runs it is queued instead, and the turn takes it at its next
+   * step; what a turn leaves in the queue is sent when it ends, or handed back to the composer
+   * when it was cancelled, so nothing typed is lost (issue 14 item 7).
+   */
   async send(text: string): Promise<void> {
     if (this.turn) {
-      this.post({ type: 'error', text: 'Zuno is still working on the previous message: wait for it, or cancel it first.' });
+      this.queue.add(text);
       return;
     }
     const turn: Turn = { controller: new AbortController(), sessionId: this.currentSession };
     this.turn = turn;
+    this.lastPrompt = text;
     this.partialText = '';
     this.refreshStatus();
+    let started = false;
     try {
-      await this.backend.run(text, this.currentSession, turn.controller.signal);
+      await this.backend.run(text, this.currentSession, turn.controller.signal, () => {
+        started = true;
+        return this.queue.take();
+      });
     } catch (error) {
-      this.post({ type: 'error', text: error instanceof Error ? error.message : String(error) });
+      this.postError(error instanceof Error ? error.message : String(error));
+      // The run never started (no model, invalid config): the text goes back to the composer.
+      if (!started) this.post({ type: 'restore-draft', text });
     } finally {
       this.turn = undefined;
       this.partialText = '';
       this.liveOutput.clear();
       this.streamed.clear();
       this.refreshStatus();
+    }
+    const left = this.queue.take();
+    if (left.length === 0) return;
+    if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text: left.join('\n\n') });
+    else await this.send(left.join('\n\n'));
+  }
+
+  /** An error for the view, in the editor's words and with the buttons that can fix it (issue 14 item 7). */
+  private postError(text: string): void {
+    this.post({ type: 'error', text: editorWording(text), actions: errorActions(text) });
+  }
+
+  private async errorAction(action: 'retry' | 'configure-model' | 'set-api-key' | 'open-settings'): Promise<void> {
+    switch (action) {
+      case 'retry':
+        if (this.lastPrompt === undefined) {
+          this.post({ type: 'error', text: 'There is nothing to retry yet: type a message below.' });
+          return;
+        }
+        return this.send(this.lastPrompt);
+      case 'configure-model':
+        this.backend.configureModel();
+        return;
+      case 'set-api-key':
+      case 'open-settings':
+        this.backend.editorAction(action);
+        return;
     }
   }
 
@@ -270,6 +321,8 @@ export class ChatController {
     this.track(event);
     if (event.session_id !== this.currentSession) return;
     this.post({ type: 'event', event });
+    // A run that failed (the server refused, the key is wrong) gets a card with what to do next.
+    if (event.type === 'session-finished' && event.reason === 'error') this.postError(event.message ?? 'The run stopped with an error.');
     if (event.type === 'tool-call-finished' && event.outcome !== 'blocked' && !this.streamed.has(event.call_id)) {
       // A call that streamed nothing still gets its output on its card, as after a reload.
       this.postFinalOutput(event);
@@ -337,6 +390,7 @@ export class ChatController {
       status: this.backend.status(this.running),
     });
     this.viewReady = true;
+    if (this.queue.size > 0) this.post({ type: 'queue', items: this.queue.list() });
   }
 
   private snapshotEvents(sessionId: string, runningHere: boolean): ZunoEvent[] {

@@ -50,7 +50,11 @@ interface Fixture {
   readonly stateDir: string;
   readonly workspace: string;
   open(): Promise<Runtime>;
-  run(runtime: Runtime, prompt: string, options?: { sessionId?: string; signal?: AbortSignal; maxSteps?: number }): Promise<AgentRunResult & { events: ZunoEvent[] }>;
+  run(
+    runtime: Runtime,
+    prompt: string,
+    options?: { sessionId?: string; signal?: AbortSignal; maxSteps?: number; takeQueuedMessages?: () => readonly string[] },
+  ): Promise<AgentRunResult & { events: ZunoEvent[] }>;
 }
 
 async function fixture(script: ScriptedOpenAIOptions['script']): Promise<Fixture> {
@@ -96,6 +100,7 @@ async function fixture(script: ScriptedOpenAIOptions['script']): Promise<Fixture
           signal: options.signal ?? new AbortController().signal,
           ...(options.sessionId ? { sessionId: options.sessionId } : {}),
           ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+          ...(options.takeQueuedMessages ? { takeQueuedMessages: options.takeQueuedMessages } : {}),
         });
         return { ...result, events };
       } finally {
@@ -322,4 +327,26 @@ test('issue 2 §11: continuing a session that does not exist says which sessions
     assert.match(error.message, /There is no session "no-such-session" in .*Leave out --session to start a new one/);
     return true;
   });
+});
+
+test('issue 14 item 7: messages typed during a run reach the model at its next step, also after a final answer, in order', async () => {
+  const setup = await fixture([
+    { toolCalls: [{ id: 'q1', name: 'note', arguments: { text: 'one' } }] },
+    { text: 'Done with the note.' },
+    { text: 'And the second thing too.' },
+  ]);
+  const runtime = await setup.open();
+  const queue: (readonly string[])[] = [[], ['also check the README'], ['and tell me when done']];
+  const result = await setup.run(runtime, 'take a note', { takeQueuedMessages: () => queue.shift() ?? [] });
+  assert.equal(result.reason, 'done');
+  assert.equal(result.text, 'And the second thing too.');
+  const stored = runtime.store.messages(result.sessionId);
+  assertPaired(stored);
+  assert.deepEqual(
+    stored.map((message) => (message.role === 'user' ? `user:${message.content}` : message.role)),
+    ['user:take a note', 'assistant', 'tool', 'user:also check the README', 'assistant', 'user:and tell me when done', 'assistant'],
+  );
+  assert.equal(setup.server.chatRequests().length, 3);
+  const users = result.events.flatMap((event) => (event.type === 'user-message' ? [event.text] : []));
+  assert.deepEqual(users, ['take a note', 'also check the README', 'and tell me when done'], 'each queued message shows in the chat as the user\'s');
 });

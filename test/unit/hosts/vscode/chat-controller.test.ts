@@ -5,6 +5,7 @@ import type { ApprovalRequest } from '../../../../src/core/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
 import { ChatController, INTERRUPTED_MESSAGE, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
+import { apiKeyHint, connectionError } from '../../../../src/agent/provider';
 import type { SessionSummary, ToWebview, ViewStatus } from '../../../../src/webview/protocol';
 
 /** A store-like backend: events are persisted (deltas and live output are not, as in the runtime). */
@@ -54,7 +55,7 @@ class FakeBackend implements ChatBackend {
     return sessionId !== 'fresh';
   }
 
-  async run(_prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
+  async run(_prompt: string, sessionId: string | undefined, signal: AbortSignal, _takeQueued?: () => readonly string[]): Promise<void> {
     const id = sessionId ?? `s${++this.sessionCounter}`;
     this.bus.emit(id, { type: 'session-started' });
     await this.script((body) => this.bus.emit(id, body), signal);
@@ -64,6 +65,10 @@ class FakeBackend implements ChatBackend {
   }
   configureModel(): void {
     this.configureRequests++;
+  }
+  readonly editorActions: string[] = [];
+  editorAction(action: 'set-api-key' | 'open-settings'): void {
+    this.editorActions.push(action);
   }
   rememberSession(sessionId: string | undefined): void {
     this.remembered = sessionId;
@@ -205,7 +210,7 @@ test('issue 4 Tool cards: a finished call gets its stored output on its card, li
   );
 });
 
-test('issue 4 Controls: a second send while a turn runs is refused; Cancel aborts the turn and closes approvals and questions', async () => {
+test('issue 4 Controls (issue 14 item 7): a second send while a turn runs is queued; Cancel aborts the turn, closes approvals and questions, and hands the queue back', async () => {
   const { backend, controller, view, approvals, questions } = setup();
   let approval: Promise<unknown> = Promise.resolve();
   let question: Promise<unknown> = Promise.resolve();
@@ -228,12 +233,14 @@ test('issue 4 Controls: a second send while a turn runs is refused; Cancel abort
   await Promise.resolve();
   assert.equal(controller.running, true);
   await controller.receive({ type: 'send', text: 'again' });
-  assert.match(view.filter((message) => message.type === 'error').map((message) => (message.type === 'error' ? message.text : '')).join(), /still working on the previous message/);
+  assert.deepEqual(view.filter((message) => message.type === 'error'), [], 'a message typed while Zuno works is not refused');
+  assert.deepEqual(view.at(-1), { type: 'queue', items: [{ id: 'queued-1', text: 'again' }] });
   assert.deepEqual(types(view).filter((type) => type === 'approval' || type === 'question'), ['approval', 'question']);
   await controller.receive({ type: 'new-chat' });
   assert.match(JSON.stringify(view.at(-1)), /Cancel it first, then start a new chat/);
   await controller.receive({ type: 'cancel' });
   await sending;
+  assert.ok(view.some((message) => message.type === 'restore-draft' && message.text === 'again'), 'the run never took it, so it goes back to the composer');
   assert.deepEqual(await approval, { approved: false, reason: 'cancelled' });
   assert.deepEqual(await question, { answered: false });
   assert.equal(controller.running, false);
@@ -283,7 +290,8 @@ test('issue 4 Controls: a run that cannot start reports why in the view and leav
   };
   await controller.receive({ type: 'ready' });
   await controller.receive({ type: 'send', text: 'hi' });
-  assert.deepEqual(view.at(-2), { type: 'error', text: 'No model is set up yet. Run “Zuno: Select Model”.' });
+  assert.deepEqual(view.at(-3), { type: 'error', text: 'No model is set up yet. Run “Zuno: Select Model”.', actions: ['configure-model', 'retry'] });
+  assert.deepEqual(view.at(-2), { type: 'restore-draft', text: 'hi' }, 'issue 14 item 7: the text is not lost');
   assert.deepEqual(view.at(-1), { type: 'status', status: { permissionMode: 'strict', modelLabel: 'test-model', running: false } });
   assert.equal(controller.running, false);
 });
@@ -310,6 +318,99 @@ test('SPEC S4 + issue 4: when the store cannot open (no ripgrep, no folder), the
   const snapshot = view[0];
   assert.deepEqual(snapshot?.type === 'snapshot' ? snapshot.events : undefined, []);
   assert.deepEqual(view[1], { type: 'error', text: 'ripgrep was not found. Tried: …' });
+});
+
+test('issue 14 item 7: queued messages are taken at the run\'s next step, removable until then, and what is left is sent when the run ends', async () => {
+  const { backend, controller, view } = setup();
+  const prompts: string[] = [];
+  const taken: (readonly string[])[] = [];
+  const step = deferred();
+  let runs = 0;
+  backend.run = async (prompt, _sessionId, _signal, takeQueued) => {
+    prompts.push(prompt);
+    runs += 1;
+    if (runs > 1) return;
+    await step.promise;
+    taken.push(takeQueued?.() ?? []);
+  };
+  await controller.receive({ type: 'ready' });
+  const sending = controller.receive({ type: 'send', text: 'fix the test' });
+  await Promise.resolve();
+  await controller.receive({ type: 'send', text: 'also update the README' });
+  await controller.receive({ type: 'send', text: 'never mind this one' });
+  await controller.receive({ type: 'unqueue', id: 'queued-2' });
+  assert.deepEqual(view.at(-1), { type: 'queue', items: [{ id: 'queued-1', text: 'also update the README' }] });
+  step.release();
+  await sending;
+  assert.deepEqual(taken, [['also update the README']], 'the step took the queue, without the removed message');
+  assert.deepEqual(prompts, ['fix the test'], 'nothing was left, so no second run');
+
+  // A message queued after the run's last step is not lost: it is sent when the run ends.
+  runs = 0;
+  const late = deferred();
+  backend.run = async (prompt) => {
+    prompts.push(prompt);
+    runs += 1;
+    if (runs === 1) await late.promise;
+  };
+  const second = controller.receive({ type: 'send', text: 'first' });
+  await Promise.resolve();
+  await controller.receive({ type: 'send', text: 'typed too late' });
+  late.release();
+  await second;
+  assert.deepEqual(prompts.slice(1), ['first', 'typed too late']);
+  assert.equal(controller.running, false);
+});
+
+test('issue 14 item 7: a message that cannot be sent (no model) goes back to the composer with the error', async () => {
+  const { backend, controller, view } = setup();
+  backend.run = async () => {
+    throw new Error('No model is set.');
+  };
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'send', text: 'my long carefully written request' });
+  assert.ok(view.some((message) => message.type === 'error'));
+  assert.ok(view.some((message) => message.type === 'restore-draft' && message.text === 'my long carefully written request'));
+});
+
+test('issue 14 item 7: errors reach the view in the editor\'s words with buttons that fix them, and Retry sends the prompt again', async () => {
+  const { backend, controller, view } = setup();
+  const prompts: string[] = [];
+  backend.run = async (prompt) => {
+    prompts.push(prompt);
+    if (prompts.length === 1) {
+      throw new Error(connectionError(Object.assign(new Error('fetch failed'), { code: 'ECONNREFUSED' }), 'http://127.0.0.1:11434/v1').message);
+    }
+  };
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'send', text: 'fix the cart' });
+  const error = view.find((message) => message.type === 'error');
+  assert.ok(error?.type === 'error');
+  assert.doesNotMatch(error.text, /--base-url|model\.base_url/, 'no CLI flags in the editor');
+  assert.match(error.text, /Zuno: Select Model/);
+  assert.deepEqual(error.actions, ['configure-model', 'retry']);
+  await controller.receive({ type: 'error-action', action: 'retry' });
+  assert.deepEqual(prompts, ['fix the cart', 'fix the cart']);
+  await controller.receive({ type: 'error-action', action: 'configure-model' });
+  await controller.receive({ type: 'error-action', action: 'set-api-key' });
+  await controller.receive({ type: 'error-action', action: 'open-settings' });
+  assert.equal(backend.configureRequests, 1);
+  assert.deepEqual(backend.editorActions, ['set-api-key', 'open-settings']);
+});
+
+test('issue 14 item 7: a run that ends in an error (HTTP 401) gets an error card offering Set API Key', async () => {
+  const { backend, controller, view } = setup();
+  backend.script = async (emit) => {
+    emit({ type: 'user-message', text: 'hi' });
+    emit({ type: 'session-finished', reason: 'error', message: `The model server at http://x/v1 rejected the request as unauthorized (HTTP 401). ${apiKeyHint({ key: undefined, envVar: undefined })}` });
+  };
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'send', text: 'hi' });
+  const error = view.find((message) => message.type === 'error');
+  assert.ok(error?.type === 'error');
+  assert.deepEqual(error.actions, ['set-api-key', 'retry']);
+  assert.match(error.text, /set one with "Zuno: Set API Key"/);
+  assert.doesNotMatch(error.text, /--api-key-env|ZUNO_API_KEY/);
 });
 
 test('issue 10 item 2: Compact Chat Context needs a chat, is refused while a turn runs, and says when there was nothing to compact', async () => {
