@@ -248,9 +248,10 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     deliverFinishedJobs();
     // MCP servers start here, at the first step that offers tools, and restart after a crash.
     await registry.prepare(signal, (level, text) => events.emit(sessionId, { type: 'notice', level, text }));
+    // MCP tools beyond the budget are deferred: mcp_tools finds and enables them (issue 11).
     tools = registry
-      .surface(env, options.allowlist)
-      .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+      .offered(env, sessionId, options.allowlist)
+      .sent.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
 
     const sentMessages = transcript.length;
     const estimate = estimator.estimate({ system, tools, messages: transcript });

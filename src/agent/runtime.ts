@@ -17,6 +17,7 @@ import { McpToolSource, type McpClients } from '../core/mcp';
 import { NodeMcpClients } from '../hosts/node/mcp';
 import { createMcpPinStore } from '../hosts/node/mcp-pins';
 import { mcpReadTool, mcpResourcesTool } from '../tools/mcp_resources';
+import { mcpToolsTool } from '../tools/mcp_tools';
 import packageJson from '../../package.json';
 import { Store } from '../store/store';
 import { builtinToolRegistrations } from '../tools/index';
@@ -83,10 +84,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // One runtime-wide mutex keeps the Exclusive calls of sibling agents apart (delegation).
   const exclusivity = new AgentExclusivity();
   const mcp = Object.keys(config.mcp.servers).length > 0 ? createMcpClients(options) : undefined;
-  const registry = new ToolRegistry(
+  const registry: ToolRegistry = new ToolRegistry(
     [
       ...(options.registrations ?? builtinToolRegistrations()),
-      ...(mcp ? [{ tool: mcpResourcesTool(mcp), defaultSurface: true }, { tool: mcpReadTool(mcp), defaultSurface: true }] : []),
+      ...(mcp ? [{ tool: mcpResourcesTool(mcp), defaultSurface: true }, { tool: mcpReadTool(mcp), defaultSurface: true }, { tool: mcpToolsTool((): ToolRegistry => registry), defaultSurface: true }] : []),
     ],
     mcp ? [new McpToolSource({ clients: mcp, servers: config.mcp.servers, pins: createMcpPinStore(options.stateDir) })] : [],
   );

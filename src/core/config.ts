@@ -222,7 +222,15 @@ export const configSchema = z.strictObject({
   council: z.strictObject({ members: z.array(councilMemberSchema).default([]) }).prefault({}),
   agents: z.record(z.string(), agentSchema).default({}),
   /** MCP servers by name (issue 11); their tools are offered as `mcp__<server>__<tool>`. */
-  mcp: z.strictObject({ servers: z.record(z.string().min(1), mcpServerSchema).default({}) }).prefault({}),
+  mcp: z
+    .strictObject({
+      servers: z.record(z.string().min(1), mcpServerSchema).default({}),
+      /** Tools sent per request, built-in ones included; MCP tools beyond it are deferred to mcp_tools. */
+      max_offered_tools: boundedInt(1, 1000, 64),
+      /** Tokens of the tool definitions sent per request (four characters a token); MCP tools beyond it are deferred. */
+      max_offered_schema_tokens: boundedInt(1000, 1_000_000, 20_000),
+    })
+    .prefault({}),
 });
 
 export type ZunoConfig = z.infer<typeof configSchema>;

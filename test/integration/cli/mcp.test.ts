@@ -126,3 +126,31 @@ test('issue 11: zuno mcp accept names what is wrong: an unknown server is exit 2
   assert.equal(run.code, 2);
   assert.match(run.stderr, /there is no MCP server "nope" in mcp.servers/);
 });
+
+test('issue 11 many tools: through zuno exec, a deferred tool is not sent until mcp_tools enables it, then it runs', async () => {
+  const tools = Array.from({ length: 80 }, (_, index) => ({
+    name: `tool_${String(index).padStart(2, '0')}`,
+    description: index === 42 ? 'Create a calendar invitation.' : `Chore ${index}.`,
+    inputSchema: { type: 'object' },
+  }));
+  const files = scriptedFiles(tools);
+  const workspace = temporaryWorkspace();
+  mkdirSync(join(workspace, '.zuno'), { recursive: true });
+  writeFileSync(join(workspace, '.zuno', 'config.json'), JSON.stringify({ mcp: { servers: { many: files.entry }, max_offered_tools: 30 } }));
+  const server = await scripted([
+    { toolCalls: [{ id: 'f1', name: 'mcp_tools', arguments: { query: 'calendar invitation', limit: 1 } }] },
+    { toolCalls: [{ id: 'c1', name: 'mcp__many__tool_42', arguments: {} }] },
+    { text: 'Invited.' },
+  ]);
+  const run = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'allow', 'invite'), { cwd: workspace });
+  assert.equal(run.code, 0, run.stderr);
+  const offered = (index: number): { name: string; description: string }[] =>
+    ((server.chatRequests()[index]?.body as { tools?: { function: { name: string; description: string } }[] } | undefined)?.tools ?? []).map((tool) => tool.function);
+  assert.equal(offered(0).length, 30, 'the first request carries the budget');
+  assert.ok(!offered(0).some((tool) => tool.name === 'mcp__many__tool_42'), 'tool_42 is deferred');
+  assert.match(offered(0).find((tool) => tool.name === 'mcp_tools')?.description ?? '', /Not listed now: \d+ MCP tools \(many: \d+\)/);
+  assert.match(resultOf(server.chatRequests()[1], 'f1'), /mcp__many__tool_42 \(enabled now/);
+  assert.ok(offered(1).some((tool) => tool.name === 'mcp__many__tool_42'), 'sent once enabled');
+  assert.deepEqual(eventsOf(run.events, 'tool-call-finished').map((event) => [event.call_id, event.outcome]), [['f1', 'ok'], ['c1', 'ok']]);
+  assert.deepEqual(files.received().map((entry) => entry.tool), ['tool_42']);
+});
