@@ -16,7 +16,7 @@ import { announceMigration, ensureStateDir, prepareStateDir, type MigrationResul
 import { Store, type CallRow } from '../store/store';
 import { ANTHROPIC_BASE_URL } from '../agent/anthropic';
 import { isHttpUrl, parseCommandLine, UsageError, USAGE, type ExecCommand, type McpCommand, type MemoryCommand, type ShowCommand } from './args';
-import { runMcpCommand } from './mcp-command';
+import { runMcpCommand, withApprovedWorkspaceServers } from './mcp-command';
 import { formatTodos } from '../tools/todo';
 import { fixedApprovals, noTerminalApprovals, terminalApprovals, terminalAskLine, terminalQuestions } from './prompts';
 import { INSTRUCTIONS_NOTICE_PREFIX } from '../agent/project-context';
@@ -230,7 +230,8 @@ async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
   });
 
   const runtime: Runtime = await createRuntime({
-    config: loaded.config,
+    // With the approved servers of .vscode/mcp.json; the others are named on stderr, not started (issue 11).
+    config: withApprovedWorkspaceServers(loaded.config, workspace, stateDir, writeErr),
     workspaceRoot: workspace,
     stateDir,
     host,

@@ -255,3 +255,10 @@ export function parseConfig(raw: unknown, source = 'config'): ZunoConfig {
 }
 
 export const DEFAULT_CONFIG: ZunoConfig = parseConfig({});
+
+/** One MCP server entry checked by the same schema as `mcp.servers.<name>` (a workspace's `.vscode/mcp.json`, issue 11). */
+export function parseMcpServer(raw: unknown): { ok: true; server: McpServerConfig } | { ok: false; message: string } {
+  const result = mcpServerSchema.safeParse(raw);
+  if (result.success) return { ok: true, server: result.data };
+  return { ok: false, message: result.error.issues.map((issue) => `${configKey(issue.path) || 'the entry'} ${issue.message}`).join('; ') };
+}

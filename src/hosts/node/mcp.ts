@@ -36,6 +36,7 @@ import {
   type McpServerStatus,
   type McpToolDefinition,
 } from '../../core/mcp';
+import { inputEnvironmentVariable } from '../../core/mcp-workspace';
 
 // McpError's code is a plain number; the SDK's enum names the ones that matter here.
 const REQUEST_TIMEOUT: number = ErrorCode.RequestTimeout;
@@ -55,22 +56,56 @@ export interface NodeMcpClientsOptions {
   /** `concurrency.mcp_connections`. */
   readonly maxInFlight: number;
   readonly clientVersion: string;
+  /** Where `${input:ID}` comes from; the environment (`ZUNO_MCP_INPUT_<ID>`) when absent. */
+  readonly inputs?: McpInputSource;
   /** For tests: the clock used for restart backoff. */
   readonly now?: () => number;
 }
 
 /**
- * `${env:NAME}` references replaced from `environment`. A missing variable is an error naming it:
+ * Where `${input:ID}` (a `.vscode/mcp.json` input) is read from when a server starts: the
+ * editor's SecretStorage, or the CLI's environment. Never from a file.
+ */
+export interface McpInputSource {
+  get(id: string): Promise<string | undefined>;
+  /** How the user provides it, for the error when it is missing. */
+  where(id: string): string;
+}
+
+/** The CLI's inputs: `ZUNO_MCP_INPUT_<ID>` in Zuno's own environment. */
+export function environmentInputs(environment: Readonly<Record<string, string | undefined>>): McpInputSource {
+  return {
+    get: (id) => Promise.resolve(environment[inputEnvironmentVariable(id)]),
+    where: (id) => `set the environment variable ${inputEnvironmentVariable(id)} before starting Zuno`,
+  };
+}
+
+/**
+ * `${env:NAME}` and `${input:ID}` references replaced. A missing value is an error naming it:
  * starting a server with an empty token would fail later and less clearly.
  */
-export function expandReferences(values: Readonly<Record<string, string>>, environment: Readonly<Record<string, string | undefined>>, where: string): Record<string, string> {
+export async function expandReferences(
+  values: Readonly<Record<string, string>>,
+  environment: Readonly<Record<string, string | undefined>>,
+  inputs: McpInputSource,
+  where: string,
+): Promise<Record<string, string>> {
   const expanded: Record<string, string> = {};
   for (const [key, value] of Object.entries(values)) {
-    expanded[key] = value.replace(/\$\{env:([^}]+)\}/g, (_match, name: string) => {
-      const found = environment[name];
-      if (found === undefined) throw new McpNotSentError(`${where}.${key} names the environment variable ${name}, which is not set; set it before starting Zuno`);
-      return found;
-    });
+    const ids = [...value.matchAll(/\$\{input:([^}]+)\}/g)].map((match) => match[1] ?? '');
+    const answers = new Map<string, string>();
+    for (const id of ids) {
+      const answer = await inputs.get(id);
+      if (answer === undefined) throw new McpNotSentError(`${where}.${key} needs the input "${id}", which has no value; ${inputs.where(id)}`);
+      answers.set(id, answer);
+    }
+    expanded[key] = value
+      .replace(/\$\{env:([^}]+)\}/g, (_match, name: string) => {
+        const found = environment[name];
+        if (found === undefined) throw new McpNotSentError(`${where}.${key} names the environment variable ${name}, which is not set; set it before starting Zuno`);
+        return found;
+      })
+      .replace(/\$\{input:([^}]+)\}/g, (_match, id: string) => answers.get(id) ?? '');
   }
   return expanded;
 }
@@ -288,9 +323,10 @@ export class NodeMcpClients implements McpClients {
     slot.retryAt = this.now() + (slot.failures <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (slot.failures - 2)));
   }
 
-  private transport(server: string, config: McpServerConfig, slot: ServerSlot, http: 'streamable' | 'sse'): Transport {
+  private async transport(server: string, config: McpServerConfig, slot: ServerSlot, http: 'streamable' | 'sse'): Promise<Transport> {
+    const inputs = this.options.inputs ?? environmentInputs(this.options.referenceEnvironment);
     if (config.command !== undefined) {
-      const env = { ...this.options.childEnvironment(), ...expandReferences(config.env, this.options.referenceEnvironment, `mcp.servers.${server}.env`) };
+      const env = { ...this.options.childEnvironment(), ...(await expandReferences(config.env, this.options.referenceEnvironment, inputs, `mcp.servers.${server}.env`)) };
       const cwd = config.cwd === undefined ? this.options.workspaceRoot : isAbsolute(config.cwd) ? config.cwd : resolve(this.options.workspaceRoot, config.cwd);
       const transport = new StdioClientTransport({ command: config.command, args: [...config.args], env, cwd, stderr: 'pipe' });
       transport.stderr?.on('data', (chunk: Buffer) => {
@@ -299,7 +335,7 @@ export class NodeMcpClients implements McpClients {
       return transport;
     }
     const url = new URL(config.url ?? '');
-    const headers = expandReferences(config.headers, this.options.referenceEnvironment, `mcp.servers.${server}.headers`);
+    const headers = await expandReferences(config.headers, this.options.referenceEnvironment, inputs, `mcp.servers.${server}.headers`);
     return http === 'streamable' ? new StreamableHTTPClientTransport(url, { requestInit: { headers } }) : new SSEClientTransport(url, { requestInit: { headers } });
   }
 
@@ -323,8 +359,8 @@ export class NodeMcpClients implements McpClients {
     slot.closing = false;
     const timeout = config.startup_timeout_ms;
     const open = async (http: 'streamable' | 'sse'): Promise<Connection> => {
+      const transport = await this.transport(server, config, slot, http);
       const client = this.newClient(server, slot);
-      const transport = this.transport(server, config, slot, http);
       try {
         await client.connect(transport, { signal, timeout });
       } catch (error) {
