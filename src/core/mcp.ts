@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import type { McpServerConfig } from './config';
+import { elicitThroughQuestions, type McpElicitation, type McpElicitationResult } from './mcp-elicitation';
 import { completeDeclarations, STRICTEST_DECLARATIONS, type Declarations } from './declarations';
 import type { ToolSource } from './registry';
 import type { JsonSchema, Tool, ToolResult } from './tool';
@@ -84,6 +85,8 @@ export interface McpCallOptions {
   readonly signal: AbortSignal;
   /** Progress notifications, as live output. */
   readonly onProgress?: (text: string) => void;
+  /** Asks the user a server's question (elicitation); absent where no one can answer. */
+  readonly elicit?: ((request: McpElicitation, signal: AbortSignal) => Promise<McpElicitationResult>) | undefined;
 }
 
 /**
@@ -449,7 +452,11 @@ export class McpToolSource implements ToolSource {
       async run(args, context): Promise<ToolResult> {
         let result: McpCallResult;
         try {
-          result = await clients.callTool(server, definition.name, args, { signal: context.signal, onProgress: context.progress });
+          const questions = context.host.questions;
+          const elicit = questions
+            ? (request: McpElicitation, signal: AbortSignal) => elicitThroughQuestions(request, { server, callId: context.callId, sessionId: context.sessionId, questions, signal })
+            : undefined;
+          result = await clients.callTool(server, definition.name, args, { signal: context.signal, onProgress: context.progress, elicit });
         } catch (error) {
           if (error instanceof McpNotSentError) return { output: `The call was not sent: ${error.message}. Nothing happened.`, status: 'error' };
           throw error;

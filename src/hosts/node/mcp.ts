@@ -140,6 +140,12 @@ async function shutDown(connection: Connection): Promise<void> {
   }
 }
 
+interface CallWatcher {
+  readonly progress: (text: string) => void;
+  readonly elicit: McpCallOptions['elicit'];
+  readonly signal: AbortSignal;
+}
+
 /** One server's state: at most one start in progress, and the backoff after failures. */
 class ServerSlot {
   connection: Promise<Connection> | undefined;
@@ -150,8 +156,8 @@ class ServerSlot {
   retryAt = 0;
   /** Set while Zuno closes the server on purpose: that exit is no crash. */
   closing = false;
-  /** Calls in flight, to tell them about a declined elicitation. */
-  readonly watchers = new Set<(text: string) => void>();
+  /** Calls in flight: a server's question (elicitation) goes to one that can ask the user. */
+  readonly watchers = new Set<CallWatcher>();
 }
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -194,7 +200,7 @@ export class NodeMcpClients implements McpClients {
     const config = this.config(server);
     return this.request(server, options.signal, async (connection) => {
       const slot = this.slot(server);
-      const watcher = (text: string): void => options.onProgress?.(text);
+      const watcher: CallWatcher = { progress: (text) => options.onProgress?.(text), elicit: options.elicit, signal: options.signal };
       slot.watchers.add(watcher);
       try {
         const result = await connection.client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
@@ -340,14 +346,27 @@ export class NodeMcpClients implements McpClients {
   }
 
   private newClient(server: string, slot: ServerSlot): Client {
-    // Sampling is not offered: a server cannot make Zuno's model work for it. Elicitation is
-    // announced so that a server asks instead of failing, and declined with a reason.
+    // Sampling is not offered: a server cannot make Zuno's model work for it. Elicitation (form
+    // mode only) goes to the question UI of a call in flight on this server; where no one can
+    // answer, or no call is in flight, it is declined with a reason.
     const client = new Client({ name: 'zuno', version: this.options.clientVersion }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      const message = 'message' in request.params && typeof request.params.message === 'string' ? request.params.message : '';
-      const note = `[MCP server "${server}" asked the user: ${JSON.stringify(message.slice(0, 300))}; Zuno declined: no one can answer a server's question here]\n`;
-      for (const watcher of slot.watchers) watcher(note);
-      return { action: 'decline' };
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const params = request.params;
+      const message = typeof params.message === 'string' ? params.message : '';
+      const quoted = JSON.stringify(message.slice(0, 300));
+      const watcher = [...slot.watchers].find((candidate) => candidate.elicit !== undefined);
+      if (watcher?.elicit === undefined || !('requestedSchema' in params)) {
+        const why = watcher ? 'it asked for a URL to be opened, which Zuno does not do' : "no one can answer a server's question here";
+        for (const each of slot.watchers) each.progress(`[MCP server "${server}" asked the user: ${quoted}; Zuno declined: ${why}]\n`);
+        return { action: 'decline' };
+      }
+      const result = await watcher.elicit({ message, requestedSchema: params.requestedSchema }, AbortSignal.any([watcher.signal, extra.signal]));
+      const told = result.action === 'accept' ? 'the user answered' : result.action === 'decline' ? 'the user declined' : 'the user dismissed the question';
+      watcher.progress(`[MCP server "${server}" asked the user: ${quoted}; ${told}]\n`);
+      if (result.action !== 'accept') return { action: result.action };
+      const content: Record<string, string | number | boolean | string[]> = {};
+      for (const [key, value] of Object.entries(result.content)) content[key] = typeof value === 'object' ? [...value] : value;
+      return { action: 'accept', content };
     });
     return client;
   }
