@@ -105,6 +105,8 @@ export interface McpClients {
   listResources(server: string, signal: AbortSignal): Promise<readonly McpResource[]>;
   readResource(server: string, uri: string, signal: AbortSignal): Promise<readonly McpResourceContents[]>;
   status(server: string): McpServerStatus;
+  /** Stops one server (the user's act); the next request that needs it starts it again at once. */
+  restart(server: string): Promise<void>;
   /** Stops every server. */
   close(): Promise<void>;
 }
@@ -281,13 +283,16 @@ export function formatCallResult(server: string, result: McpCallResult): string 
 interface OfferedTool {
   readonly server: string;
   readonly definition: McpToolDefinition;
+  /** The entry it was built with: trusting or declaring anew rebuilds it. */
+  readonly config: McpServerConfig;
   /** Why it is withheld now, or undefined when it may be called. */
   withheld: string | undefined;
 }
 
 export interface McpToolSourceOptions {
   readonly clients: McpClients;
-  readonly servers: Readonly<Record<string, McpServerConfig>>;
+  /** A function is read at each refresh (the editor's live settings and approvals). */
+  readonly servers: Readonly<Record<string, McpServerConfig>> | (() => Readonly<Record<string, McpServerConfig>>);
   readonly pins: McpPinStore;
 }
 
@@ -349,9 +354,18 @@ export class McpToolSource implements ToolSource {
       }),
     );
     let changedPins = false;
+    const servers = typeof this.options.servers === 'function' ? this.options.servers() : this.options.servers;
+    // A server no longer enabled (switched off, removed, approval withdrawn) offers nothing.
+    const enabled = new Set(listed.map((entry) => entry.server));
+    for (const [key, offered] of this.offered) {
+      if (enabled.has(offered.server)) continue;
+      this.offered.delete(key);
+      const name = this.names.get(key);
+      if (name !== undefined) this.built.delete(name);
+    }
     for (const entry of listed) {
       const { server } = entry;
-      const config = this.options.servers[server];
+      const config = servers[server];
       if (config === undefined) continue;
       if ('failure' in entry) {
         for (const offered of this.offered.values()) {
@@ -371,8 +385,8 @@ export class McpToolSource implements ToolSource {
         present.add(key);
         const withheld = this.withheldReason(server, config, definition, pins, pinProblem);
         const previous = this.offered.get(key);
-        if (previous && previous.definition === definition && previous.withheld === withheld) continue;
-        const offered: OfferedTool = { server, definition, withheld };
+        if (previous && previous.definition === definition && previous.withheld === withheld && previous.config === config) continue;
+        const offered: OfferedTool = { server, definition, withheld, config };
         this.offered.set(key, offered);
         let name = this.names.get(key);
         if (name === undefined) {

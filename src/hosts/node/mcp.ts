@@ -47,7 +47,8 @@ const STDERR_TAIL = 4096;
 const MAX_BACKOFF_MS = 60_000;
 
 export interface NodeMcpClientsOptions {
-  readonly servers: Readonly<Record<string, McpServerConfig>>;
+  /** The servers; a function is read at each use, so the editor's settings and approvals count at once. */
+  readonly servers: Readonly<Record<string, McpServerConfig>> | (() => Readonly<Record<string, McpServerConfig>>);
   readonly workspaceRoot: string;
   /** What a stdio server inherits before its entry's `env`: the filtered environment of commands. */
   readonly childEnvironment: () => Readonly<Record<string, string>>;
@@ -170,24 +171,42 @@ export class NodeMcpClients implements McpClients {
   constructor(private readonly options: NodeMcpClientsOptions) {
     this.inFlight = new FairSharedLock(options.maxInFlight);
     this.now = options.now ?? Date.now;
-    for (const [name, server] of Object.entries(options.servers)) {
-      const slot = new ServerSlot();
-      if (!server.enabled) slot.state = 'disabled';
-      this.slots.set(name, slot);
-    }
+  }
+
+  private get configured(): Readonly<Record<string, McpServerConfig>> {
+    const servers = this.options.servers;
+    return typeof servers === 'function' ? servers() : servers;
   }
 
   servers(): readonly string[] {
-    return Object.entries(this.options.servers)
+    return Object.entries(this.configured)
       .filter(([, server]) => server.enabled)
       .map(([name]) => name);
   }
 
   status(server: string): McpServerStatus {
+    const config = this.configured[server];
+    if (!config) return { server, state: 'stopped', reason: `there is no MCP server "${server}" in the config (mcp.servers)` };
     const slot = this.slots.get(server);
-    if (!slot) return { server, state: 'stopped', reason: `there is no MCP server "${server}" in the config (mcp.servers)` };
+    if (!config.enabled) return { server, state: 'disabled', reason: `it is disabled (mcp.servers.${server}.enabled = false)` };
+    if (!slot) return { server, state: 'stopped' };
     const tail = slot.stderr.trim();
     return { server, state: slot.state, ...(slot.reason !== undefined ? { reason: slot.reason } : {}), ...(tail !== '' ? { stderrTail: tail } : {}) };
+  }
+
+  /** Stops the server now (the user's act); it starts again, at once, at the next request that needs it. */
+  async restart(server: string): Promise<void> {
+    const slot = this.slots.get(server);
+    if (!slot) return;
+    const connection = slot.connection;
+    slot.connection = undefined;
+    slot.failures = 0;
+    slot.retryAt = 0;
+    slot.reason = undefined;
+    slot.state = 'stopped';
+    if (!connection) return;
+    slot.closing = true;
+    await connection.then(shutDown).catch(() => undefined);
   }
 
   async tools(server: string, signal: AbortSignal): Promise<readonly McpToolDefinition[]> {
@@ -249,21 +268,22 @@ export class NodeMcpClients implements McpClients {
         if (!connection) return;
         slot.closing = true;
         await connection.then(shutDown).catch(() => undefined);
-        if (slot.state !== 'disabled') slot.state = 'stopped';
+        slot.state = 'stopped';
       }),
     );
   }
 
   private config(server: string): McpServerConfig {
-    const config = this.options.servers[server];
+    const config = this.configured[server];
     if (!config) throw new McpNotSentError(`there is no MCP server "${server}" in the config (mcp.servers)`);
     if (!config.enabled) throw new McpNotSentError(`MCP server "${server}" is disabled (mcp.servers.${server}.enabled = false)`);
     return config;
   }
 
   private slot(server: string): ServerSlot {
-    const slot = this.slots.get(server);
-    if (!slot) throw new McpNotSentError(`there is no MCP server "${server}" in the config (mcp.servers)`);
+    if (!this.configured[server]) throw new McpNotSentError(`there is no MCP server "${server}" in the config (mcp.servers)`);
+    let slot = this.slots.get(server);
+    if (!slot) this.slots.set(server, (slot = new ServerSlot()));
     return slot;
   }
 

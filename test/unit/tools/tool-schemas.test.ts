@@ -24,6 +24,7 @@ const noServers: McpClients = {
   listResources: () => Promise.resolve([]),
   readResource: () => Promise.resolve([]),
   status: (server) => ({ server, state: 'stopped' }),
+  restart: () => Promise.resolve(),
   close: () => Promise.resolve(),
 };
 const mcpTools = [mcpResourcesTool(noServers), mcpReadTool(noServers), mcpToolsTool(() => new ToolRegistry([]))];
