@@ -7,7 +7,7 @@
  */
 import type { ZunoConfig } from '../core/config';
 import type { Declarations } from '../core/declarations';
-import { acceptDefinitions, annotationNote, mcpDeclarations, mcpToolName, pinVerdict, type McpPins, type McpToolDefinition } from '../core/mcp';
+import { acceptAndKeep, annotationNote, mcpDeclarations, mcpToolName, pinVerdict, type McpPins, type McpToolDefinition } from '../core/mcp';
 import { pendingNotice, WORKSPACE_MCP_FILE, withWorkspaceServers } from '../core/mcp-workspace';
 import { createMcpPinStore } from '../hosts/node/mcp-pins';
 import { createWorkspaceMcpDecisionStore, loadWorkspaceMcp, type WorkspaceMcp } from '../hosts/node/mcp-workspace';
@@ -122,7 +122,7 @@ export async function runMcpCommand(options: McpCommandOptions): Promise<number>
         return 2;
       }
       const accepted = definitions.filter((definition) => options.tool === undefined || definition.name === options.tool);
-      await pinStore.save(acceptDefinitions(pins, server, definitions, options.tool));
+      await acceptAndKeep(pinStore, pins, server, definitions, options.tool);
       if (options.json) write(`${JSON.stringify({ server, accepted: accepted.map((definition) => definition.name) })}\n`);
       else for (const definition of accepted) write(`accepted ${server} ${definition.name}: ${(definition.description ?? '').split('\n')[0] ?? ''}\n`);
       return 0;

@@ -124,8 +124,23 @@ export interface McpPinStore {
   load(): Promise<McpPins>;
   /** Replaces the file atomically. */
   save(pins: McpPins): Promise<void>;
+  /** The definitions as approved, kept to show what changed (a diff); a tool pinned before they were kept has none. */
+  loadDefinitions(): Promise<Readonly<Record<string, Readonly<Record<string, McpToolDefinition>>>>>;
+  /** Keeps `definitions` of `server` as approved, beside the others. */
+  saveDefinitions(server: string, definitions: readonly McpToolDefinition[]): Promise<void>;
   /** For messages. */
   readonly path: string;
+}
+
+/** The user accepts what `server` presents now (all its tools, or only `tool`): pinned, and kept for later diffs. */
+export async function acceptAndKeep(store: McpPinStore, pins: McpPins, server: string, definitions: readonly McpToolDefinition[], tool?: string): Promise<McpPins> {
+  const accepted = acceptDefinitions(pins, server, definitions, tool);
+  await store.save(accepted);
+  await store.saveDefinitions(
+    server,
+    definitions.filter((definition) => tool === undefined || definition.name === tool),
+  );
+  return accepted;
 }
 
 const NAME_RULE = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -353,7 +368,7 @@ export class McpToolSource implements ToolSource {
         }
       }),
     );
-    let changedPins = false;
+    const firstPinned: { server: string; definitions: readonly McpToolDefinition[] }[] = [];
     const servers = typeof this.options.servers === 'function' ? this.options.servers() : this.options.servers;
     // A server no longer enabled (switched off, removed, approval withdrawn) offers nothing.
     const enabled = new Set(listed.map((entry) => entry.server));
@@ -377,7 +392,7 @@ export class McpToolSource implements ToolSource {
       // First offer of a server never seen before: pin every tool it has now.
       if (pinProblem === undefined && pins[server] === undefined) {
         pins = acceptDefinitions(pins, server, entry.definitions);
-        changedPins = true;
+        firstPinned.push({ server, definitions: entry.definitions });
       }
       const present = new Set<string>();
       for (const definition of entry.definitions) {
@@ -409,10 +424,13 @@ export class McpToolSource implements ToolSource {
         if (name !== undefined) this.built.delete(name);
       }
     }
-    if (changedPins) {
-      await pinStore.save(pins).catch((error: unknown) => {
+    if (firstPinned.length > 0) {
+      try {
+        await pinStore.save(pins);
+        for (const { server, definitions } of firstPinned) await pinStore.saveDefinitions(server, definitions);
+      } catch (error) {
         report('error', `The MCP tool definitions could not be pinned in ${pinStore.path} (${error instanceof Error ? error.message : String(error)}); they will be pinned at the next run.`);
-      });
+      }
     }
   }
 
