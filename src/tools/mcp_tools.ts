@@ -23,7 +23,7 @@ export function mcpToolsTool(registry: () => ToolRegistry): Tool {
       limit: z.int().min(1).max(MAX_MATCHES).optional().describe(`How many matches to enable, best first (default 5, at most ${MAX_MATCHES})`),
     }),
     declarations: { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' },
-    unavailableReason: (env) => (Object.values(env.config.mcp.servers).some((server) => server.enabled) ? undefined : 'no MCP server is enabled (mcp.servers)'),
+    unavailableReason: () => (registry().names().some((name) => name.startsWith('mcp__')) ? undefined : 'no MCP server offers tools (mcp.servers)'),
     run(args, context) {
       const { sent, deferred } = registry().offered(context, context.sessionId);
       const mcpSent = sent.filter((tool) => tool.name.startsWith('mcp__'));
