@@ -17,6 +17,7 @@ export class Chrome {
   private readonly cancelButton = actionButton('Cancel', 'cancel', { 'data-testid': 'cancel', title: 'Stop the running turn' }, 'button secondary');
   private readonly historyButton = actionButton('History', 'history', { 'data-testid': 'history', 'aria-expanded': 'false' }, 'button secondary');
   private readonly status = element('div', { className: 'status', attributes: { 'data-testid': 'status', role: 'status' } });
+  private readonly meter = element('div', { className: 'context-meter', attributes: { 'data-testid': 'context-meter' } });
   private readonly setupHint = element('div', { className: 'setup-hint', attributes: { 'data-testid': 'setup-hint', role: 'alert' } });
   private readonly errorBanner = element('div', { className: 'error-banner', attributes: { 'data-testid': 'error-banner', role: 'alert' } });
   private readonly historyPanel = element('div', { className: 'history-panel', attributes: { 'data-testid': 'history-panel' } });
@@ -52,6 +53,7 @@ export class Chrome {
         this.cancelButton,
       ),
       this.status,
+      this.meter,
     );
     const composerBar = element(
       'div',
@@ -90,9 +92,20 @@ export class Chrome {
     const parts = [`Mode: ${status.permissionMode}`, status.modelLabel === '' ? 'No model' : `Model: ${status.modelLabel}`];
     this.status.replaceChildren(element('span', { className: 'status-text', text: parts.join(' · ') }));
     if (status.running) this.status.append(element('span', { className: 'running-indicator', text: 'Running…', attributes: { 'data-testid': 'running' } }));
+    // Without checkpoints (no git on PATH, or turned off) no message can be restored: say so, and why.
+    if (status.checkpointsOff !== undefined) this.status.append(element('div', { className: 'checkpoints-off', text: status.checkpointsOff, attributes: { 'data-testid': 'checkpoints-off' } }));
     this.status.dataset.running = String(status.running);
     this.transcript.setAttribute('aria-busy', String(status.running));
     this.cancelButton.disabled = !status.running;
+
+    const meterLabel = this.model.meter.label();
+    this.meter.hidden = meterLabel === undefined;
+    const fill = this.model.meter.fill;
+    this.meter.replaceChildren(
+      // A native <meter>: no inline style, which the view's CSP forbids.
+      ...(fill !== undefined ? [element('meter', { attributes: { min: '0', max: '1', low: '0.6', high: '0.8', optimum: '0', value: fill.toFixed(3), 'aria-label': 'Context used' } })] : []),
+      element('span', { className: 'context-meter-text', text: meterLabel ?? '' }),
+    );
 
     this.setupHint.hidden = status.setupHint === undefined;
     if (status.setupHint !== undefined) {

@@ -7,7 +7,7 @@
  */
 import type { FromWebview, ToWebview } from '../src/webview/protocol';
 import { Chrome } from './chrome';
-import { ItemRenderer } from './render';
+import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
@@ -70,7 +70,7 @@ function send(): void {
   list.scrollToEnd();
 }
 
-function decide(callId: string, approved: boolean, allowLikeThis: boolean): void {
+function decide(callId: string, approved: boolean, allowLikeThis: boolean, ruleChoice?: number): void {
   const reason = ui.denyReasons.get(callId)?.trim();
   post({
     type: 'approval-decision',
@@ -78,6 +78,7 @@ function decide(callId: string, approved: boolean, allowLikeThis: boolean): void
     approved,
     ...(approved || reason === undefined || reason === '' ? {} : { reason }),
     ...(allowLikeThis ? { allowLikeThis: true } : {}),
+    ...(ruleChoice !== undefined ? { ruleChoice } : {}),
   });
   ui.decided.add(callId);
   list.invalidate(toolKey(callId));
@@ -93,6 +94,30 @@ function answer(callId: string, answered: boolean): void {
   );
   ui.answered.add(callId);
   list.invalidate(toolKey(callId));
+}
+
+/** A restore button: the preview is asked for, and the panel waits for it (issue 13). */
+function openRewind(target: HTMLElement, fork: boolean): void {
+  const checkpointId = target.dataset.checkpointId;
+  if (checkpointId === undefined) return;
+  model.openRewind(checkpointId, fork);
+  post({ type: 'rewind-preview', checkpointId });
+  requestFrame();
+}
+
+/** Copies a code block's text (not its highlighting markup) and says so on the button for a moment. */
+function copyCode(button: HTMLElement): void {
+  const code = button.closest('.code-block')?.querySelector('code')?.textContent ?? '';
+  const say = (label: string): void => {
+    button.textContent = label;
+    setTimeout(() => {
+      button.textContent = 'Copy';
+    }, 1500);
+  };
+  navigator.clipboard.writeText(code).then(
+    () => say('Copied'),
+    () => say('Copy failed: select the text and press Ctrl+C'),
+  );
 }
 
 const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => void>> = {
@@ -119,10 +144,38 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   'jump-to-latest': () => list.scrollToEnd(),
   approve: (_target, callId) => decide(callId, true, false),
   deny: (_target, callId) => decide(callId, false, false),
-  'allow-like-this': (_target, callId) => decide(callId, true, true),
+  'allow-like-this': (target, callId) => {
+    const choice = Number(target.dataset.ruleChoice ?? '0');
+    decide(callId, true, true, Number.isInteger(choice) && choice >= 0 ? choice : 0);
+  },
   'show-diff': (_target, callId) => post({ type: 'show-diff', callId }),
   'question-submit': (_target, callId) => answer(callId, true),
   'question-cancel': (_target, callId) => answer(callId, false),
+  'restore-files': (target) => openRewind(target, false),
+  'restore-fork': (target) => openRewind(target, true),
+  'rewind-undo': (target) => openRewind(target, false),
+  'rewind-cancel': () => {
+    model.closeRewind();
+    requestFrame();
+  },
+  'rewind-open-diff': (target) => {
+    const { checkpointId, path } = target.dataset;
+    if (checkpointId !== undefined && path !== undefined) post({ type: 'rewind-show-diff', checkpointId, path });
+  },
+  'rewind-confirm': (target) => {
+    const rewind = model.rewind;
+    if (rewind === undefined || rewind.checkpointId !== target.dataset.checkpointId) return;
+    // Overwriting files changed outside Zuno is what the button said it would do.
+    post({ type: 'rewind-apply', checkpointId: rewind.checkpointId, force: target.dataset.force === 'true', fork: rewind.fork });
+    model.confirmRewind();
+    requestFrame();
+  },
+  'copy-code': (target) => copyCode(target),
+  'toggle-group': (_target, callId) => {
+    ui.toggleExpanded(groupKey(callId));
+    persist();
+    for (const member of model.transcript.groupMembers(callId)) list.invalidate(toolKey(member.callId));
+  },
   'toggle-details': (_target, callId) => {
     ui.toggleExpanded(callId);
     persist();

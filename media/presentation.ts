@@ -3,7 +3,7 @@
  * (a blocked call reads as NOT RUN, an indeterminate one warns that it may have happened) are
  * unit-tested rather than eyeballed.
  */
-import type { SessionEndItem, ToolItem, ToolState, TranscriptItem } from './transcript';
+import { GROUPED_TOOLS, type CompactionItem, type RewindItem, type SessionEndItem, type ToolItem, type ToolState, type TranscriptItem } from './transcript';
 
 /** Drives the card's colour and border; each outcome has its own so none can pass for another. */
 export type CardTone = 'pending' | 'running' | 'ok' | 'error' | 'blocked' | 'indeterminate' | 'cancelled';
@@ -56,16 +56,41 @@ export function cardStatus(card: ToolItem): CardStatus {
 
 export interface Badge {
   readonly kind: 'effect' | 'replay' | 'concurrency' | 'attempt';
+  /** The declaration in words, e.g. `replay: Safe`. */
   readonly text: string;
+  /** A short glyph drawn instead of the words, so the badges never wrap in a narrow sidebar. */
+  readonly glyph: string;
+  /** What the declaration means, shown on hover. */
+  readonly tooltip: string;
 }
+
+const EFFECT_ICONS: Readonly<Record<string, readonly [string, string]>> = {
+  ReadOnly: ['◎', 'Read-only: changes nothing'],
+  SideEffecting: ['✎', 'Side effects: changes files, runs commands or reaches the network'],
+  Delegating: ['⇄', 'Delegates to another agent, whose calls are checked again'],
+  UserMediated: ['?', 'Asks you directly'],
+};
+const REPLAY_ICONS: Readonly<Record<string, readonly [string, string]>> = {
+  Safe: ['↻', 'Replay: safe to run again after a failure'],
+  Never: ['①', 'Replay: never run again automatically (at most once)'],
+};
+const CONCURRENCY_ICONS: Readonly<Record<string, readonly [string, string]>> = {
+  ParallelSafe: ['∥', 'Runs in parallel with other calls'],
+  Exclusive: ['▮', 'Runs alone: no other call of the turn overlaps it'],
+};
 
 /** The declarations as the call ran with them (T1); absent until the call starts or asks approval. */
 export function badges(card: ToolItem): Badge[] {
   const list: Badge[] = [];
-  if (card.effect !== undefined) list.push({ kind: 'effect', text: card.effect });
-  if (card.replay !== undefined) list.push({ kind: 'replay', text: `replay: ${card.replay}` });
-  if (card.concurrency !== undefined) list.push({ kind: 'concurrency', text: card.concurrency });
-  if (card.attempt > 1) list.push({ kind: 'attempt', text: `attempt ${card.attempt}` });
+  const add = (kind: Badge['kind'], table: Readonly<Record<string, readonly [string, string]>>, value: string | undefined, text: string): void => {
+    if (value === undefined) return;
+    const [glyph, tooltip] = table[value] ?? ['•', value];
+    list.push({ kind, text, glyph, tooltip: `${tooltip} (${value})` });
+  };
+  add('effect', EFFECT_ICONS, card.effect, card.effect ?? '');
+  add('replay', REPLAY_ICONS, card.replay, `replay: ${card.replay ?? ''}`);
+  add('concurrency', CONCURRENCY_ICONS, card.concurrency, card.concurrency ?? '');
+  if (card.attempt > 1) list.push({ kind: 'attempt', text: `attempt ${card.attempt}`, glyph: `×${card.attempt}`, tooltip: `Attempt ${card.attempt}` });
   return list;
 }
 
@@ -138,6 +163,18 @@ export function sessionEndLabel(item: SessionEndItem): string {
   return item.message === undefined || item.message === '' ? base[item.reason] : `${base[item.reason]}: ${item.message}`;
 }
 
+const COMPACTION_REASONS: Record<CompactionItem['reason'], string> = {
+  threshold: 'the context was filling up',
+  overflow: 'the model server refused the request as too long',
+  manual: 'asked for',
+};
+
+/** The divider where the context was compacted: why, how much, and what the handoff kept. Earlier messages stay shown. */
+export function compactionLabel(item: CompactionItem): string {
+  const kept = item.kept.length > 0 ? ` The model now gets a handoff with: ${item.kept.join(', ')}.` : '';
+  return `Context compacted (${COMPACTION_REASONS[item.reason]}): about ${item.tokensBefore.toLocaleString('en-US')} → ${item.tokensAfter.toLocaleString('en-US')} tokens. Messages above are no longer sent to the model.${kept}`;
+}
+
 /**
  * A first guess at an item's height in pixels, used until it has been drawn and measured. Good
  * guesses keep the scrollbar steady in a long session; they never need to be exact.
@@ -148,18 +185,32 @@ export function estimateHeight(item: TranscriptItem): number {
     case 'assistant':
       return 28 + 20 * Math.ceil(Math.max(item.text.length, 1) / 70);
     case 'tool':
-      return item.state === 'awaiting-approval' ? 180 : 76;
+      if (item.state === 'awaiting-approval') return 180;
+      // Read-only calls are one-line rows, and most members of a group are not drawn at all.
+      return GROUPED_TOOLS.has(item.tool) ? 24 : 76;
     case 'notice':
       return item.title === undefined ? 36 : 56;
+    case 'compaction':
+      return 44;
     case 'session-end':
       return 32;
+    case 'rewind':
+      return 76;
   }
+}
+
+/** What a restore did, in plain words: it put files back, nothing outside the workspace (issue 13). */
+export function rewindSummary(item: RewindItem): string {
+  const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const before = item.messageText === undefined ? `checkpoint ${item.checkpointId}` : `before “${clip(oneLine(item.messageText), 60)}”`;
+  const changed = [`${count(item.restored.length, 'file')} put back`, ...(item.removed.length > 0 ? [`${count(item.removed.length, 'added file')} removed`] : [])].join(', ');
+  return `Files restored to ${before}: ${changed}. Only files in the workspace were restored; effects outside it (a pushed commit, a sent request, a database row) are not undone.`;
 }
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-function clip(text: string, maxLength: number): string {
+export function clip(text: string, maxLength: number): string {
   return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
 }

@@ -4,11 +4,15 @@
  * `data-action`; one delegated listener (media/main.ts) handles them all, so re-drawn rows need no
  * re-wiring. The `data-testid` and `data-*` attributes are the contract the e2e tests select on.
  */
+import { approvedText } from './approval-format';
+import { renderApprovalDetails, renderApprovalPreview, renderRuleChoices } from './approval-view';
 import { actionButton, element } from './dom';
 import { renderMarkdown } from './markdown';
+import { exitLabel, groupLabel, groupState, lastLines, mistakeText, rowKind } from './rows';
 import {
   badges,
   cardStatus,
+  compactionLabel,
   describeOrigin,
   formatArguments,
   formatDuration,
@@ -16,6 +20,7 @@ import {
   sessionEndLabel,
   summarizeArguments,
 } from './presentation';
+import { rewindRecord, rolledBackNote, userRestore } from './rewind-view';
 import type { AssistantItem, NoticeItem, ToolItem, TranscriptItem } from './transcript';
 import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
@@ -37,14 +42,25 @@ export class ItemRenderer {
 
   render(item: TranscriptItem): HTMLElement {
     switch (item.kind) {
-      case 'user':
-        return message('user', 'You', element('div', { className: 'message-body plain', text: item.text }));
+      case 'user': {
+        const node = message('user', 'You', element('div', { className: 'message-body plain', text: item.text }));
+        node.append(...userRestore(item, this.model.rewind));
+        return node;
+      }
+      case 'rewind':
+        return rewindRecord(item, this.model.rewind);
       case 'assistant':
         return this.assistant(item);
       case 'tool':
         return this.toolCard(item);
       case 'notice':
         return notice(item);
+      case 'compaction':
+        return element('div', {
+          className: 'compaction-divider',
+          text: compactionLabel(item),
+          attributes: { 'data-testid': 'compaction', 'data-reason': item.reason, role: 'separator' },
+        });
       case 'session-end':
         return element('div', {
           className: `session-end reason-${item.reason}`,
@@ -75,16 +91,83 @@ export class ItemRenderer {
   }
 
   private toolCard(card: ToolItem): HTMLElement {
+    const waiting = this.model.approvals.has(card.callId) || this.model.questions.has(card.callId);
+    switch (rowKind(card, waiting)) {
+      case 'mistake':
+        return this.mistakeRow(card);
+      case 'compact':
+        return this.compactRow(card);
+      case 'card':
+        return this.fullCard(card);
+    }
+  }
+
+  /** Whether a group's members are listed one by one (the group itself is one row otherwise). */
+  private groupOpen(leaderCallId: string): boolean {
+    return this.ui.expanded.has(groupKey(leaderCallId));
+  }
+
+  /**
+   * One line for a read-only call. The first call of a group draws the group's line above its own
+   * ("Read 4 files"); the others draw nothing while the group is closed.
+   */
+  private compactRow(card: ToolItem): HTMLElement {
+    const leader = card.groupLeader;
+    if (leader !== undefined && !this.groupOpen(leader)) {
+      return element('div', { className: 'row-grouped', attributes: { 'data-testid': 'grouped-call', 'data-call-id': card.callId, 'data-group': leader } });
+    }
     const status = cardStatus(card);
-    const attributes: Record<string, string> = {
-      'data-testid': 'tool-card',
-      'data-tool': card.tool,
-      'data-call-id': card.callId,
-      'data-state': card.state,
-      'data-outcome': card.outcome ?? '',
-      'data-category': card.category ?? '',
-    };
-    if (card.parentCallId !== undefined) attributes['data-parent-call-id'] = card.parentCallId;
+    const row = element(
+      'div',
+      {
+        className: `tool-row tone-${status.tone}`,
+        attributes: { ...cardAttributes(card), 'data-row': 'compact', 'aria-label': `${card.tool || 'tool'} call: ${status.label}` },
+      },
+      element('span', { className: 'row-icon', text: rowGlyph(status.tone), attributes: { title: status.label, 'aria-hidden': 'true' } }),
+      element('span', { className: 'tool-name', text: card.tool || 'tool' }),
+      element('span', { className: 'row-subject', text: card.subject ?? summarizeArguments(card.argumentsText, 120) }),
+      // Always present for assistive tech and tests; drawn only when it says more than the icon.
+      element('span', { className: `tool-status${card.outcome === 'ok' ? ' quiet' : ''}`, text: status.label, attributes: { 'data-testid': 'tool-status' } }),
+      badgeList(card),
+      ...this.details(card),
+    );
+    if (card.groupSize <= 1 || leader !== undefined) return row;
+    const members = this.model.transcript.groupMembers(card.callId);
+    const open = this.groupOpen(card.callId);
+    const state = groupState(members);
+    const header = element(
+      'div',
+      { className: 'tool-group', attributes: { 'data-testid': 'tool-group', 'data-tool': card.tool, 'data-count': String(members.length) } },
+      actionButton(`${open ? '▾' : '▸'} ${groupLabel(card.tool, members.length)}`, 'toggle-group', {
+        'data-call-id': card.callId,
+        'data-testid': 'toggle-group',
+        'data-focus-key': 'toggle-group',
+        'aria-expanded': String(open),
+      }, 'link-button group-toggle'),
+      state === '' ? undefined : element('span', { className: 'group-state', text: state }),
+      open ? undefined : element('span', { className: 'row-subject', text: members.map((member) => member.subject ?? summarizeArguments(member.argumentsText, 60)).join(', ') }),
+    );
+    return open ? element('div', { className: 'tool-group-box' }, header, row) : header;
+  }
+
+  /** The model's own mistake: muted, one line, the reason only under its toggle. */
+  private mistakeRow(card: ToolItem): HTMLElement {
+    const open = this.ui.expanded.has(card.callId);
+    return element(
+      'div',
+      {
+        className: 'tool-row mistake-row',
+        attributes: { 'data-testid': 'mistake-row', 'data-tool': card.tool, 'data-call-id': card.callId, 'data-outcome': 'blocked', 'data-category': card.category ?? '' },
+      },
+      element('span', { className: 'row-text', text: mistakeText(card) }),
+      actionButton(open ? 'Hide' : 'Why', 'toggle-details', { 'data-call-id': card.callId, 'data-testid': 'toggle-details', 'aria-expanded': String(open) }, 'link-button'),
+      open ? element('pre', { className: 'mistake-details', text: card.blockedReason ?? '', attributes: { 'data-testid': 'tool-details' } }) : undefined,
+    );
+  }
+
+  private fullCard(card: ToolItem): HTMLElement {
+    const status = cardStatus(card);
+    const attributes = cardAttributes(card);
     const node = element('section', {
       className: `tool-card tone-${status.tone}${card.parentCallId === undefined ? '' : ' is-child'}`,
       attributes: { ...attributes, 'aria-label': `${card.tool || 'tool'} call: ${status.label}` },
@@ -94,9 +177,7 @@ export class ItemRenderer {
       'div',
       { className: 'tool-header' },
       element('span', { className: 'tool-name', text: card.tool || 'tool' }),
-      element('span', { className: 'badges' }, ...badges(card).map((badge) =>
-        element('span', { className: `badge badge-${badge.kind}`, text: badge.text, attributes: { 'data-testid': `badge-${badge.kind}` } }),
-      )),
+      badgeList(card),
       element('span', { className: 'tool-status', text: status.label, attributes: { 'data-testid': 'tool-status' } }),
       // A call that never ran (blocked, or settled before its start) has no run time worth showing.
       card.durationMs === undefined || card.outcome === 'blocked' || !card.started
@@ -109,22 +190,39 @@ export class ItemRenderer {
     const origin = describeOrigin(card, parent?.tool);
     if (origin !== undefined) node.append(element('div', { className: 'tool-origin', text: origin, attributes: { 'data-testid': 'tool-origin' } }));
 
-    const summary = card.subject ?? summarizeArguments(card.argumentsText);
+    const approval = this.model.approvals.get(card.callId);
+    // A pending approval draws the call readably itself; the one-line summary would only repeat it rawly.
+    const summary = approval?.preview !== undefined ? '' : (card.subject ?? summarizeArguments(card.argumentsText));
     if (summary !== '') node.append(element('div', { className: 'tool-args', text: summary, attributes: { 'data-testid': 'tool-args' } }));
 
     if (status.explanation !== undefined) {
       node.append(element('div', { className: 'tool-explanation', text: status.explanation, attributes: { 'data-testid': 'outcome-explanation' } }));
     }
+    const exit = exitLabel(card);
+    if (exit !== undefined) {
+      // A command's result at a glance: its exit code and how its output ended.
+      const tail = lastLines(card.output);
+      node.append(
+        element(
+          'div',
+          { className: `shell-result${card.exitCode === 0 ? '' : ' failed'}`, attributes: { 'data-testid': 'shell-result' } },
+          element('span', { className: 'exit-code', text: exit, attributes: { 'data-testid': 'exit-code' } }),
+          tail.length === 0 ? undefined : element('pre', { className: 'shell-tail', text: tail.join('\n'), attributes: { 'data-testid': 'shell-tail' } }),
+        ),
+      );
+    }
     if (card.decision !== undefined && card.outcome !== 'blocked') {
-      const text = card.decision.approved ? 'Approved.' : `Denied${card.decision.reason ? `: ${card.decision.reason}` : '.'}`;
+      const text = card.decision.approved ? approvedText(card.decision.addedRule) : `Denied${card.decision.reason ? `: ${card.decision.reason}` : '.'}`;
       node.append(element('div', { className: 'tool-decision', text }));
     }
 
-    const approval = this.model.approvals.get(card.callId);
     if (approval !== undefined) node.append(this.approval(approval));
     const question = this.model.questions.get(card.callId);
     if (question !== undefined) node.append(this.question(question));
 
+    const restoredTo = card.rolledBackTo === undefined ? undefined : this.model.transcript.checkpointItem(card.rolledBackTo);
+    const rolledBack = rolledBackNote(card, restoredTo?.kind === 'user' ? restoredTo.text : undefined);
+    if (rolledBack !== undefined) node.append(rolledBack);
     node.append(...this.details(card));
     return node;
   }
@@ -159,34 +257,21 @@ export class ItemRenderer {
       approval.canShowDiff
         ? actionButton('Show diff', 'show-diff', { ...callAttributes, 'data-testid': 'show-diff', 'data-focus-key': 'show-diff' }, 'button secondary')
         : undefined,
-      disabled(
-        actionButton(
-          'Allow like this (adds a rule to settings)',
-          'allow-like-this',
-          {
-            ...callAttributes,
-            'data-testid': 'allow-like-this',
-            'data-focus-key': 'allow-like-this',
-            title: 'Approves this call and writes a permission rule into zuno.permission.rules, where you can see and remove it.',
-          },
-          'button secondary',
-        ),
-      ),
     );
 
     return element(
       'div',
       { className: 'approval', attributes: { 'data-testid': 'approval', ...callAttributes } },
       element('div', { className: 'approval-title', text: sent ? 'Decision sent…' : 'Approval needed' }),
-      element('div', { className: 'approval-reason', text: approval.reason }),
-      approval.argumentsPreview === ''
-        ? undefined
-        : element('pre', { className: 'approval-preview', text: approval.argumentsPreview, attributes: { 'data-testid': 'approval-preview' } }),
-      approval.paths === undefined || approval.paths.length === 0
+      element('div', { className: 'approval-reason', text: approval.plainReason ?? approval.reason, attributes: { 'data-testid': 'approval-reason' } }),
+      approval.preview === undefined ? undefined : renderApprovalPreview(approval.preview, approval.callId),
+      approval.preview !== undefined || approval.paths === undefined || approval.paths.length === 0
         ? undefined
         : element('ul', { className: 'approval-paths' }, ...approval.paths.map((path) => element('li', { text: path }))),
+      renderApprovalDetails(approval),
       reasonInput,
       actions,
+      renderRuleChoices(approval, sent),
     );
   }
 
@@ -279,6 +364,47 @@ export class ItemRenderer {
     }
     return [toggle, panel];
   }
+}
+
+/** What the e2e tests select a call's row on, the same for a full card and a compact row. */
+function cardAttributes(card: ToolItem): Record<string, string> {
+  return {
+    'data-testid': 'tool-card',
+    'data-tool': card.tool,
+    'data-call-id': card.callId,
+    'data-state': card.state,
+    'data-outcome': card.outcome ?? '',
+    'data-category': card.category ?? '',
+    ...(card.parentCallId !== undefined ? { 'data-parent-call-id': card.parentCallId } : {}),
+  };
+}
+
+/**
+ * The declarations as small glyphs with the words in a tooltip (issue 14 item 5). The words stay
+ * the element's text, visually hidden, so screen readers and the e2e tests read them; the glyph
+ * is drawn from `data-glyph` by chat.css.
+ */
+function badgeList(card: ToolItem): HTMLElement {
+  return element(
+    'span',
+    { className: 'badges' },
+    ...badges(card).map((badge) =>
+      element(
+        'span',
+        { className: `badge badge-${badge.kind}`, attributes: { 'data-testid': `badge-${badge.kind}`, 'data-glyph': badge.glyph, title: badge.tooltip } },
+        element('span', { className: 'visually-hidden', text: badge.text }),
+      ),
+    ),
+  );
+}
+
+/** The key under which an open group is remembered in `UiState.expanded`. */
+export const groupKey = (leaderCallId: string): string => `group:${leaderCallId}`;
+
+const ROW_GLYPHS: Readonly<Record<string, string>> = { ok: '✓', error: '✗', running: '…', pending: '…', blocked: '⊘', indeterminate: '?', cancelled: '–' };
+
+function rowGlyph(tone: string): string {
+  return ROW_GLYPHS[tone] ?? '•';
 }
 
 function message(role: 'user' | 'assistant', author: string, body: HTMLElement): HTMLElement {

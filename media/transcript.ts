@@ -8,6 +8,7 @@
  * (an immutable reducer) would make a snapshot replay quadratic.
  */
 import type { Concurrency, Effect, Replay } from '../src/core/declarations';
+import type { PermissionRule } from '../src/core/config';
 import type { ZunoEvent } from '../src/core/events';
 import type { BlockedCategory, OutcomeKind } from '../src/core/outcome';
 import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
@@ -30,6 +31,8 @@ interface ItemBase {
 export interface UserItem extends ItemBase {
   readonly kind: 'user';
   readonly text: string;
+  /** The checkpoint taken before this message's first change (issue 13): files can be restored to it. */
+  checkpointId?: string;
 }
 
 export interface AssistantItem extends ItemBase {
@@ -66,7 +69,7 @@ export interface ToolItem extends ItemBase {
   /** Why the call was blocked (from `dispatch-blocked`). */
   blockedReason?: string;
   /** The user's decision on an approval, once made. */
-  decision?: { readonly approved: boolean; readonly reason?: string };
+  decision?: { readonly approved: boolean; readonly reason?: string; readonly addedRule?: PermissionRule };
   /** The tail of the live output, at most OUTPUT_KEEP_CHARS. */
   output: string;
   /** How many characters of output were dropped from the front to respect the cap. */
@@ -76,7 +79,20 @@ export interface ToolItem extends ItemBase {
   durationMs?: number;
   /** The runtime truncated the result to its output cap (SPEC O1). */
   truncated: boolean;
+  /** A restore put the workspace's files back to this checkpoint, undoing what this call changed (issue 13). */
+  rolledBackTo?: string;
+  /** The exit code of a command that ran to its end. */
+  exitCode?: number;
+  /**
+   * Consecutive calls of one read-only tool form a group drawn as one row ("Read 4 files",
+   * issue 14 item 5): each member names the group's first call, which counts the members.
+   */
+  groupLeader?: string;
+  groupSize: number;
 }
+
+/** Read-only tools whose consecutive calls are grouped; by name, so the group forms before any start event. */
+export const GROUPED_TOOLS: ReadonlySet<string> = new Set(['read', 'grep', 'glob', 'list']);
 
 export interface NoticeItem extends ItemBase {
   readonly kind: 'notice';
@@ -91,7 +107,29 @@ export interface SessionEndItem extends ItemBase {
   readonly message?: string;
 }
 
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem;
+/** Files were restored to a checkpoint (issue 13); the restore can itself be undone. */
+export interface RewindItem extends ItemBase {
+  readonly kind: 'rewind';
+  readonly checkpointId: string;
+  /** The message the files were restored to before, when the checkpoint was taken for one. */
+  readonly messageText?: string;
+  readonly restored: readonly string[];
+  readonly removed: readonly string[];
+  /** Restoring to it undoes this restore. */
+  readonly undoCheckpointId: string;
+  readonly forkedSessionId?: string;
+}
+
+/** Where the context was compacted (issue 10 item 2): what comes before is no longer sent, but stays shown. */
+export interface CompactionItem extends ItemBase {
+  readonly kind: 'compaction';
+  readonly reason: 'threshold' | 'overflow' | 'manual';
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly kept: readonly string[];
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem | RewindItem | CompactionItem;
 
 /** The key of a call's card; stable across reloads because call ids are persisted. */
 export const toolKey = (callId: string): string => `call:${callId}`;
@@ -164,7 +202,11 @@ export class Transcript {
       }
       case 'approval-resolved': {
         const card = this.ensureCard(event.call_id, event.tool);
-        card.decision = event.reason === undefined ? { approved: event.approved } : { approved: event.approved, reason: event.reason };
+        card.decision = {
+          approved: event.approved,
+          ...(event.reason !== undefined ? { reason: event.reason } : {}),
+          ...(event.added_rule !== undefined ? { addedRule: event.added_rule } : {}),
+        };
         // A denial is followed by `dispatch-blocked`; until then the card just shows the decision.
         if (card.state === 'awaiting-approval' && event.approved) card.state = 'approved';
         this.touch(card);
@@ -187,6 +229,7 @@ export class Transcript {
         if (event.category !== undefined) card.category = event.category;
         card.durationMs = event.duration_ms;
         card.truncated = event.truncated;
+        if (event.exit_code !== undefined) card.exitCode = event.exit_code;
         this.touch(card);
         return;
       }
@@ -203,6 +246,29 @@ export class Transcript {
         return;
       case 'notice':
         this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: event.level, text: event.text });
+        return;
+      case 'checkpoint-created': {
+        // Taken during the turn of the last user message, before its first change.
+        const message = event.message_index === undefined ? undefined : this.lastUser();
+        if (message === undefined) return;
+        message.checkpointId = event.checkpoint_id;
+        this.touch(message);
+        return;
+      }
+      case 'rewind':
+        this.applyRewind(event);
+        return;
+      case 'context-compacted':
+        this.closeAssistant();
+        this.push<CompactionItem>({
+          kind: 'compaction',
+          key: this.nextKey(),
+          version: 0,
+          reason: event.reason,
+          tokensBefore: event.tokens_before,
+          tokensAfter: event.tokens_after,
+          kept: event.kept,
+        });
         return;
       case 'session-finished':
         this.closeAssistant();
@@ -250,10 +316,64 @@ export class Transcript {
     this.touch(card);
   }
 
+  /** The item a restore to `checkpointId` starts from: a user message, or a restore (whose undo it is). */
+  checkpointItem(checkpointId: string): UserItem | RewindItem | undefined {
+    return this.list.find((item): item is UserItem | RewindItem => (item.kind === 'user' && item.checkpointId === checkpointId) || (item.kind === 'rewind' && item.undoCheckpointId === checkpointId));
+  }
+
+  /** Marks the item of a checkpoint changed (its preview opened or closed). */
+  touchCheckpoint(checkpointId: string): void {
+    const item = this.checkpointItem(checkpointId);
+    if (item !== undefined) this.touch(item);
+  }
+
   /** Marks a card changed without changing its data (its approval form went away). */
   touchCall(callId: string): void {
     const card = this.card(callId);
     if (card !== undefined) this.touch(card);
+  }
+
+  private lastUser(): UserItem | undefined {
+    for (let index = this.list.length - 1; index >= 0; index--) {
+      const item = this.list[index];
+      if (item?.kind === 'user') return item;
+    }
+    return undefined;
+  }
+
+  /**
+   * The cards whose changes a restore undid say so: every call that changed something after the
+   * message restored to. Undoing a restore brings their changes back, so their marks go.
+   */
+  private applyRewind(event: Extract<ZunoEvent, { type: 'rewind' }>): void {
+    const from = this.checkpointItem(event.checkpoint_id);
+    const start = from === undefined ? -1 : this.list.indexOf(from);
+    if (from?.kind === 'rewind') {
+      for (const item of this.list) {
+        if (item.kind === 'tool' && item.rolledBackTo === from.checkpointId) {
+          delete item.rolledBackTo;
+          this.touch(item);
+        }
+      }
+    } else if (start !== -1) {
+      for (const item of this.list.slice(start)) {
+        if (item.kind === 'tool' && item.started && item.effect === 'SideEffecting' && item.rolledBackTo === undefined) {
+          item.rolledBackTo = event.checkpoint_id;
+          this.touch(item);
+        }
+      }
+    }
+    this.push<RewindItem>({
+      kind: 'rewind',
+      key: this.nextKey(),
+      version: 0,
+      checkpointId: event.checkpoint_id,
+      ...(from?.kind === 'user' ? { messageText: from.text } : {}),
+      restored: event.restored,
+      removed: event.removed,
+      undoCheckpointId: event.undo_checkpoint_id,
+      ...(event.forked_session_id !== undefined ? { forkedSessionId: event.forked_session_id } : {}),
+    });
   }
 
   private appendDelta(text: string): void {
@@ -311,7 +431,7 @@ export class Transcript {
       if (tool !== undefined && existing.tool === '') existing.tool = tool;
       return existing;
     }
-    return this.push<ToolItem>({
+    const card = this.push<ToolItem>({
       kind: 'tool',
       key: toolKey(callId),
       version: 0,
@@ -325,7 +445,10 @@ export class Transcript {
       droppedOutputChars: 0,
       outputLines: 0,
       truncated: false,
+      groupSize: 1,
     });
+    this.joinGroup(card);
+    return card;
   }
 
   /** Adds an item at the end; tool cards are also indexed by call id for the events that follow. */
@@ -341,6 +464,35 @@ export class Transcript {
 
   private touch(item: TranscriptItem): void {
     item.version += 1;
+    // The group's row shows every member's state, so a member's change redraws it.
+    if (item.kind === 'tool' && item.groupLeader !== undefined) {
+      const leader = this.cards.get(item.groupLeader);
+      if (leader !== undefined) leader.version += 1;
+    }
+  }
+
+  /** Joins a new card to the group of the card right above it when both are calls of one grouped tool. */
+  private joinGroup(card: ToolItem): void {
+    if (!GROUPED_TOOLS.has(card.tool)) return;
+    const above = this.list[this.list.length - 2];
+    if (above?.kind !== 'tool' || above.tool !== card.tool || above.parentCallId !== card.parentCallId) return;
+    const leader = this.cards.get(above.groupLeader ?? above.callId);
+    if (leader === undefined) return;
+    leader.groupSize += 1;
+    card.groupLeader = leader.callId;
+  }
+
+  /** The calls of a group, leader first, in the order they were made. */
+  groupMembers(leaderCallId: string): ToolItem[] {
+    const leader = this.cards.get(leaderCallId);
+    if (leader === undefined) return [];
+    const members = [leader];
+    const start = this.list.indexOf(leader);
+    for (let index = start + 1; index < this.list.length && members.length < leader.groupSize; index += 1) {
+      const item = this.list[index];
+      if (item?.kind === 'tool' && item.groupLeader === leaderCallId) members.push(item);
+    }
+    return members;
   }
 }
 

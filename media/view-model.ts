@@ -3,14 +3,25 @@
  * The host sends a snapshot once per (re)load and then single events, so this model never
  * receives the whole transcript per token. DOM-free, unit-tested in node.
  */
-import type { PendingApproval, PendingQuestion, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import type { PendingApproval, PendingQuestion, RewindPreviewView, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import { ContextMeter } from './meter';
 import { Transcript } from './transcript';
+
+export interface RewindState {
+  readonly checkpointId: string;
+  /** "Restore and fork the conversation from here": the chat continues in a new session. */
+  readonly fork: boolean;
+  /** Waiting for the preview, or for the restore itself. */
+  readonly busy: boolean;
+  readonly preview?: RewindPreviewView;
+}
 
 /** What the view shows before the host's first snapshot arrives. */
 const INITIAL_STATUS: ViewStatus = { permissionMode: 'strict', modelLabel: '', running: false };
 
 export class ViewModel {
   transcript = new Transcript();
+  meter = new ContextMeter();
   sessionId: string | undefined;
   readonly approvals = new Map<string, PendingApproval>();
   readonly questions = new Map<string, PendingQuestion>();
@@ -22,12 +33,18 @@ export class ViewModel {
   generation = 0;
   /** Goes up when the header, status, history or error banner change. */
   chromeVersion = 0;
+  /** The restore the user opened (issue 13): one at a time, drawn under the item of its checkpoint. */
+  rewind: RewindState | undefined;
 
   receive(message: ToWebview): void {
     switch (message.type) {
       case 'snapshot':
         this.transcript = new Transcript();
-        for (const event of message.events) this.transcript.apply(event);
+        this.meter = new ContextMeter();
+        for (const event of message.events) {
+          this.transcript.apply(event);
+          this.meter.apply(event);
+        }
         this.sessionId = message.sessionId;
         this.approvals.clear();
         this.questions.clear();
@@ -35,11 +52,13 @@ export class ViewModel {
         for (const question of message.questions) this.addQuestion(question);
         this.status = message.status;
         this.error = undefined;
+        this.rewind = undefined;
         this.generation += 1;
         this.chromeVersion += 1;
         return;
       case 'event':
         this.transcript.apply(message.event);
+        if (this.meter.apply(message.event)) this.chromeVersion += 1;
         return;
       case 'approval':
         this.addApproval(message.approval);
@@ -67,7 +86,37 @@ export class ViewModel {
         this.error = message.text;
         this.chromeVersion += 1;
         return;
+      case 'rewind-preview':
+        // A preview nobody asked for any more (closed meanwhile) is dropped.
+        if (this.rewind?.checkpointId !== message.preview.checkpointId) return;
+        this.rewind = { ...this.rewind, preview: message.preview, busy: false };
+        this.transcript.touchCheckpoint(message.preview.checkpointId);
+        return;
+      case 'rewind-closed':
+        if (this.rewind?.checkpointId === message.checkpointId) this.closeRewind();
+        return;
     }
+  }
+
+  /** The user clicked a restore button: the preview is asked for, and drawn once it arrives. */
+  openRewind(checkpointId: string, fork: boolean): void {
+    const previous = this.rewind?.checkpointId;
+    this.rewind = { checkpointId, fork, busy: true };
+    if (previous !== undefined && previous !== checkpointId) this.transcript.touchCheckpoint(previous);
+    this.transcript.touchCheckpoint(checkpointId);
+  }
+
+  /** The user confirmed; the panel waits for the restore's outcome. */
+  confirmRewind(): void {
+    if (this.rewind === undefined) return;
+    this.rewind = { ...this.rewind, busy: true };
+    this.transcript.touchCheckpoint(this.rewind.checkpointId);
+  }
+
+  closeRewind(): void {
+    const open = this.rewind;
+    this.rewind = undefined;
+    if (open !== undefined) this.transcript.touchCheckpoint(open.checkpointId);
   }
 
   dismissError(): void {

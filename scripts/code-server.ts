@@ -31,7 +31,8 @@ export interface SystemPackage {
   readonly why: string;
 }
 
-const onPath = (command: string): boolean =>
+/** Whether an executable of that name is in one of PATH's folders. */
+export const onPath = (command: string): boolean =>
   (process.env.PATH ?? '').split(':').some((folder) => folder !== '' && existsSync(join(folder, command)));
 
 /**

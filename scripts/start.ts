@@ -12,8 +12,9 @@
 import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cacheRoot, ensureCodeServer, freePort, installExtension, repoRoot, startCodeServer, writeUserSettings } from './code-server';
+import { cacheRoot, ensureCodeServer, freePort, installExtension, missingSystemPackages, repoRoot, startCodeServer, writeUserSettings } from './code-server';
 import { describeSizes, packageExtension } from './package';
+import { currentEnvironment, EXIT_NEEDS_SETUP, planSystemSetup, runSetupCommands } from './system-setup';
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:11434/v1';
 const DEFAULT_PORT = 8080;
@@ -43,6 +44,16 @@ async function main(): Promise<void> {
   } else {
     workspace = join(home, 'workspace');
     if (!existsSync(workspace)) cpSync(join(repoRoot, 'samples', 'workspace'), workspace, { recursive: true });
+  }
+
+  const setup = planSystemSetup(currentEnvironment(missingSystemPackages({ browser: false })));
+  if (setup.kind === 'instruct') {
+    console.error(setup.message);
+    process.exit(EXIT_NEEDS_SETUP);
+  }
+  if (setup.kind === 'install') {
+    console.log('[0/4] Installing the missing system packages...');
+    runSetupCommands(setup.commands, (line) => console.log(`      ${line}`));
   }
 
   console.log('[1/4] Building and packaging the extension...');

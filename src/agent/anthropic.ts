@@ -3,7 +3,8 @@
  * their results go back as `tool_result` blocks in the next user turn, in call order.
  */
 import { z } from 'zod';
-import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
+import type { ReasoningEffort } from '../core/config';
+import type { ThinkingBlock, TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 import {
   connectionError,
   DEFAULT_IDLE_TIMEOUT_MS,
@@ -14,6 +15,7 @@ import {
   ProviderError,
   listServerModels,
   postForStream,
+  saysContextOverflow,
   withIdleTimeout,
   withRetries,
   type HttpProviderOptions,
@@ -32,10 +34,23 @@ export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 /** The API requires a bound; 8192 is what every current Claude model accepts. */
 const MAX_OUTPUT_TOKENS = 8192;
 
-type ContentBlock =
+/** Extended-thinking budgets for model.reasoning_effort (the API's minimum is 1024). */
+const THINKING_BUDGETS: Readonly<Record<ReasoningEffort, number>> = { low: 2048, medium: 8192, high: 24_576 };
+
+/** `max_tokens` and `thinking` for the configured limit and effort: the budget must stay below `max_tokens`, with room for the answer. */
+export function outputSettings(maxOutputTokens: number | undefined, effort: ReasoningEffort | undefined): { max_tokens: number; thinking?: { type: 'enabled'; budget_tokens: number } } {
+  const limit = maxOutputTokens ?? MAX_OUTPUT_TOKENS;
+  if (effort === undefined) return { max_tokens: limit };
+  const budget = THINKING_BUDGETS[effort];
+  return { max_tokens: Math.max(limit, budget + 4096), thinking: { type: 'enabled', budget_tokens: budget } };
+}
+
+type ContentBlock = (
+  | ThinkingBlock
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string };
+  | { type: 'tool_result'; tool_use_id: string; content: string }
+) & { cache_control?: typeof EPHEMERAL };
 
 interface AnthropicMessage {
   role: 'user' | 'assistant';
@@ -76,6 +91,8 @@ export function toAnthropicRequest(system: string, messages: readonly Transcript
         break;
       case 'assistant':
         push('assistant', [
+          // Unchanged, signatures included, and first: the API verifies them on tool-result turns.
+          ...(message.thinking ?? []).map((block): ContentBlock => ({ ...block })),
           ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
           ...(message.toolCalls ?? []).map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: inputObject(call.arguments) })),
         ]);
@@ -88,8 +105,31 @@ export function toAnthropicRequest(system: string, messages: readonly Transcript
   return { system: systemParts.join('\n\n'), messages: wire };
 }
 
-export function toAnthropicTools(tools: readonly ToolDefinition[]): unknown[] {
+export function toAnthropicTools(tools: readonly ToolDefinition[]): Record<string, unknown>[] {
   return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: jsonSchemaForModel(tool.inputSchema) }));
+}
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/**
+ * Prompt caching (issue 10 item 5): the API caches the prefix up to each block marked with
+ * `cache_control`, and allows four marks. The system prompt and the tools take two (they change
+ * only between runs); the last two user turns take the others, so each step reads what the
+ * step before wrote and a long session pays for its prefix once. Thinking blocks cannot be
+ * marked, and are never last in a user turn anyway.
+ */
+export function withMessageBreakpoints(messages: readonly AnthropicMessage[]): AnthropicMessage[] {
+  const marked = new Set<number>();
+  for (let index = messages.length - 1; index >= 0 && marked.size < 2; index--) {
+    if (messages[index]?.role === 'user') marked.add(index);
+  }
+  return messages.map((message, index) => {
+    if (!marked.has(index)) return message;
+    const blocks = [...message.content];
+    const last = blocks.at(-1);
+    if (last) blocks[blocks.length - 1] = { ...last, cache_control: EPHEMERAL };
+    return { ...message, content: blocks };
+  });
 }
 
 const count = z.number().int().nonnegative().nullish().catch(undefined);
@@ -105,12 +145,26 @@ const streamEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('content_block_start'),
     index: z.number().int(),
-    content_block: z.object({ type: z.string(), text: z.string().optional(), id: z.string().optional(), name: z.string().optional() }),
+    content_block: z.object({
+      type: z.string(),
+      text: z.string().optional(),
+      id: z.string().optional(),
+      name: z.string().optional(),
+      thinking: z.string().optional(),
+      signature: z.string().optional(),
+      data: z.string().optional(),
+    }),
   }),
   z.object({
     type: z.literal('content_block_delta'),
     index: z.number().int(),
-    delta: z.object({ type: z.string(), text: z.string().optional(), partial_json: z.string().optional() }),
+    delta: z.object({
+      type: z.string(),
+      text: z.string().optional(),
+      partial_json: z.string().optional(),
+      thinking: z.string().optional(),
+      signature: z.string().optional(),
+    }),
   }),
   z.object({ type: z.literal('content_block_stop'), index: z.number().int() }),
   // Its usage is cumulative: it restates (or first states) the counts of message_start.
@@ -182,13 +236,14 @@ export class AnthropicProvider implements ModelProvider {
   private async attempt(request: ModelRequest, signal: AbortSignal, alive: () => void, onDelta: (text: string) => void): Promise<ModelResponse> {
     const { baseUrl, model } = this.options;
     const { system, messages } = toAnthropicRequest(request.system, request.messages);
+    const tools = toAnthropicTools(request.tools);
     const body = {
       model,
-      max_tokens: MAX_OUTPUT_TOKENS,
+      ...outputSettings(this.options.maxOutputTokens, this.options.reasoningEffort),
       stream: true,
-      messages,
-      ...(system ? { system } : {}),
-      ...(request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
+      messages: withMessageBreakpoints(messages),
+      ...(system ? { system: [{ type: 'text', text: system, cache_control: EPHEMERAL }] } : {}),
+      ...(tools.length > 0 ? { tools: tools.map((tool, index) => (index === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)) } : {}),
     };
     const response = await postForStream(
       this.fetch,
@@ -203,6 +258,7 @@ export class AnthropicProvider implements ModelProvider {
     let stopped = false;
     let usage: AnthropicUsage | undefined;
     const toolUses = new Map<number, ToolUseBlock>();
+    const thinking = new Map<number, { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string }>();
     try {
       for await (const event of readServerSentEvents(response.body)) {
         alive();
@@ -220,6 +276,16 @@ export class AnthropicProvider implements ModelProvider {
           usage = mergeUsage(usage, data.message?.usage);
         } else if (data.type === 'content_block_start' && data.content_block.type === 'tool_use') {
           toolUses.set(data.index, { id: data.content_block.id || freshCallId(), name: data.content_block.name ?? '', json: '' });
+        } else if (data.type === 'content_block_start' && data.content_block.type === 'thinking') {
+          thinking.set(data.index, { type: 'thinking', thinking: data.content_block.thinking ?? '', signature: data.content_block.signature ?? '' });
+        } else if (data.type === 'content_block_start' && data.content_block.type === 'redacted_thinking') {
+          thinking.set(data.index, { type: 'redacted_thinking', data: data.content_block.data ?? '' });
+        } else if (data.type === 'content_block_delta' && (data.delta.type === 'thinking_delta' || data.delta.type === 'signature_delta')) {
+          const block = thinking.get(data.index);
+          if (block?.type === 'thinking') {
+            block.thinking += data.delta.thinking ?? '';
+            block.signature += data.delta.signature ?? '';
+          }
         } else if (data.type === 'content_block_start' && data.content_block.type === 'text' && data.content_block.text) {
           text += data.content_block.text;
           onDelta(data.content_block.text);
@@ -238,6 +304,7 @@ export class AnthropicProvider implements ModelProvider {
         } else if (data.type === 'error') {
           throw new ProviderError(`The model server at ${baseUrl} reported ${data.error.type} mid-answer: ${data.error.message}`, {
             transient: TRANSIENT_STREAM_ERRORS.has(data.error.type),
+            contextOverflow: saysContextOverflow(data.error.message),
           });
         }
       }
@@ -252,7 +319,11 @@ export class AnthropicProvider implements ModelProvider {
       .sort(([left], [right]) => left - right)
       .map(([, block]) => ({ id: block.id, name: block.name, arguments: block.json || '{}' }));
     const tokens = toTokenUsage(usage);
+    const blocks: ThinkingBlock[] = [...thinking.entries()].sort(([left], [right]) => left - right).map(([, block]) => block);
+    const reasoning = blocks.flatMap((block) => (block.type === 'thinking' ? [block.thinking] : [])).join('\n\n');
     return {
+      ...(blocks.length > 0 ? { thinking: blocks } : {}),
+      ...(reasoning ? { reasoning } : {}),
       text,
       toolCalls,
       stopReason: toolCalls.length > 0 ? 'tool_calls' : stopReason === 'end_turn' ? 'end' : stopReason === 'max_tokens' ? 'length' : 'other',

@@ -14,21 +14,39 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 
 export interface RuntimeCheckpoints {
   readonly recorder: TurnCheckpoints;
+  /** The shadow repository, for rewinds; absent without git. */
+  readonly shadow: ShadowCheckpoints | undefined;
+  /** Why no checkpoint is taken now (no git, or `checkpoints.enabled` off); undefined when they are. */
+  off(): string | undefined;
   /** Stops a warm-up still running, so the process can exit. */
   close(): void;
 }
 
-/** Opens the workspace's checkpoints and starts staging the work tree in the background. */
-export async function openCheckpoints(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly events: EventBus }): Promise<RuntimeCheckpoints> {
-  const { events } = options;
+export const DISABLED_TEXT = 'Checkpoints are off (checkpoints.enabled is false): file changes made from now on cannot be restored from Zuno.';
+
+/**
+ * Opens the workspace's checkpoints and starts staging the work tree in the background, where
+ * the checkpoints of sessions no longer `kept` by the store are dropped and gc runs, never on a
+ * turn's path. `enabled` is read at every turn, so the editor's setting applies without a reload.
+ */
+export async function openCheckpoints(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly events: EventBus; readonly enabled: () => boolean; readonly kept?: (sessionId: string) => boolean; readonly git?: string }): Promise<RuntimeCheckpoints> {
+  const { events, enabled } = options;
   const engine = await ShadowCheckpoints.open(options);
   // Off the turn's path: the model's first answer takes a while, and the first checkpoint is then incremental.
-  if (!('unavailable' in engine)) void engine.warm();
+  if (!('unavailable' in engine) && enabled()) void engine.warm(options.kept);
   const toldOff = new Set<string>();
+  /** Sessions whose running turn took no checkpoint because they were turned off. */
+  const offTurns = new Set<string>();
   /** Nested repositories and large files are told once per session, not at every turn. */
   const toldSkips = new Map<string, Set<string>>();
   const recorder = new TurnCheckpoints({
     async snapshot(sessionId: string, kind: SnapshotKind, prompt: PromptMark | undefined): Promise<void> {
+      // Off for this turn, and so for the end of it: git is not run at all.
+      if (kind === 'turn' && !enabled()) {
+        offTurns.add(sessionId);
+        return;
+      }
+      if (kind === 'after-turn' && offTurns.delete(sessionId)) return;
       if ('unavailable' in engine) {
         if (!toldOff.has(sessionId)) events.emit(sessionId, { type: 'notice', level: 'warning', text: engine.unavailable });
         toldOff.add(sessionId);
@@ -65,5 +83,10 @@ export async function openCheckpoints(options: { readonly stateDir: string; read
       }
     },
   });
-  return { recorder, close: () => ('unavailable' in engine ? undefined : engine.close()) };
+  return {
+    recorder,
+    shadow: 'unavailable' in engine ? undefined : engine,
+    off: () => ('unavailable' in engine ? engine.unavailable : enabled() ? undefined : DISABLED_TEXT),
+    close: () => ('unavailable' in engine ? undefined : engine.close()),
+  };
 }

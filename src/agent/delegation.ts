@@ -28,7 +28,7 @@ import type { ToolRegistry } from '../core/registry';
 import { Scheduler, type AgentExclusivity, type SchedulerOptions, type ToolCallRequest, type ToolCallResult, type TurnOptions } from '../core/scheduler';
 import type { CallEnvironment, CallSubject } from '../core/tool';
 import type { CallRow, Store } from '../store/store';
-import { runAgent } from './loop';
+import { agentRunner } from './loop';
 import type { ModelProvider } from './provider';
 
 /** The agent used when `task` names none. */
@@ -172,13 +172,9 @@ export class ChildAgents implements Delegator {
         { parentCallId: request.parentCallId, agent: plan.agent },
       );
       try {
-        const result = await runAgent({
-          store,
+        const runChild = agentRunner({ store, scheduler, registry: this.childRegistry, env: this.childEnv, events });
+        const result = await runChild({
           provider,
-          scheduler,
-          registry: this.childRegistry,
-          env: this.childEnv,
-          events,
           sessionId: session.id,
           prompt: request.goal,
           signal,

@@ -13,10 +13,12 @@ import type { ToolCallRequest, ToolCallResult, Scheduler } from '../core/schedul
 import type { CallEnvironment } from '../core/tool';
 import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 import { INTERRUPTED_OUTPUT, recoveryNoticeText, type Store } from '../store/store';
-import { estimateTokens, messageCharacters, RequestEstimator } from '../core/token-budget';
+import { estimateRequest, estimateTokens, messageCharacters, RequestEstimator } from '../core/token-budget';
 import { resolveContextWindow, type ContextWindow } from './context-window';
 import { environmentBlock, instructionsBlock, instructionsNotice, loadProjectContext, type ProjectContext } from './project-context';
-import { isAbortError, type ModelProvider, type ModelResponse, type TokenUsage, type ToolDefinition } from './provider';
+import { isAbortError, ProviderError, type ModelProvider, type ModelResponse, type TokenUsage, type ToolDefinition } from './provider';
+import { contextBudget, SessionContext } from './compaction';
+import { costUsd, priceFor } from '../core/pricing';
 
 export type FinishReason = 'done' | 'step-limit' | 'cancelled' | 'error';
 
@@ -38,6 +40,19 @@ export interface AgentRunOptions {
   readonly maxSteps?: number;
   /** Extra instructions appended to the system prompt (an agent's `prompt`). */
   readonly instructions?: string;
+  /** Compact the session's earlier turns before this prompt's first request (`zuno exec --compact`, issue 10 item 2). */
+  readonly compact?: boolean;
+}
+
+/** What one agent loop runs against: a runtime's parts, or a delegated child's own. */
+export type AgentRunContext = Pick<AgentRunOptions, 'store' | 'scheduler' | 'registry' | 'env' | 'events'>;
+
+/** One run's own inputs, given to `Runtime.run` or `agentRunner(context)`. */
+export type AgentRequest = Omit<AgentRunOptions, keyof AgentRunContext>;
+
+/** Binds a context once, so callers pass only what differs per run. */
+export function agentRunner(context: AgentRunContext): (request: AgentRequest) => Promise<AgentRunResult> {
+  return (request) => runAgent({ ...context, ...request });
 }
 
 export interface AgentRunResult {
@@ -128,6 +143,16 @@ const windowSourceText: Readonly<Record<ContextWindow['source'], string>> = {
   table: 'from the table of well-known models',
   default: 'a guess: neither the config nor the server states it',
 };
+
+/** The run's end when the server still refuses a compacted request as too long: what to change. */
+function overflowError(refusal: ProviderError, estimate: number, window: ContextWindow): ProviderError {
+  return new ProviderError(
+    `${refusal.message} Zuno compacted the session and the request (about ${estimate} tokens) is still too long for the model's context; ` +
+      `Zuno assumed a window of ${window.tokens} tokens (${windowSourceText[window.source]}). ` +
+      'Use a model or server setting with a larger context window, or set model.context_window to the window the server really has so Zuno compacts in time.',
+    refusal.status !== undefined ? { status: refusal.status } : {},
+  );
+}
 
 /**
  * Runs the agent on one prompt, in a new or an existing session. A model failure does not
@@ -224,8 +249,12 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   const system = systemPrompt(env.workspaceRoot, options.instructions, memories, project);
   const window = await contextWindowFor(provider, env.config.model.context_window, signal);
   const estimator = new RequestEstimator();
+  const context = new SessionContext({ store, sessionId, provider, events, budget: contextBudget(window, env.config.model.max_output_tokens || undefined) });
+  if (resumed) context.restore(transcript);
   let warnedAboutWindow = false;
+  const price = priceFor(env.config.model.prices, provider.model);
   let tools: ToolDefinition[] = [];
+  const measure = (messages: readonly TranscriptMessage[]): number => estimator.measure({ system, tools, messages });
   /** Reports a request's usage once its turn's results are in, so the estimate is of the next request. */
   const emitUsage = (usage: TokenUsage, estimated: boolean): void => {
     events.emit(sessionId, {
@@ -237,8 +266,9 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
       ...(estimated ? { estimated: true } : {}),
       context_window: window.tokens,
       context_window_source: window.source,
-      estimated_next_input_tokens: estimator.estimate({ system, tools, messages: transcript }),
+      estimated_next_input_tokens: estimator.estimate({ system, tools, messages: context.view(transcript) }),
       ...(provider.model !== undefined ? { model: provider.model } : {}),
+      ...(price !== undefined ? { cost_usd: costUsd(usage, price) } : {}),
     });
   };
   let lastText = '';
@@ -253,8 +283,20 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
       .offered(env, sessionId, options.allowlist)
       .sent.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
 
-    const sentMessages = transcript.length;
-    const estimate = estimator.estimate({ system, tools, messages: transcript });
+    if (step === 1 && options.compact) {
+      // Everything before the newest turn goes into the handoff: the user asked for it.
+      const report = await context.compact(transcript, 'manual', measure, signal, undefined, 0);
+      if (report) estimator.reset();
+      else events.emit(sessionId, { type: 'notice', level: 'info', text: 'Nothing to compact yet: the session has no turns before this one.' });
+    }
+    let sent = context.view(transcript);
+    let estimate = estimator.estimate({ system, tools, messages: sent });
+    // Prune, then compact, before the request would pass the budget (issue 10 item 2).
+    if (await context.fit(transcript, estimate, measure, signal)) {
+      estimator.reset();
+      sent = context.view(transcript);
+      estimate = measure(sent);
+    }
     // A remote server refuses an oversized request; a local one may cut it silently (Ollama does).
     if (provider.local && !warnedAboutWindow && estimate > window.tokens) {
       warnedAboutWindow = true;
@@ -268,20 +310,36 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
       });
     }
 
-    let answer: ModelResponse;
-    try {
-      answer = await provider.stream({ system, messages: transcript, tools, signal }, (text) => events.emit(sessionId, { type: 'assistant-delta', text }));
-    } catch (error) {
-      if (signal.aborted || isAbortError(error)) return finish('cancelled', lastText);
-      return finish('error', lastText, error instanceof Error ? error : new Error(String(error)));
+    let answer: ModelResponse | undefined;
+    // A server that refuses the request as too long anyway gets one compacted retry; a second refusal ends the run.
+    for (let refusals = 0; answer === undefined; ) {
+      try {
+        answer = await provider.stream({ system, messages: sent, tools, signal }, (text) => events.emit(sessionId, { type: 'assistant-delta', text }));
+      } catch (error) {
+        if (signal.aborted || isAbortError(error)) return finish('cancelled', lastText);
+        if (!(error instanceof ProviderError && error.contextOverflow)) return finish('error', lastText, error instanceof Error ? error : new Error(String(error)));
+        refusals++;
+        context.shrinkBudget(estimate);
+        const report = refusals === 1 ? await context.compact(transcript, 'overflow', measure, signal, estimate) : undefined;
+        if (!report) return finish('error', lastText, overflowError(error, estimate, window));
+        estimator.reset();
+        sent = context.view(transcript);
+        estimate = measure(sent);
+      }
     }
 
     const calls = uniqueCallIds(answer.toolCalls, usedIds);
     lastText = answer.text;
-    const assistant: TranscriptMessage = { role: 'assistant', content: answer.text, ...(calls.length > 0 ? { toolCalls: calls } : {}) };
+    const assistant: TranscriptMessage = {
+      role: 'assistant',
+      content: answer.text,
+      ...(calls.length > 0 ? { toolCalls: calls } : {}),
+      ...(answer.reasoning !== undefined ? { reasoning: answer.reasoning } : {}),
+      ...(answer.thinking !== undefined && answer.thinking.length > 0 ? { thinking: answer.thinking } : {}),
+    };
     // A server that reports no usage is estimated, and the row and the event say so.
     const usage: TokenUsage = answer.usage ?? { inputTokens: estimate, outputTokens: estimateTokens(messageCharacters(assistant)) };
-    estimator.record(sentMessages, usage.inputTokens, usage.outputTokens);
+    estimator.record(sent.length, usage.inputTokens, usage.outputTokens, answer.usage ? estimateRequest({ system, tools, messages: sent }) : undefined);
     store.recordModelRequest(sessionId, {
       ...usage,
       ...(provider.model !== undefined ? { model: provider.model } : {}),

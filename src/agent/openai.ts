@@ -15,6 +15,7 @@ import {
   ProviderError,
   listServerModels,
   postForStream,
+  saysContextOverflow,
   withIdleTimeout,
   withRetries,
   type HttpProviderOptions,
@@ -88,6 +89,9 @@ const toolCallSchema = z.object({
 
 const messageSchema = z.object({
   content: z.string().nullish(),
+  /** A reasoning model's thoughts: DeepSeek and vLLM say `reasoning_content`, OpenRouter and Ollama `reasoning`. */
+  reasoning_content: z.string().nullish().catch(undefined),
+  reasoning: z.string().nullish().catch(undefined),
   tool_calls: z.array(toolCallSchema).nullish(),
 });
 
@@ -128,6 +132,7 @@ function argumentsText(value: unknown): string {
 /** Accumulates streamed fragments into one answer. */
 class AnswerBuilder {
   text = '';
+  reasoning = '';
   finishReason: string | undefined;
   usage: TokenUsage | undefined;
   private readonly calls = new Map<number, PartialCall>();
@@ -148,7 +153,7 @@ class AnswerBuilder {
     if (parsed.data.error !== undefined) {
       const said = JSON.stringify(parsed.data.error);
       // Not retried: what servers report this way (context too long, content filtered) would recur.
-      throw new ProviderError(`The model server at ${baseUrl} reported an error mid-answer: ${said.slice(0, 500)}`);
+      throw new ProviderError(`The model server at ${baseUrl} reported an error mid-answer: ${said.slice(0, 500)}`, { contextOverflow: saysContextOverflow(said) });
     }
     const usage = parsed.data.usage;
     if (usage) {
@@ -157,6 +162,8 @@ class AnswerBuilder {
     }
     for (const choice of parsed.data.choices ?? []) {
       const part = choice.delta ?? choice.message;
+      const thought = part?.reasoning_content ?? part?.reasoning;
+      if (thought) this.reasoning += thought;
       if (part?.content) {
         this.text += part.content;
         this.onDelta(part.content);
@@ -195,7 +202,7 @@ class AnswerBuilder {
       .map(([, call]) => ({ id: call.id ?? freshCallId(), name: call.name, arguments: call.arguments || '{}' }));
     const stopReason: StopReason =
       toolCalls.length > 0 ? 'tool_calls' : this.finishReason === 'stop' ? 'end' : this.finishReason === 'length' ? 'length' : 'other';
-    return { text: this.text, toolCalls, stopReason, ...(this.usage ? { usage: this.usage } : {}) };
+    return { text: this.text, toolCalls, stopReason, ...(this.usage ? { usage: this.usage } : {}), ...(this.reasoning ? { reasoning: this.reasoning } : {}) };
   }
 }
 
@@ -256,6 +263,9 @@ export class OpenAIProvider implements ModelProvider {
             // The usage chunk is how the loop learns the transcript's real size (issue 10 item 1).
             ...(withUsage ? { stream_options: { include_usage: true } } : {}),
             ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
+            // Only when configured: servers that do not know a field may refuse it.
+            ...(this.options.maxOutputTokens !== undefined ? { max_tokens: this.options.maxOutputTokens } : {}),
+            ...(this.options.reasoningEffort !== undefined ? { reasoning_effort: this.options.reasoningEffort } : {}),
           },
           signal,
         },

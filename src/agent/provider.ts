@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { JsonSchema } from '../core/tool';
-import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
+import type { ReasoningEffort } from '../core/config';
+import type { ThinkingBlock, TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 
 /** A tool as the model is offered it. */
 export interface ToolDefinition {
@@ -47,6 +48,10 @@ export interface ModelResponse {
   readonly stopReason: StopReason;
   /** Absent when the server did not report usage; the loop then estimates it. */
   readonly usage?: TokenUsage;
+  /** The model's reasoning text, when it streams one (issue 10 item 4). */
+  readonly reasoning?: string;
+  /** Anthropic thinking blocks with their signatures, to be sent back unchanged. */
+  readonly thinking?: readonly ThinkingBlock[];
 }
 
 export interface ModelProvider {
@@ -74,12 +79,15 @@ export class ProviderError extends Error {
   readonly status: number | undefined;
   /** How long the server asked us to wait (Retry-After), when it said. */
   readonly retryAfterMs: number | undefined;
+  /** The server refused the request as longer than the model's context (issue 10 item 2): compacting may help. */
+  readonly contextOverflow: boolean;
 
-  constructor(message: string, details: { transient?: boolean; status?: number; retryAfterMs?: number } = {}) {
+  constructor(message: string, details: { transient?: boolean; status?: number; retryAfterMs?: number; contextOverflow?: boolean } = {}) {
     super(message);
     this.transient = details.transient ?? false;
     this.status = details.status;
     this.retryAfterMs = details.retryAfterMs;
+    this.contextOverflow = details.contextOverflow ?? false;
   }
 }
 
@@ -103,6 +111,10 @@ export interface HttpProviderOptions {
   readonly retry: RetryPolicy;
   /** How long a stream may go without a complete event before the attempt fails (model.idle_timeout_ms). */
   readonly idleTimeoutMs?: number;
+  /** model.max_output_tokens, when set (not 0). */
+  readonly maxOutputTokens?: number;
+  /** model.reasoning_effort, when set. */
+  readonly reasoningEffort?: ReasoningEffort;
   /** Replaceable for tests; the global fetch otherwise. */
   readonly fetch?: typeof fetch;
 }
@@ -244,6 +256,18 @@ export interface StatusContext {
   readonly listModels?: () => Promise<readonly string[] | undefined>;
 }
 
+/**
+ * How servers say a prompt is longer than the context: OpenAI's `context_length_exceeded` code,
+ * Anthropic's "prompt is too long", vLLM's and llama.cpp's "maximum context length" and
+ * "exceeds the context", OpenRouter's "context length".
+ */
+const CONTEXT_OVERFLOW = /context_length_exceeded|prompt is too long|context[ _-]?(length|window|size)|maximum context|exceeds? the (available )?context|too many tokens|request too large/i;
+
+/** Whether an error body (or a mid-stream error's text) says the prompt was over the window. */
+export function saysContextOverflow(text: string): boolean {
+  return CONTEXT_OVERFLOW.test(text);
+}
+
 /** Turns an HTTP error response into a ProviderError that says what to do next. */
 export async function statusError(response: Response, context: StatusContext): Promise<ProviderError> {
   const status = response.status;
@@ -255,6 +279,12 @@ export async function statusError(response: Response, context: StatusContext): P
       `The model server at ${context.baseUrl} rejected the request as unauthorized (HTTP ${status}${quoted}). ${apiKeyHint(context.apiKey)}`,
       { status },
     );
+  }
+  if ((status === 400 || status === 413) && saysContextOverflow(body)) {
+    return new ProviderError(`The model server at ${context.baseUrl} refused the request as longer than the model's context (HTTP ${status}${quoted}).`, {
+      status,
+      contextOverflow: true,
+    });
   }
   const mentionsModel = /model/i.test(said);
   if (status === 404 || (status === 400 && mentionsModel && /not found|does not exist|unknown|invalid/i.test(said))) {

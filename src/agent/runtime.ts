@@ -3,7 +3,7 @@
  * one workspace and state dir, plus the model provider chosen by config. The editor passes its
  * own Host (and its own provider for vscode.lm); everything else is the same code path.
  */
-import type { McpServerConfig, ZunoConfig } from '../core/config';
+import type { McpServerConfig, ReasoningEffort, ZunoConfig } from '../core/config';
 import { ConfigError } from '../core/errors';
 import { EventBus, type ZunoEvent } from '../core/events';
 import type { Host } from '../core/host';
@@ -26,7 +26,8 @@ import { OpenAIProvider } from './openai';
 import type { ApiKeySource, ModelProvider } from './provider';
 import { ChildAgents, type ModelSource } from './delegation';
 import { ModelCouncil } from './council';
-import { openCheckpoints } from './checkpoints';
+import { openCheckpoints, type RuntimeCheckpoints } from './checkpoints';
+import { agentRunner, type AgentRequest, type AgentRunResult } from './loop';
 
 export interface RuntimeOptions {
   readonly config: ZunoConfig;
@@ -40,6 +41,8 @@ export interface RuntimeOptions {
   readonly wasmPath?: string;
   /** Models for delegated agents and council members; without it `task` and `council_run` are unavailable. */
   readonly models?: ModelSource;
+  /** Whether to take checkpoints, read at every turn (the editor's live setting); `config.checkpoints.enabled` when absent. */
+  readonly checkpointsEnabled?: () => boolean;
   /** What stdio MCP servers inherit, as shell commands do; from the config when absent. */
   readonly environmentPolicy?: () => EnvironmentPolicy;
   /**
@@ -61,8 +64,17 @@ export interface Runtime {
   readonly env: CallEnvironment;
   /** Background commands and delegations; killed when the runtime closes. */
   readonly background: BackgroundJobs;
+  /**
+   * A scheduler over another environment (the editor's, whose config is read live) with this
+   * runtime's checkpoints and exclusivity, so no surface can run a turn without them.
+   */
+  schedulerFor(env: CallEnvironment): Scheduler;
+  /** Checkpoints before each turn's first side effect, and the shadow repository rewinds use (issue 13). */
+  readonly checkpoints: RuntimeCheckpoints;
   /** The MCP servers of `mcp.servers` (issue 11), started lazily; absent when none is configured. Stopped when the runtime closes. */
   readonly mcp?: McpClients;
+  /** Runs the agent loop once against this runtime's store, scheduler, registry, environment and events. */
+  run(request: AgentRequest): Promise<AgentRunResult>;
   /** Stops persisting events and closes the store (flushing it). */
   close(): Promise<void>;
 }
@@ -86,7 +98,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (!TRANSIENT_EVENTS.has(event.type)) store.recordEvent(event);
   });
   // Before each user turn's first side effect (issue 13); git is probed once here.
-  const checkpoints = await openCheckpoints({ stateDir: options.stateDir, workspaceRoot, events });
+  const checkpoints = await openCheckpoints({
+    stateDir: options.stateDir,
+    workspaceRoot,
+    events,
+    enabled: options.checkpointsEnabled ?? (() => config.checkpoints.enabled),
+    // Checkpoints follow their sessions' retention: a session gone from the store takes its checkpoints with it.
+    kept: (sessionId) => store.getSession(sessionId) !== undefined,
+  });
   const background = new BackgroundJobs({ host });
   // One runtime-wide mutex keeps the Exclusive calls of sibling agents apart (delegation).
   const exclusivity = new AgentExclusivity();
@@ -126,17 +145,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           : {}),
       }
     : base;
-  const scheduler = new Scheduler({ registry, ledger: store, events, env, exclusivity, checkpoints: checkpoints.recorder });
+  const schedulerFor = (over: CallEnvironment): Scheduler => new Scheduler({ registry, ledger: store, events, env: over, exclusivity, checkpoints: checkpoints.recorder });
+  const scheduler = schedulerFor(env);
   return {
     config,
     store,
     host,
     registry,
     scheduler,
+    schedulerFor,
     events,
     env,
     background,
+    checkpoints,
     ...(mcp ? { mcp } : {}),
+    run: agentRunner({ store, scheduler, registry, env, events }),
     async close() {
       await background.dispose();
       await mcp?.close();
@@ -169,7 +192,16 @@ export interface ProviderSettings {
   readonly retry: ZunoConfig['retry'];
   /** model.idle_timeout_ms; the provider's default when absent. */
   readonly idleTimeoutMs?: number;
+  /** model.max_output_tokens, when not 0. */
+  readonly maxOutputTokens?: number;
+  readonly reasoningEffort?: ReasoningEffort;
   readonly fetch?: typeof fetch;
+}
+
+/** The answer-shaping settings of `model` (issue 10 item 4), with 0 and unset left out. */
+export function modelTuning(config: ZunoConfig): Pick<ProviderSettings, 'maxOutputTokens' | 'reasoningEffort'> {
+  const { max_output_tokens: maxOutputTokens, reasoning_effort: reasoningEffort } = config.model;
+  return { ...(maxOutputTokens > 0 ? { maxOutputTokens } : {}), ...(reasoningEffort !== undefined ? { reasoningEffort } : {}) };
 }
 
 /** The HTTP provider for `model.provider`. vscode.lm lives in the editor host, which brings its own. */
@@ -187,6 +219,8 @@ export function createProvider(settings: ProviderSettings): ModelProvider {
     // A model request has no side effects: it is retried like a Safe tool.
     retry: { attempts: settings.retry.max_attempts, baseDelayMs: settings.retry.base_delay_ms },
     ...(settings.idleTimeoutMs !== undefined ? { idleTimeoutMs: settings.idleTimeoutMs } : {}),
+    ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+    ...(settings.reasoningEffort !== undefined ? { reasoningEffort: settings.reasoningEffort } : {}),
     ...(settings.fetch ? { fetch: settings.fetch } : {}),
   };
   return settings.provider === 'anthropic' ? new AnthropicProvider(options) : new OpenAIProvider(options);

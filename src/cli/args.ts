@@ -7,7 +7,7 @@ import { parseCheckpointsCommand, type CheckpointsCommand, type RewindCommand } 
 
 export const USAGE = `Usage:
   zuno exec [--workspace DIR] [--config FILE] [--state-dir DIR] [--base-url URL] [--model NAME]
-            [--api-key-env VAR] [--approve allow|deny] [--session ID] [--json] PROMPT
+            [--api-key-env VAR] [--approve allow|deny] [--session ID] [--compact] [--json] PROMPT
   zuno show SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno memory list|accept ID|delete ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno mcp list|accept SERVER [TOOL]|approve SERVER|decline SERVER
@@ -50,6 +50,9 @@ Options:
   --approve allow|deny Answer every approval. Without it a terminal prompts; without a
                        terminal approvals are denied.
   --session ID         Continue this session (also after a crash).
+  --compact            Before PROMPT, replace the session's earlier turns by a handoff (the
+                       prompts, plan, todos, goal, changed files and unresolved calls, plus a
+                       summary by the model); the stored history is kept whole.
   --json               One JSON event per line on stdout.
 
 Exit codes: 0 finished, 1 model provider failure, 2 usage/config/startup error, 3 rewind
@@ -71,6 +74,8 @@ export interface ExecCommand {
   readonly apiKeyEnv?: string;
   readonly approve?: 'allow' | 'deny';
   readonly session?: string;
+  /** Compact the session's earlier turns before the prompt (issue 10 item 2). */
+  readonly compact?: true;
   readonly json: boolean;
 }
 
@@ -113,6 +118,7 @@ const execOptions = {
   'api-key-env': { type: 'string' },
   approve: { type: 'string' },
   session: { type: 'string' },
+  compact: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -190,6 +196,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
       // Several words without quotes are one prompt.
       prompt: positionals.join(' '),
       json: values.json ?? false,
+      ...(values.compact ? { compact: true as const } : {}),
       ...withoutUndefined(optional),
     };
   }

@@ -1,23 +1,18 @@
 /**
  * `zuno checkpoints SESSION` and `zuno rewind SESSION --to CHECKPOINT` (issue 13): the headless
- * restore peers lack (lessons-from-peers). A rewind:
- * - restores only the files changed since the checkpoint (added ones removed, removed and
- *   modified ones written back byte for byte, modes included), never a nested repository or a
- *   file over the size limit;
- * - refuses, listing them, when it would overwrite a file changed outside Zuno since the
- *   checkpoint (changed while no turn of Zuno was running: see `changedOutside`), unless --force;
- * - takes a checkpoint first, so it can itself be rewound;
- * - with --dry-run lists what it would do and changes nothing;
- * - with --fork starts a new session whose transcript ends before the checkpoint's message.
- * The store records it as a `rewind` event in the session.
+ * restore peers lack (lessons-from-peers). What a rewind does and refuses is `src/agent/rewind.ts`,
+ * shared with the editor; here it is worded for the terminal: --force overwrites changes made
+ * outside Zuno, --dry-run lists and changes nothing, --fork starts a new session whose transcript
+ * ends before the checkpoint's message. The store records it as a `rewind` event in the session.
  */
 import { parseArgs } from 'node:util';
-import type { ZunoEvent } from '../core/events';
-import { RESTORABLE_KINDS, ShadowCheckpoints, type CheckpointRecord, type FileChangeSince, type TreeState } from '../hosts/node/checkpoints';
+import { MAX_FILE_BYTES, ShadowCheckpoints } from '../hosts/node/checkpoints';
+import { applyRewind, describeCheckpoint, planRewind, removedPaths, restoredPaths, RewindError, type RewindPlan } from '../agent/rewind';
 import { Store } from '../store/store';
 import { UsageError } from './args';
 import { SessionNotFoundError } from '../agent/loop';
-import { EXIT_OK, EXIT_USAGE, resolveWorkspace, stateDirFor, type CliProcess } from './main';
+import { EXIT_OK, EXIT_USAGE, type CliProcess } from './process';
+import { resolveWorkspace, stateDirFor } from './workspace';
 
 /** A rewind refused because it would overwrite changes made outside Zuno (rerun with --force). */
 export const EXIT_REFUSED = 3;
@@ -93,8 +88,6 @@ function requireSession(store: Store, sessionId: string, stateDir: string): void
   }
 }
 
-const describe = (record: CheckpointRecord): string => (record.kind === 'before-rewind' ? 'before a rewind' : `before "${(record.prompt ?? '').split('\n')[0] ?? ''}"`);
-
 /** `zuno checkpoints SESSION`: the session's restorable checkpoints, with the files changed since each. */
 export async function listCheckpoints(command: CheckpointsCommand, io: CliProcess): Promise<number> {
   const workspace = resolveWorkspace(command.workspace, io.cwd);
@@ -129,33 +122,10 @@ export async function listCheckpoints(command: CheckpointsCommand, io: CliProces
     io.stdout.write(`Session ${command.sessionId} has no checkpoints: one is taken before the first change of each turn.\n`);
   } else {
     for (const { record, changes } of rows) {
-      io.stdout.write(`${record.id}  ${new Date(record.createdAt).toISOString()}  ${describe(record)}  ${changes.length} file${changes.length === 1 ? '' : 's'} changed since\n`);
+      io.stdout.write(`${record.id}  ${new Date(record.createdAt).toISOString()}  ${describeCheckpoint(record)}  ${changes.length} file${changes.length === 1 ? '' : 's'} changed since\n`);
     }
   }
   return EXIT_OK;
-}
-
-interface RewindPlan {
-  readonly changes: readonly FileChangeSince[];
-  /** Files the rewind would overwrite that changed outside Zuno since the checkpoint. */
-  readonly conflicts: readonly string[];
-  /** Files present now that the rewind leaves alone: over the size limit or inside a nested repository. */
-  readonly untouched: readonly string[];
-}
-
-const inside = (path: string, folders: readonly string[]): boolean => folders.some((folder) => path === folder || path.startsWith(`${folder}/`));
-
-async function plan(shadow: ShadowCheckpoints, record: CheckpointRecord, now: TreeState): Promise<RewindPlan> {
-  const all = await shadow.changes(record.tree, now.tree);
-  // Large files and nested repositories are not in the current tree; they must not look "removed since".
-  const leftAlone = (path: string): boolean => now.skipped.includes(path) || inside(path, now.nested);
-  const changes = all.filter((change) => !leftAlone(change.path));
-  const outside = await shadow.changedOutside(record, now.tree);
-  return {
-    changes,
-    conflicts: changes.filter((change) => outside.has(change.path)).map((change) => change.path),
-    untouched: [...now.skipped, ...now.nested.map((folder) => `${folder}/`)],
-  };
 }
 
 function writePlan(io: CliProcess, heading: string, result: RewindPlan): void {
@@ -163,10 +133,13 @@ function writePlan(io: CliProcess, heading: string, result: RewindPlan): void {
   const verb = { added: 'remove ', removed: 'restore', modified: 'restore' } as const;
   for (const change of result.changes) io.stdout.write(`  ${verb[change.change]}  ${change.path}  (${change.change} since the checkpoint)\n`);
   if (result.changes.length === 0) io.stdout.write('  nothing: no file changed since the checkpoint\n');
-  if (result.untouched.length > 0) io.stdout.write(`Left as they are (over 10 MB, or nested repositories): ${result.untouched.join(', ')}\n`);
+  const untouched = untouchedPaths(result);
+  if (untouched.length > 0) io.stdout.write(`Left as they are (over ${MAX_FILE_BYTES / (1024 * 1024)} MB, or nested repositories): ${untouched.join(', ')}\n`);
 }
 
-/** `zuno rewind SESSION --to CHECKPOINT`. */
+const untouchedPaths = (plan: RewindPlan): string[] => [...plan.overLimit, ...plan.nested.map((folder) => `${folder}/`)];
+
+/** `zuno rewind SESSION --to CHECKPOINT`: the shared rewind of `src/agent/rewind.ts`, worded for the terminal. */
 export async function rewind(command: RewindCommand, io: CliProcess): Promise<number> {
   const workspace = resolveWorkspace(command.workspace, io.cwd);
   const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
@@ -175,65 +148,39 @@ export async function rewind(command: RewindCommand, io: CliProcess): Promise<nu
   try {
     requireSession(store, command.sessionId, stateDir);
     const shadow = await shadowFor(stateDir, workspace);
-    const records = await shadow.list(command.sessionId);
-    const record = records.find((candidate) => candidate.id === command.to);
-    if (!record || !RESTORABLE_KINDS.has(record.kind)) {
-      const known = records.map((candidate) => candidate.id);
-      throw new UsageError(`Session ${command.sessionId} has no checkpoint "${command.to}". ${known.length > 0 ? `Its checkpoints are: ${known.join(', ')}.` : 'It has none.'} See zuno checkpoints ${command.sessionId}.`);
-    }
-    if (command.fork && record.messageIndex === undefined) {
-      throw new UsageError(`--fork needs a checkpoint taken before a message; ${record.id} was taken ${describe(record)}.`);
-    }
-    const preview = await plan(shadow, record, await shadow.current());
-    const summary = (result: RewindPlan): Record<string, unknown> => ({
+    const summary = (plan: RewindPlan): Record<string, unknown> => ({
       session_id: command.sessionId,
-      checkpoint_id: record.id,
-      restore: result.changes.filter((change) => change.change !== 'added').map((change) => change.path),
-      remove: result.changes.filter((change) => change.change === 'added').map((change) => change.path),
-      conflicts: result.conflicts,
-      untouched: result.untouched,
+      checkpoint_id: plan.checkpoint.id,
+      restore: restoredPaths(plan),
+      remove: removedPaths(plan),
+      conflicts: plan.conflicts,
+      untouched: untouchedPaths(plan),
     });
     if (command.dryRun) {
+      const preview = await planRewind(shadow, command.sessionId, command.to);
       if (command.json) io.stdout.write(`${JSON.stringify({ ...summary(preview), dry_run: true }, null, 2)}\n`);
       else {
-        writePlan(io, `Rewinding ${command.sessionId} to ${record.id} (${describe(record)}) would:`, preview);
+        writePlan(io, `Rewinding ${command.sessionId} to ${preview.checkpoint.id} (${describeCheckpoint(preview.checkpoint)}) would:`, preview);
         if (preview.conflicts.length > 0) io.stdout.write(`It would refuse without --force: changed outside Zuno since the checkpoint: ${preview.conflicts.join(', ')}\n`);
         io.stdout.write('Nothing was changed (--dry-run).\n');
       }
       return EXIT_OK;
     }
-    if (preview.conflicts.length > 0 && !command.force) return refuse(io, command, summary(preview), preview.conflicts);
-
-    // Undoable: what the rewind replaces is a checkpoint of its own. The plan is made again from
-    // it, in case a file changed since the preview.
-    const undo = await shadow.snapshot({ sessionId: command.sessionId, kind: 'before-rewind' });
-    const final = await plan(shadow, record, undo);
-    if (final.conflicts.length > 0 && !command.force) return refuse(io, command, summary(final), final.conflicts);
-    await shadow.restore(record, final.changes);
-    await shadow.snapshot({ sessionId: command.sessionId, kind: 'after-rewind' });
-
-    const forked = command.fork ? forkSession(store, command.sessionId, record, workspace) : undefined;
-    const event: ZunoEvent = {
-      type: 'rewind',
-      checkpoint_id: record.id,
-      restored: final.changes.filter((change) => change.change !== 'added').map((change) => change.path),
-      removed: final.changes.filter((change) => change.change === 'added').map((change) => change.path),
-      undo_checkpoint_id: undo.id,
-      ...(forked !== undefined ? { forked_session_id: forked } : {}),
-      ts: Date.now(),
-      session_id: command.sessionId,
-    };
-    store.recordEvent(event);
+    const result = await applyRewind({ shadow, store, sessionId: command.sessionId, checkpointId: command.to, workspace, force: command.force, fork: command.fork });
+    if (result.kind === 'refused') return refuse(io, command, summary(result.plan), result.plan.conflicts);
+    store.recordEvent({ ...result.event, ts: Date.now(), session_id: command.sessionId });
+    const forked = result.forkedSessionId;
     if (command.json) {
-      io.stdout.write(`${JSON.stringify({ ...summary(final), undo_checkpoint_id: undo.id, forked_session_id: forked ?? null }, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify({ ...summary(result.plan), undo_checkpoint_id: result.undo.id, forked_session_id: forked ?? null }, null, 2)}\n`);
     } else {
-      writePlan(io, `Rewound ${command.sessionId} to ${record.id} (${describe(record)}):`, final);
-      io.stdout.write(`To undo: zuno rewind ${command.sessionId} --to ${undo.id}\n`);
+      writePlan(io, `Rewound ${command.sessionId} to ${result.plan.checkpoint.id} (${describeCheckpoint(result.plan.checkpoint)}):`, result.plan);
+      io.stdout.write(`To undo: zuno rewind ${command.sessionId} --to ${result.undo.id}\n`);
       if (forked !== undefined) io.stdout.write(`Forked session: ${forked} (continue it with zuno exec --session ${forked})\n`);
       io.stdout.write('Only files in the workspace were restored; effects outside it (a pushed commit, a sent request, a database row) are not undone.\n');
     }
     return EXIT_OK;
   } catch (error) {
+    if (error instanceof RewindError) throw new UsageError(`${error.message} See zuno checkpoints ${command.sessionId}.`);
     if (error instanceof UsageError || error instanceof SessionNotFoundError) throw error;
     io.stderr.write(`zuno: the rewind failed: ${errorText(error)}\n`);
     return EXIT_USAGE;
@@ -249,13 +196,4 @@ function refuse(io: CliProcess, command: RewindCommand, summary: Record<string, 
       'Save what you need, then run the rewind again with --force; --dry-run shows the whole plan.\n',
   );
   return EXIT_REFUSED;
-}
-
-/** A new session holding the transcript up to (not including) the checkpoint's message. */
-function forkSession(store: Store, sessionId: string, record: CheckpointRecord, workspace: string): string {
-  const source = store.getSession(sessionId);
-  const fork = store.createSession({ workspace, title: `Fork of ${source?.title ?? sessionId} before ${record.id}` });
-  for (const message of store.messages(sessionId).slice(0, record.messageIndex)) store.appendMessage(fork.id, message);
-  store.recordEvent({ type: 'notice', level: 'info', text: `Forked from session ${sessionId} before checkpoint ${record.id}.`, ts: Date.now(), session_id: fork.id });
-  return fork.id;
 }

@@ -61,6 +61,12 @@ export const permissionRuleSchema = z
   });
 export type PermissionRule = z.infer<typeof permissionRuleSchema>;
 
+const dollars = z.number().nonnegative().finite();
+const priceSchema = z.strictObject({ input: dollars, output: dollars, cached_input: dollars.optional(), cache_write: dollars.optional() });
+
+export const REASONING_EFFORTS = ['low', 'medium', 'high'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
 export const PERMISSION_MODES = ['strict', 'auto-edit', 'auto'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
@@ -216,9 +222,17 @@ export const configSchema = z.strictObject({
       idle_timeout_ms: boundedInt(1000, 3_600_000, 120_000),
       /** The model's context window in tokens; 0 asks the server, then a table, then guesses 32k (issue 10 item 1). */
       context_window: boundedInt(0, 10_000_000, 0),
+      /** The answer's token limit; 0 leaves it to the provider (Anthropic needs one: 8192 then) (issue 10 item 4). */
+      max_output_tokens: boundedInt(0, 1_000_000, 0),
+      /** How hard a reasoning model thinks: OpenAI's `reasoning_effort`, an Anthropic thinking budget. Unset: the model's default, no thinking for Claude. */
+      reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+      /** US dollars per million tokens, by model name, for the cost shown with usage (issue 10 item 7). */
+      prices: z.record(z.string().min(1), priceSchema).default({}),
     })
     .prefault({}),
   memory: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+  /** A restorable checkpoint of the work tree before each turn's first change (issue 13). */
+  checkpoints: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
   council: z.strictObject({ members: z.array(councilMemberSchema).default([]) }).prefault({}),
   agents: z.record(z.string(), agentSchema).default({}),
   /** MCP servers by name (issue 11); their tools are offered as `mcp__<server>__<tool>`. */

@@ -3,6 +3,7 @@
  * persists them, and the editor's webview renders them. Field names are snake_case because they
  * are a public, documented wire format (README: "The CLI contract").
  */
+import type { PermissionRule } from './config';
 import type { Concurrency, Effect, Replay } from './declarations';
 import type { BlockedCategory, OutcomeKind } from './outcome';
 
@@ -31,7 +32,15 @@ export type ZunoEventBody =
   | { type: 'tool-call-output'; call_id: string; chunk: string }
   | { type: 'dispatch-blocked'; call_id: string; tool: string; category: BlockedCategory; reason: string }
   | { type: 'approval-requested'; call_id: string; tool: string; subject?: string; parent_call_id?: string }
-  | { type: 'approval-resolved'; call_id: string; tool: string; approved: boolean; reason?: string }
+  | {
+      type: 'approval-resolved';
+      call_id: string;
+      tool: string;
+      approved: boolean;
+      reason?: string;
+      /** The visible rule the user added while approving ("Allow like this"), so the record names it. */
+      added_rule?: PermissionRule;
+    }
   | {
       type: 'tool-call-finished';
       call_id: string;
@@ -40,6 +49,8 @@ export type ZunoEventBody =
       category?: BlockedCategory;
       duration_ms: number;
       truncated: boolean;
+      /** A command's exit code, when the tool ran one to its end (shown on the shell row). */
+      exit_code?: number;
     }
   | { type: 'recovery-notice'; call_id: string; attempt: number; tool: string; text: string }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
@@ -47,7 +58,26 @@ export type ZunoEventBody =
   | { type: 'checkpoint-created'; checkpoint_id: string; message_index?: number; skipped?: string[]; nested?: string[] }
   /** Files were restored to a checkpoint; `undo_checkpoint_id` restores what the rewind replaced (issue 13). */
   | { type: 'rewind'; checkpoint_id: string; restored: string[]; removed: string[]; undo_checkpoint_id: string; forked_session_id?: string }
-  | UsageEventBody;
+  | UsageEventBody
+  | ContextCompactedEventBody;
+
+/**
+ * The messages before `message_index` are no longer sent; a handoff rebuilt from the store
+ * replaces them (issue 10 item 2). The store and the UI keep them all. `kept` lists what the
+ * handoff carries, for the divider the UI draws; `summary` is the model's prose, kept so a
+ * resumed session rebuilds the same handoff without asking again.
+ */
+export interface ContextCompactedEventBody {
+  type: 'context-compacted';
+  /** `threshold`: the next request would have passed the budget; `overflow`: the server refused it as too long; `manual`: asked for. */
+  reason: 'threshold' | 'overflow' | 'manual';
+  message_index: number;
+  /** Estimated tokens of the request before and after. */
+  tokens_before: number;
+  tokens_after: number;
+  kept: string[];
+  summary: string;
+}
 
 /**
  * Tokens of one model request (issue 10 item 1), emitted once its turn's tool results are in the
@@ -68,6 +98,8 @@ export interface UsageEventBody {
   context_window_source?: 'config' | 'server' | 'table' | 'default';
   estimated_next_input_tokens?: number;
   model?: string;
+  /** US dollars for this request, when `model.prices` has the model (issue 10 item 7). */
+  cost_usd?: number;
 }
 
 export type ZunoEvent = ZunoEventBody & { ts: number; session_id: string };

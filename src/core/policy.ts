@@ -89,6 +89,13 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
 /** Tools whose only effect is writing files, which `auto-edit` lets through inside the workspace. */
 export const FILE_WRITING_TOOLS: ReadonlySet<string> = new Set(['write', 'apply_patch', 'edit']);
 
+/**
+ * Tools that only change the session's own plan, todos or goal (kept in the store, shown to the
+ * user, touching no file): `auto-edit` lets them through too, since asking before every todo tick
+ * was most of the approvals of a one-line fix (issue 14).
+ */
+export const WORK_STATE_TOOLS: ReadonlySet<string> = new Set(['plan_update', 'todo_update', 'goal_update']);
+
 const describeRule = (rule: PermissionRule): string =>
   `permission rule {tool: "${rule.tool}"${rule.match === undefined ? '' : `, match: "${rule.match}"`}, action: "${rule.action}"}`;
 
@@ -246,6 +253,9 @@ function fallback(query: PermissionQuery): PermissionDecision {
         query.subjects.length > 0 &&
         query.subjects.every((subject) => subject.kind === 'path' && subject.outsideWorkspace !== true);
       if (mode === 'auto-edit' && writesInside) return { action: 'allow', reason: 'auto-edit mode allows file edits inside the workspace' };
+      if (mode === 'auto-edit' && WORK_STATE_TOOLS.has(query.tool)) {
+        return { action: 'allow', reason: "auto-edit mode allows updates to the session's plan, todos and goal" };
+      }
       return {
         action: 'ask',
         reason: `${mode} mode asks before every call with side effects, and no allow rule covers this one`,

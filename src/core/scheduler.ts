@@ -534,6 +534,7 @@ export class Scheduler {
       tool: tool.name,
       approved: decision.approved,
       ...(userReason !== undefined ? { reason: userReason } : {}),
+      ...(decision.approved && decision.addedRule !== undefined ? { added_rule: decision.addedRule } : {}),
     });
     if (!decision.approved) {
       return this.block(turn, position, request, declarations, 'denied', userReason !== undefined ? `The user declined: ${userReason}` : 'The user declined this call.');
@@ -789,6 +790,7 @@ export class Scheduler {
       ...(category !== undefined ? { category } : {}),
       duration_ms: call.durationMs,
       truncated: result.truncated,
+      ...(typeof result.metadata?.exitCode === 'number' ? { exit_code: result.metadata.exitCode } : {}),
     });
   }
 }

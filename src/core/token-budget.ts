@@ -26,8 +26,22 @@ export interface RequestShape {
   readonly messages: readonly TranscriptMessage[];
 }
 
+/** A whole request at chars/4, with no reported usage to anchor it. */
+export function estimateRequest(request: RequestShape): number {
+  let characters = request.system.length + JSON.stringify(request.tools).length;
+  for (const message of request.messages) characters += messageCharacters(message);
+  return estimateTokens(characters);
+}
+
 export class RequestEstimator {
   private anchor: { readonly tokens: number; readonly messages: number } | undefined;
+  /** Server-counted tokens per chars/4 token, learned from the last reported usage (wire overhead, escaping, the tokenizer). */
+  private ratio = 1;
+
+  /** A whole request at chars/4, scaled by what the server's counts showed so far. */
+  measure(request: RequestShape): number {
+    return Math.ceil(estimateRequest(request) * this.ratio);
+  }
 
   /** The next request's input tokens: the anchor plus the messages after it, or all of it at chars/4. */
   estimate(request: RequestShape): number {
@@ -40,16 +54,21 @@ export class RequestEstimator {
       }
       return anchor.tokens + estimateTokens(characters);
     }
-    let characters = request.system.length + JSON.stringify(request.tools).length;
-    for (const message of request.messages) characters += messageCharacters(message);
-    return estimateTokens(characters);
+    return this.measure(request);
+  }
+
+  /** Forgets the anchor: the messages it counted were pruned or compacted, so its count no longer holds. */
+  reset(): void {
+    this.anchor = undefined;
   }
 
   /**
    * A request of `sentMessages` messages used `inputTokens` and its answer, appended as the
    * next message, `outputTokens`: together they are the exact size of the transcript so far.
    */
-  record(sentMessages: number, inputTokens: number, outputTokens: number): void {
+  record(sentMessages: number, inputTokens: number, outputTokens: number, measuredInput?: number): void {
     this.anchor = { tokens: inputTokens + outputTokens, messages: sentMessages + 1 };
+    // `measuredInput`: the same request at chars/4, given when the server counted it, to calibrate whole-request estimates.
+    if (measuredInput !== undefined && measuredInput > 0) this.ratio = Math.min(4, Math.max(0.5, inputTokens / measuredInput));
   }
 }

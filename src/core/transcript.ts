@@ -5,6 +5,11 @@
  * with its id, in call order, before the next assistant message.
  */
 
+/** An Anthropic extended-thinking block, exactly as the server sent it. */
+export type ThinkingBlock =
+  | { readonly type: 'thinking'; readonly thinking: string; readonly signature: string }
+  | { readonly type: 'redacted_thinking'; readonly data: string };
+
 export interface TranscriptToolCall {
   readonly id: string;
   readonly name: string;
@@ -15,5 +20,13 @@ export interface TranscriptToolCall {
 export type TranscriptMessage =
   | { readonly role: 'system'; readonly content: string }
   | { readonly role: 'user'; readonly content: string }
-  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls?: readonly TranscriptToolCall[] }
+  | {
+      readonly role: 'assistant';
+      readonly content: string;
+      readonly toolCalls?: readonly TranscriptToolCall[];
+      /** A reasoning model's thoughts (OpenAI-compatible `reasoning_content`/`reasoning`): kept and shown, never sent back. */
+      readonly reasoning?: string;
+      /** Anthropic thinking blocks, sent back unchanged with their signatures (the API refuses a tool-result turn without them). */
+      readonly thinking?: readonly ThinkingBlock[];
+    }
   | { readonly role: 'tool'; readonly callId: string; readonly toolName: string; readonly content: string };

@@ -5,6 +5,7 @@
  * time, never the whole transcript per token.
  */
 import { z } from 'zod';
+import type { PermissionRule } from '../core/config';
 import type { Declarations } from '../core/declarations';
 import type { ZunoEvent } from '../core/events';
 
@@ -14,12 +15,61 @@ export interface SessionSummary {
   readonly updatedAt: number;
 }
 
+/** One line of a rendered diff: the text without its +/-/space marker. */
+export interface DiffLine {
+  readonly kind: 'add' | 'remove' | 'context';
+  readonly text: string;
+}
+
+export interface DiffHunk {
+  /** `@@ -12,4 +12,6 @@` */
+  readonly header: string;
+  readonly lines: readonly DiffLine[];
+}
+
+/** One file of a proposed change, as the approval card draws it. */
+export interface FileDiffPreview {
+  /** Relative to the workspace when inside it. */
+  readonly path: string;
+  readonly movedTo?: string;
+  readonly change: 'create' | 'update' | 'delete' | 'move';
+  readonly added: number;
+  readonly removed: number;
+  readonly hunks: readonly DiffHunk[];
+  /** Diff lines left out to keep the card light; Show diff has them all. */
+  readonly omittedLines: number;
+}
+
+/**
+ * What an approval will do, in the form that suits the tool (issue 14 item 3): the raw arguments
+ * stay available under Details, but the card leads with this.
+ */
+export type ApprovalPreview =
+  | { readonly kind: 'files'; readonly files: readonly FileDiffPreview[] }
+  | { readonly kind: 'command'; readonly command: string; readonly cwd: string; readonly background: boolean }
+  | { readonly kind: 'url'; readonly url: string }
+  | { readonly kind: 'todos'; readonly replacesList: boolean; readonly items: readonly { readonly id: string; readonly content?: string; readonly status?: string }[] }
+  | { readonly kind: 'text'; readonly label: string; readonly text: string }
+  | { readonly kind: 'table'; readonly title: string; readonly rows: readonly { readonly name: string; readonly value: string }[] };
+
+/** A rule "Allow like this" can add, with what it lets through in words. */
+export interface RuleChoice {
+  readonly label: string;
+  readonly rule: PermissionRule;
+}
+
 export interface PendingApproval {
   readonly callId: string;
   readonly tool: string;
   readonly declarations: Declarations;
   readonly subject?: string;
   readonly reason: string;
+  /** Why the user is asked, in plain words for the card; `reason` keeps the policy's own wording for Details. */
+  readonly plainReason?: string;
+  /** The rules "Allow like this" offers, the exact one first; the view answers with an index. */
+  readonly ruleChoices?: readonly RuleChoice[];
+  /** What the call will do, drawn readably; absent when the tool has no special form. */
+  readonly preview?: ApprovalPreview;
   /** Summary of the arguments for display (the webview escapes it). */
   readonly argumentsPreview: string;
   /** write, apply_patch and edit can open a diff preview. */
@@ -43,6 +93,33 @@ export interface ViewStatus {
   /** Set when no model is configured: exactly how to set one up. */
   readonly setupHint?: string;
   readonly running: boolean;
+  /** Why no checkpoint is taken before a turn's changes (no git on PATH, or turned off); absent when they are. */
+  readonly checkpointsOff?: string;
+}
+
+/** One file a restore would change (issue 13). */
+export interface RewindFileView {
+  readonly path: string;
+  /** What happened since the checkpoint: a restore removes an added file and puts the others back. */
+  readonly change: 'added' | 'removed' | 'modified';
+  /** Changed outside Zuno since the checkpoint: restoring overwrites that change. */
+  readonly conflict: boolean;
+  /** Unified diff from the file now to the file restored; absent past the preview's limit. */
+  readonly diff?: string;
+}
+
+/** What "Restore files to before this message" would do, shown before the user confirms. */
+export interface RewindPreviewView {
+  readonly checkpointId: string;
+  readonly files: readonly RewindFileView[];
+  /** Files over the size limit, which a restore leaves as they are. */
+  readonly overLimit: readonly string[];
+  /** Nested repositories, which a restore leaves as they are. */
+  readonly nested: readonly string[];
+  /** The limit itself, for the words shown (MB). */
+  readonly limitMb: number;
+  /** Set when a confirmed restore was refused: files changed outside Zuno after the preview. */
+  readonly refused?: boolean;
 }
 
 export type ToWebview =
@@ -62,6 +139,9 @@ export type ToWebview =
   | { readonly type: 'question-closed'; readonly callId: string }
   | { readonly type: 'sessions'; readonly sessions: readonly SessionSummary[] }
   | { readonly type: 'status'; readonly status: ViewStatus }
+  | { readonly type: 'rewind-preview'; readonly preview: RewindPreviewView }
+  /** The preview of this checkpoint is over: restored, or it failed (an `error` says why). */
+  | { readonly type: 'rewind-closed'; readonly checkpointId: string }
   | { readonly type: 'error'; readonly text: string };
 
 const id = z.string().min(1).max(200);
@@ -80,6 +160,8 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
     reason: z.string().max(10_000).optional(),
     /** Writes a visible permission rule into settings (never a hidden "always"). */
     allowLikeThis: z.boolean().optional(),
+    /** Which of the approval's `ruleChoices` to add; the exact rule when absent. */
+    ruleChoice: z.number().int().min(0).max(9).optional(),
   }),
   z.strictObject({ type: z.literal('show-diff'), callId: id }),
   z.strictObject({
@@ -90,6 +172,10 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
     text: z.string().max(100_000).optional(),
   }),
   z.strictObject({ type: z.literal('configure-model') }),
+  z.strictObject({ type: z.literal('rewind-preview'), checkpointId: id }),
+  z.strictObject({ type: z.literal('rewind-show-diff'), checkpointId: id, path: z.string().min(1).max(4096) }),
+  /** `force` overwrites files changed outside Zuno since the checkpoint; `fork` continues in a new chat that ends before the message. */
+  z.strictObject({ type: z.literal('rewind-apply'), checkpointId: id, force: z.boolean(), fork: z.boolean() }),
 ]);
 
 export type FromWebview = z.infer<typeof fromWebviewSchema>;

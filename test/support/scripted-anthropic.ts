@@ -13,6 +13,13 @@
  * Every request is checked: each tool_use in an assistant turn must be answered by a
  * tool_result with its id, in call order, at the start of the very next user turn; the
  * x-api-key and anthropic-version headers must be present; `system` must be top-level.
+ * A reply's `reasoning` streams as a thinking block with a signature (thinking_delta, then
+ * signature_delta). Like the API, the server refuses (HTTP 400) a request whose thinking block
+ * was changed or lost its signature, and, when `thinking` is enabled, one whose last assistant
+ * turn with tool calls no longer starts with the thinking block it was sent with.
+ * Prompt caching as the API does it, when `simulateCache` is set: the prefix up to each block
+ * marked `cache_control` (tools, then system, then messages) is written on first sight and read
+ * on later requests; more than four marks are refused with HTTP 400.
  * Usage comes as the API sends it: `message_start` carries the input tokens (body length / 4,
  * split into uncached, cache-read and cache-write parts when `cache` is given) and
  * `message_delta` the cumulative output tokens.
@@ -26,15 +33,19 @@ interface Block {
   readonly id?: string;
   readonly tool_use_id?: string;
   readonly text?: string;
+  readonly thinking?: string;
+  readonly signature?: string;
   readonly content?: unknown;
   readonly input?: unknown;
   readonly name?: string;
+  readonly cache_control?: { readonly type: string };
 }
 
 export interface AnthropicRequestBody {
   readonly model: string;
-  readonly system?: string;
+  readonly system?: string | readonly Block[];
   readonly max_tokens: number;
+  readonly thinking?: { readonly type: string; readonly budget_tokens?: number };
   readonly stream?: boolean;
   readonly messages: readonly { readonly role: string; readonly content: string | readonly Block[] }[];
   readonly tools?: readonly { readonly name: string; readonly description: string; readonly input_schema: unknown }[];
@@ -108,13 +119,78 @@ export interface ScriptedAnthropicUsage {
   readonly cache_creation_input_tokens: number;
 }
 
-function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string, usage: ScriptedAnthropicUsage): void {
+/** The prefix (tools, system, messages, in the API's cache order) up to each block marked `cache_control`, as text. */
+export function cacheBreakpoints(body: AnthropicRequestBody): string[] {
+  const strip = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (key, item: unknown) => (key === 'cache_control' ? undefined : item)));
+  const sequence: { readonly part: unknown; readonly marked: boolean }[] = [
+    ...(body.tools ?? []).map((tool) => ({ part: strip(tool), marked: 'cache_control' in tool })),
+    ...blocksOf(body.system ?? []).map((block) => ({ part: strip(block), marked: block.cache_control !== undefined })),
+    ...body.messages.flatMap((message) => blocksOf(message.content).map((block) => ({ part: [message.role, strip(block)], marked: block.cache_control !== undefined }))),
+  ];
+  const prefixes: string[] = [];
+  sequence.forEach((item, index) => {
+    if (item.marked) prefixes.push(JSON.stringify(sequence.slice(0, index + 1).map((entry) => entry.part)));
+  });
+  return prefixes;
+}
+
+/** Reads: the longest marked prefix seen before; writes: the rest up to the longest marked prefix. */
+function simulatedCacheUsage(body: AnthropicRequestBody, total: number, cached: Set<string>): ScriptedAnthropicUsage {
+  const prefixes = cacheBreakpoints(body);
+  const tokens = (prefix: string): number => Math.min(total, Math.ceil(prefix.length / 4));
+  const read = Math.max(0, ...prefixes.filter((prefix) => cached.has(prefix)).map(tokens));
+  const longest = Math.max(0, ...prefixes.map(tokens));
+  for (const prefix of prefixes) cached.add(prefix);
+  const write = Math.max(0, longest - read);
+  return { input_tokens: total - read - write, cache_read_input_tokens: read, cache_creation_input_tokens: write };
+}
+
+/** What the server signed: signature → thinking text, and each signed answer's tool_use ids → its signature. */
+interface Signed {
+  readonly thoughts: Map<string, string>;
+  readonly byToolUse: Map<string, string>;
+}
+
+/** The API's checks on thinking blocks: unchanged and signed, and present on the tool-result turn when thinking is on. */
+export function thinkingViolations(body: AnthropicRequestBody, signed: Signed): string[] {
+  const problems: string[] = [];
+  body.messages.forEach((message, index) => {
+    for (const block of blocksOf(message.content)) {
+      if (block.type !== 'thinking') continue;
+      if (!block.signature) problems.push(`messages.${index}: a thinking block without its signature`);
+      else if (signed.thoughts.get(block.signature) !== block.thinking) problems.push(`messages.${index}: Invalid \`signature\` in \`thinking\` block`);
+    }
+  });
+  const lastAssistant = body.messages.map((message) => message.role).lastIndexOf('assistant');
+  const last = body.messages[lastAssistant];
+  if (body.thinking?.type === 'enabled' && last) {
+    const blocks = blocksOf(last.content);
+    const toolUse = blocks.find((block) => block.type === 'tool_use');
+    const signature = toolUse?.id !== undefined ? signed.byToolUse.get(toolUse.id) : undefined;
+    if (signature !== undefined && blocks[0]?.type !== 'thinking') {
+      problems.push(`messages.${lastAssistant}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${blocks[0]?.type ?? 'nothing'}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block`);
+    }
+  }
+  return problems;
+}
+
+function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string, usage: ScriptedAnthropicUsage, signed: Signed): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   writeEvent(response, 'message_start', {
     message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
   });
   let answerLength = (reply.text ?? '').length;
   let index = 0;
+  let signature: string | undefined;
+  if (reply.reasoning) {
+    signature = `sig-${signed.thoughts.size + 1}-${Buffer.from(reply.reasoning).toString('base64').slice(0, 16)}`;
+    signed.thoughts.set(signature, reply.reasoning);
+    writeEvent(response, 'content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
+    for (const part of thirds(reply.reasoning)) writeEvent(response, 'content_block_delta', { index, delta: { type: 'thinking_delta', thinking: part } });
+    writeEvent(response, 'content_block_delta', { index, delta: { type: 'signature_delta', signature } });
+    writeEvent(response, 'content_block_stop', { index });
+    index++;
+  }
   if (reply.text) {
     writeEvent(response, 'content_block_start', { index, content_block: { type: 'text', text: '' } });
     writeEvent(response, 'ping', {});
@@ -125,6 +201,7 @@ function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { e
   const calls = reply.toolCalls ?? [];
   for (const call of calls) {
     const id = call.id ?? `toolu_scripted_${++callCounter}`;
+    if (signature !== undefined) signed.byToolUse.set(id, signature);
     const json = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
     answerLength += call.name.length + json.length;
     writeEvent(response, 'content_block_start', { index, content_block: { type: 'tool_use', id, name: call.name, input: {} } });
@@ -142,11 +219,16 @@ export async function startScriptedAnthropic(options: {
   readonly models?: readonly string[];
   /** Splits each request's input tokens: this many are reported as cache reads, and this many as cache writes. */
   readonly cache?: { readonly read: number; readonly write: number };
+  /** Reports cache reads and writes from the request's own `cache_control` breakpoints (see above). */
+  readonly simulateCache?: boolean;
 }): Promise<ScriptedAnthropicServer> {
   const requests: RecordedAnthropicRequest[] = [];
   const violations: string[] = [];
+  const signed: Signed = { thoughts: new Map(), byToolUse: new Map() };
+  const cached = new Set<string>();
   const usageFor = (raw: string): ScriptedAnthropicUsage => {
     const total = Math.ceil(raw.length / 4);
+    if (options.simulateCache) return simulatedCacheUsage(JSON.parse(raw) as AnthropicRequestBody, total, cached);
     const read = Math.min(options.cache?.read ?? 0, total);
     const write = Math.min(options.cache?.write ?? 0, total - read);
     return { input_tokens: total - read - write, cache_read_input_tokens: read, cache_creation_input_tokens: write };
@@ -170,10 +252,22 @@ export async function startScriptedAnthropic(options: {
     const number = requests.length;
     for (const problem of anthropicPairingViolations(body)) violations.push(`request ${number}: ${problem}`);
     if (!incoming.headers['anthropic-version']) violations.push(`request ${number}: no anthropic-version header`);
+    const marks = cacheBreakpoints(body).length;
+    if (marks > 4) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: `A maximum of 4 blocks with cache_control may be provided. Found ${marks}.` } }));
+      return;
+    }
+    const thinkingProblems = thinkingViolations(body, signed);
+    if (thinkingProblems.length > 0) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: thinkingProblems.join('; ') } }));
+      return;
+    }
     const step = options.script[number - 1];
     if (step === undefined) {
       violations.push(`request ${number} arrived after the script ran out`);
-      streamReply(response, { text: 'The script has ended.' }, body.model, usageFor(raw));
+      streamReply(response, { text: 'The script has ended.' }, body.model, usageFor(raw), signed);
       return;
     }
     const reply = typeof step === 'function' ? step(recorded) : step;
@@ -183,7 +277,7 @@ export async function startScriptedAnthropic(options: {
       response.end(JSON.stringify({ type: 'error', error: { type, message: reply.error.message } }));
       return;
     }
-    streamReply(response, reply, body.model, usageFor(raw));
+    streamReply(response, reply, body.model, usageFor(raw), signed);
   };
   const server = await listenOnLoopback(handle, violations);
   return {

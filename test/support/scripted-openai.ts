@@ -27,7 +27,12 @@
  *   `role: "tool"` result with its id, in call order, before any other message. Problems are
  *   collected in `violations` (with the request number) rather than thrown, because the server
  *   cannot fail the test itself: assert `violations` is empty at the end of each test.
- *   A request arriving after the script ran out is a violation too.
+ *   A request arriving after the script ran out is a violation too. A request with such a problem
+ *   is also refused with HTTP 400, as OpenAI refuses it ("messages with role 'tool' must be a
+ *   response to a preceding message with 'tool_calls'"), so a client cannot get past it.
+ * - With `enforceWindow` (and `contextWindow`), a request whose prompt tokens (the body's length
+ *   / 4, or `usage(request)`) exceed the window is refused with HTTP 400 and OpenAI's
+ *   `context_length_exceeded` code; `refusedAsTooLong` lists those requests' chat numbers.
  * - GET /v1/models lists `models` (default: the one model `scripted-model`), each with
  *   `context_length: contextWindow` when that option is set (as OpenRouter and LM Studio do).
  * - Usage like OpenAI's: a request with `stream_options: {include_usage: true}` gets a last
@@ -49,6 +54,8 @@ export type ScriptedReply =
   | {
       readonly text?: string;
       readonly toolCalls?: readonly ScriptedToolCall[];
+      /** Streamed first as `reasoning_content` deltas (OpenAI-compatible), or as a signed thinking block (Anthropic). */
+      readonly reasoning?: string;
       /** Stream the text, then keep the response open until the client goes away. */
       readonly stall?: boolean;
     }
@@ -92,6 +99,8 @@ export interface ScriptedOpenAIOptions {
   readonly models?: readonly string[];
   /** Stated as every listed model's `context_length`. */
   readonly contextWindow?: number;
+  /** Refuse requests over `contextWindow` with `context_length_exceeded`, as OpenAI does. */
+  readonly enforceWindow?: boolean;
   /** Refuse `stream_options` with HTTP 400, like servers that do not know it. */
   readonly rejectStreamOptions?: boolean;
   /** The usage reported for a request; by default body length / 4 in, answer length / 4 out. */
@@ -107,6 +116,8 @@ export interface ScriptedOpenAIServer {
   readonly chatRequests: () => RecordedRequest[];
   /** Pairing and script problems, one line each; must be empty at the end of a test. */
   readonly violations: string[];
+  /** The chat numbers (1-based) of requests refused as longer than the window (`enforceWindow`). */
+  readonly refusedAsTooLong: number[];
   readonly close: () => Promise<void>;
 }
 
@@ -195,6 +206,9 @@ async function streamReply(response: ServerResponse, reply: Exclude<ScriptedRepl
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   response.write(': scripted server keep-alive\r\n\r\n');
   await writeEvent(response, chunk({ role: 'assistant', content: '' }));
+  for (const part of pieces(reply.reasoning ?? '', 3)) {
+    if (part) await writeEvent(response, chunk({ reasoning_content: part }));
+  }
   for (const part of pieces(reply.text ?? '', 3)) {
     if (part) await writeEvent(response, chunk({ content: part }));
   }
@@ -227,6 +241,7 @@ async function streamReply(response: ServerResponse, reply: Exclude<ScriptedRepl
 export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promise<ScriptedOpenAIServer> {
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
+  const refusedAsTooLong: number[] = [];
   const models = options.models ?? ['scripted-model'];
   let chatCount = 0;
 
@@ -264,7 +279,22 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
       return;
     }
     const index = chatCount++;
-    for (const problem of pairingViolations(body.messages)) violations.push(`chat request ${index + 1}: ${problem}`);
+    const problems = pairingViolations(body.messages);
+    for (const problem of problems) violations.push(`chat request ${index + 1}: ${problem}`);
+    if (problems.length > 0) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      const message = `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls', and every tool call needs one (${problems.join('; ')}).`;
+      response.end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'messages', code: null } }));
+      return;
+    }
+    const promptTokens = options.usage?.(recorded, index).prompt_tokens ?? Math.ceil(raw.length / 4);
+    if (options.enforceWindow && options.contextWindow !== undefined && promptTokens > options.contextWindow) {
+      refusedAsTooLong.push(index + 1);
+      response.writeHead(400, { 'content-type': 'application/json' });
+      const message = `This model's maximum context length is ${options.contextWindow} tokens. However, your messages resulted in ${promptTokens} tokens. Please reduce the length of the messages.`;
+      response.end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } }));
+      return;
+    }
     const reply = await replyFor(recorded, index);
     if ('error' in reply) {
       response.writeHead(reply.error.status, { 'content-type': 'application/json', ...reply.error.headers });
@@ -282,6 +312,7 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
     requests,
     chatRequests: () => requests.filter((request) => request.method === 'POST'),
     violations,
+    refusedAsTooLong,
     close: server.close,
   };
 }

@@ -166,14 +166,17 @@ export class ShadowCheckpoints {
 
   /**
    * Stages the work tree without recording anything, off the turn's path (when the runtime
-   * opens), so that the first checkpoint of a large workspace is incremental too. Never rejects.
+   * opens), so that the first checkpoint of a large workspace is incremental too; drops the
+   * checkpoints of sessions the store no longer keeps (`kept`, asked when it runs); and packs
+   * loose objects now and then. Never rejects.
    */
-  async warm(): Promise<void> {
+  async warm(kept?: (sessionId: string) => boolean): Promise<void> {
     const deadline = Date.now() + this.budgetMs * 10;
     await this.serially(async () => {
       await this.prepare(deadline);
       await this.capture(deadline);
     }).catch(() => undefined);
+    if (kept) await this.retain(kept).catch(() => undefined);
     // Packs loose objects once there are many, outside the queue: gc never touches the index, and
     // keeps objects younger than two weeks, so a checkpoint written meanwhile is safe.
     await this.run(['-c', `gc.auto=${GC_LOOSE_OBJECTS}`, '-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet'], deadline).catch(() => undefined);
@@ -186,6 +189,24 @@ export class ShadowCheckpoints {
   snapshot(input: SnapshotInput): Promise<CheckpointRecord> {
     const deadline = Date.now() + this.budgetMs;
     return this.serially(() => this.record(input, deadline));
+  }
+
+  /**
+   * Checkpoints follow their sessions' retention: the records and refs of sessions for which
+   * `kept` is false are dropped, and gc frees their objects later (checkpoint commits have no
+   * parents, so nothing else holds them). Returns the ids dropped. In the queue with snapshots,
+   * so a checkpoint being recorded is never dropped half-way.
+   */
+  retain(kept: (sessionId: string) => boolean): Promise<readonly string[]> {
+    return this.serially(async () => {
+      const index = await this.readIndex();
+      const gone = index.checkpoints.filter((record) => !kept(record.sessionId));
+      if (gone.length === 0) return [];
+      // The index first: a ref left behind only keeps objects a little longer; a record without its ref would fail a rewind.
+      await this.writeIndex({ ...index, checkpoints: index.checkpoints.filter((record) => kept(record.sessionId)) });
+      await this.run(['update-ref', '--stdin'], Date.now() + this.budgetMs, { input: gone.map((record) => `delete refs/zuno/${record.id}\n`).join('') });
+      return gone.map((record) => record.id);
+    });
   }
 
   /** Stops every git this object runs (a warm-up, say), so a process can exit; later calls fail. */
@@ -203,11 +224,11 @@ export class ShadowCheckpoints {
     await this.prepare(deadline);
     const state = await this.capture(deadline);
     const index = await this.readIndex();
-    const parent = index.checkpoints.at(-1)?.commit;
     const number = index.next;
     const id = RESTORABLE_KINDS.has(input.kind) ? `cp-${number}` : `snap-${number}`;
     const message = `${input.kind} ${id} of session ${input.sessionId}`;
-    const commit = (await this.run(['commit-tree', state.tree, ...(parent !== undefined ? ['-p', parent] : []), '-m', message], deadline)).stdout.toString('utf8').trim();
+    // No parent: a commit chain would keep every older checkpoint reachable, and retention could free nothing.
+    const commit = (await this.run(['commit-tree', state.tree, '-m', message], deadline)).stdout.toString('utf8').trim();
     // The ref keeps the checkpoint's objects from gc. Written as git writes a loose ref, without another process.
     await mkdir(join(this.gitDir, 'refs', 'zuno'), { recursive: true });
     await writeFileAtomic(join(this.gitDir, 'refs', 'zuno', id), `${commit}\n`);
@@ -252,6 +273,15 @@ export class ShadowCheckpoints {
       changes.push({ path, change: status === 'A' ? 'added' : status === 'D' ? 'removed' : 'modified' });
     }
     return changes;
+  }
+
+  /**
+   * The unified diff of one path from tree `from` to tree `to` (`from` now, `to` the checkpoint:
+   * what a rewind would do), without textconv or external diff; empty when the path is the same.
+   */
+  async diff(from: string, to: string, path: string): Promise<string> {
+    const args = ['diff-tree', '-p', '--no-renames', '--no-color', '--no-ext-diff', '--no-textconv', from, to, '--', literal(path)];
+    return (await this.run(args, Date.now() + this.budgetMs)).stdout.toString('utf8');
   }
 
   /** The text of a file in a checkpoint's tree, for previews; undefined when it is not there. */

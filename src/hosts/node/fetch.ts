@@ -10,7 +10,6 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIPv6, type LookupFunction } from 'node:net';
 import { pipeline, Readable } from 'node:stream';
-import type { ReadableStream } from 'node:stream/web';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { isMetadataAddress } from '../../core/addresses';
 import { BlockedError } from '../../core/errors';
@@ -86,7 +85,11 @@ export function createCheckedFetch(resolve: (hostname: string) => Promise<readon
         return;
       }
       const method = (init.method ?? 'GET').toUpperCase();
-      const headers = Object.fromEntries(new Headers(init.headers));
+      // forEach rather than iteration: the Headers type must also hold where the DOM lib is loaded (the webview's modules in tests).
+      const headers: Record<string, string> = {};
+      new Headers(init.headers).forEach((value, key) => {
+        headers[key] = value;
+      });
       const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
         url,
         {
@@ -109,7 +112,7 @@ export function createCheckedFetch(resolve: (hostname: string) => Promise<readon
           }
           const empty = method === 'HEAD' || NULL_BODY_STATUSES.has(status);
           if (empty) response.on('error', () => undefined).resume();
-          const body = empty ? null : (Readable.toWeb(decodedBody(response)) as ReadableStream<Uint8Array>);
+          const body = empty ? null : (Readable.toWeb(decodedBody(response)) as BodyInit);
           try {
             settle(new Response(body, { status, statusText: response.statusMessage ?? '', headers: responseHeaders(response) }));
           } catch (error) {

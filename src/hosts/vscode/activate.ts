@@ -24,6 +24,7 @@ import { createLanguageFeatures } from './language-features';
 import { CHAT_VIEW_ID, RUNNING_CONTEXT_KEY } from './manifest';
 import { EditorApprovals, PROPOSAL_SCHEME, ProposalFileSystem } from './proposals';
 import { QuestionBroker } from './question-state';
+import { CHECKPOINT_SCHEME } from './rewinds';
 import { SETTINGS_PREFIX, STATE_DIR_SETTING, stateRootSetting } from './settings';
 import { resolveStateDir, type ResolvedStateDir } from '../../store/relocate';
 import { ZunoStatusBar } from './status-bar';
@@ -144,6 +145,7 @@ export class ZunoExtension implements vscode.Disposable {
         });
       }),
       vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, new ChatViewProvider(context.extensionUri, controller)),
+      vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, this.backend.rewinds),
       ...registerCommands({
         controller,
         config,

@@ -14,8 +14,12 @@
 import { isAbsolute, relative } from 'node:path';
 import type { PermissionRule } from '../../core/config';
 import type { ApprovalDecision, ApprovalGateway, ApprovalRequest, FileChange } from '../../core/host';
-import { FILE_WRITING_TOOLS } from '../../core/policy';
 import type { PendingApproval, ToWebview } from '../../webview/protocol';
+import { buildApprovalPreview, plainReason } from './approval-preview';
+import { allowRuleFor, ruleChoices } from './rule-choices';
+
+// Where the tests and other callers have always found them.
+export { allowRuleFor, escapeGlob } from './rule-choices';
 
 /** What the approval flow needs from the editor. */
 export interface ApprovalEnvironment {
@@ -42,6 +46,8 @@ export interface DecisionInput {
   readonly approved: boolean;
   readonly reason?: string;
   readonly allowLikeThis?: boolean;
+  /** Index into the approval's `ruleChoices`; the exact rule when absent or out of range. */
+  readonly ruleChoice?: number;
 }
 
 /** Whether the decision was taken; when not, why (also posted to the view as an error). */
@@ -77,26 +83,6 @@ function touchedPaths(change: FileChange): string[] {
   return change.movedTo ? [change.path, change.movedTo] : [change.path];
 }
 
-/** A glob that matches exactly `text`: the rule glob dialect escapes with a backslash (src/core/glob.ts). */
-export function escapeGlob(text: string): string {
-  return text.replace(/[\\*?[\]{}]/g, '\\$&');
-}
-
-/**
- * "Allow like this": a rule allowing this tool on exactly this subject. A file path inside the
- * workspace is written relative to it, so the rule reads naturally in settings; the policy
- * tries globs against both forms (src/core/policy.ts).
- */
-export function allowRuleFor(request: ApprovalRequest, workspaceRoot: string): PermissionRule {
-  if (request.subject === undefined) return { tool: request.tool, action: 'allow' };
-  let subject = request.subject;
-  if (FILE_WRITING_TOOLS.has(request.tool) && isAbsolute(subject)) {
-    const inside = relative(workspaceRoot, subject);
-    if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) subject = inside.split('\\').join('/');
-  }
-  return { tool: request.tool, match: escapeGlob(subject), action: 'allow' };
-}
-
 export class ApprovalBroker implements ApprovalGateway {
   private readonly entries = new Map<string, PendingEntry>();
 
@@ -110,14 +96,18 @@ export class ApprovalBroker implements ApprovalGateway {
     return new Promise<ApprovalDecision>((resolve) => {
       const onAbort = (): void => this.close(request.callId, { approved: false, reason: CANCELLED_REASON });
       const changes = request.changes ?? [];
+      const preview = buildApprovalPreview(request, (path) => this.display(path), this.workspaceRoot);
       const view: PendingApproval = {
         callId: request.callId,
         tool: request.tool,
         declarations: request.declarations,
         reason: request.reason,
+        plainReason: plainReason(request),
+        ruleChoices: ruleChoices(request, this.workspaceRoot),
         argumentsPreview: argumentsPreview(request.arguments),
         canShowDiff: changes.length > 0,
         ...(request.subject !== undefined ? { subject: request.subject } : {}),
+        ...(preview !== undefined ? { preview } : {}),
         ...(changes.length > 0 ? { paths: changes.flatMap(touchedPaths).map((path) => this.display(path)) } : {}),
         ...(request.origin ? { origin: request.origin } : {}),
       };
@@ -172,7 +162,7 @@ export class ApprovalBroker implements ApprovalGateway {
       const editedContents = await this.editedContents(entry);
       let addedRule: PermissionRule | undefined;
       if (input.allowLikeThis) {
-        const rule = allowRuleFor(entry.request, this.workspaceRoot);
+        const rule = entry.view.ruleChoices?.[input.ruleChoice ?? 0]?.rule ?? allowRuleFor(entry.request, this.workspaceRoot);
         try {
           await this.environment.addAllowRule(rule);
           addedRule = rule;

@@ -6,8 +6,8 @@
  * snapshot or a command needs them.
  */
 import * as vscode from 'vscode';
-import { createProvider, createRuntime, type Runtime } from '../../agent/runtime';
-import { runAgent } from '../../agent/loop';
+import { createProvider, createRuntime, modelTuning, type Runtime } from '../../agent/runtime';
+import { compactSession } from '../../agent/compaction';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
 import type { McpServerConfig, ZunoConfig } from '../../core/config';
 import type { McpClients } from '../../core/mcp';
@@ -16,13 +16,14 @@ import { ConfigError } from '../../core/errors';
 import type { ZunoEvent } from '../../core/events';
 import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
-import { Scheduler } from '../../core/scheduler';
+import { agentRunner, contextWindowFor, type AgentRequest, type AgentRunResult } from '../../agent/loop';
 import type { CallEnvironment, Tool } from '../../core/tool';
 import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
 import type { SessionSummary, ViewStatus } from '../../webview/protocol';
 import type { ChatBackend } from './chat-controller';
 import type { ConfigSource } from './config-source';
 import { LanguageModelProvider, resolveChatModel } from './lm-provider';
+import { EditorRewinds } from './rewinds';
 import { keyEnvironmentVariables, secretKeyFor, setupHint, type ModelProviderName } from './model-setup';
 
 export const SESSION_STATE_KEY = 'zuno.session';
@@ -85,8 +86,8 @@ export interface BackendOptions {
  */
 interface OpenRuntime {
   readonly runtime: Runtime;
-  readonly env: CallEnvironment;
-  readonly scheduler: Scheduler;
+  /** The agent loop bound to the runtime with the live scheduler and environment instead of its own. */
+  readonly run: (request: AgentRequest) => Promise<AgentRunResult>;
 }
 
 const NO_FOLDER = 'Open a folder first: Zuno works inside a workspace folder (File › Open Folder…).';
@@ -97,9 +98,12 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
   /** How many vscode.lm models exist, for the setup hint; refreshed in the background. */
   private languageModels: number | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** "Restore files to before this message" (issue 13), over this backend's runtime. */
+  readonly rewinds: EditorRewinds;
 
   constructor(private readonly options: BackendOptions) {
     this.disposables.push(vscode.lm.onDidChangeChatModels(() => this.countLanguageModels()));
+    this.rewinds = new EditorRewinds(async () => (await this.ensureRuntime()).runtime, options.workspaceRoot);
   }
 
   /** Opens the store and checks ripgrep, once (SPEC S4: a missing rg is a startup error, shown). */
@@ -128,6 +132,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         host: this.options.host(),
         registrations: this.options.registrations(),
         ...(this.options.mcp ? { mcpServers: this.options.mcp.servers, mcpInputs: this.options.mcp.inputs } : {}),
+        // Read at every turn: turning checkpoints off (or on) in settings needs no reload.
+        checkpointsEnabled: () => (this.options.config.current.ok ? this.options.config.current.config.checkpoints.enabled : config.checkpoints.enabled),
         // Delegated agents and council members use the configured provider, by model name.
         models: {
           forModel: (model) => {
@@ -164,7 +170,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         return config;
       },
     };
-    return { runtime, env, scheduler: new Scheduler({ registry: runtime.registry, ledger: runtime.store, events: runtime.events, env }) };
+    const scheduler = runtime.schedulerFor(env);
+    return { runtime, run: agentRunner({ store: runtime.store, scheduler, registry: runtime.registry, env, events: runtime.events }) };
   }
 
   private validConfig(): ZunoConfig {
@@ -216,17 +223,12 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
   }
 
   async run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
-    const { runtime, env, scheduler } = await this.ensureRuntime();
+    const { runtime, run } = await this.ensureRuntime();
     // A server of .vscode/mcp.json starts only once the user allowed it (issue 11).
     await this.options.mcp?.askPending();
     const provider = await this.provider(this.validConfig());
-    const result = await runAgent({
-      store: runtime.store,
+    const result = await run({
       provider,
-      scheduler,
-      registry: runtime.registry,
-      env,
-      events: runtime.events,
       prompt,
       signal,
       ...(sessionId !== undefined ? { sessionId } : {}),
@@ -237,13 +239,21 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     }
   }
 
+  async compact(sessionId: string, signal: AbortSignal): Promise<boolean> {
+    const { runtime } = await this.ensureRuntime();
+    const config = this.validConfig();
+    const provider = await this.provider(config);
+    const window = await contextWindowFor(provider, config.model.context_window, signal);
+    return (await compactSession({ store: runtime.store, provider, events: runtime.events, sessionId, window, signal })) !== undefined;
+  }
+
   private async provider(config: ZunoConfig): Promise<ModelProvider> {
     const { provider, name, base_url: baseUrl } = config.model;
     if (provider === 'vscode-lm') return new LanguageModelProvider(await resolveChatModel(name));
     const hint = setupHint(config, this.languageModels);
     if (hint) throw new ConfigError(hint);
     const key = await this.options.apiKeys.get(config);
-    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms });
+    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms, ...modelTuning(config) });
   }
 
   status(running: boolean): ViewStatus {
@@ -255,7 +265,11 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     if (provider === 'vscode-lm' && this.languageModels === undefined) this.countLanguageModels();
     const modelLabel = provider === 'vscode-lm' ? `VS Code model ${name ?? '(first available)'}` : name ? `${name} at ${baseUrl}` : 'no model';
     const hint = setupHint(config, this.languageModels);
-    return { permissionMode: config.permission.mode, modelLabel, ...(hint ? { setupHint: hint } : {}), running };
+    // In the words of the editor: the setting's own name, or why git could not be run.
+    const checkpointsOff = !config.checkpoints.enabled
+      ? 'Checkpoints are off (setting zuno.checkpoints.enabled): file changes from now on cannot be restored from the chat.'
+      : this.opened?.checkpoints.off();
+    return { permissionMode: config.permission.mode, modelLabel, ...(hint ? { setupHint: hint } : {}), running, ...(checkpointsOff !== undefined ? { checkpointsOff } : {}) };
   }
 
   private countLanguageModels(): void {

@@ -14,6 +14,7 @@
 import type { ZunoEvent } from '../../core/events';
 import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
+import { ChatRewinds, type RewindBackend } from './chat-rewind';
 import type { QuestionBroker } from './question-state';
 
 export interface ChatBackend {
@@ -32,12 +33,16 @@ export interface ChatBackend {
    * when the run is over; rejects when it cannot start (no model, invalid config, no ripgrep).
    */
   run(prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void>;
+  /** Compacts the session's turns before its newest one (issue 10 item 2); false when there were none. */
+  compact(sessionId: string, signal: AbortSignal): Promise<boolean>;
   status(running: boolean): ViewStatus;
   /** "Set up a model" from the view: the Select Model command. */
   configureModel(): void;
   /** Remembers the chat shown, so a reloaded window reopens it. */
   rememberSession(sessionId: string | undefined): void;
   log(message: string): void;
+  /** Restoring files to a checkpoint (issue 13); without it the view's restore buttons say they are unavailable. */
+  readonly rewinds?: RewindBackend;
 }
 
 export const INTERRUPTED_MESSAGE =
@@ -64,6 +69,7 @@ export class ChatController {
   /** Calls that streamed output, so their final output is not sent a second time. */
   private readonly streamed = new Set<string>();
   private readonly listeners = new Set<() => void>();
+  private readonly rewinds: ChatRewinds | undefined;
 
   constructor(
     private readonly backend: ChatBackend,
@@ -72,6 +78,8 @@ export class ChatController {
     initialSession?: string,
   ) {
     this.currentSession = initialSession;
+    const rewinds = backend.rewinds;
+    this.rewinds = rewinds && new ChatRewinds({ backend: rewinds, post: (message) => this.post(message), sessionId: () => this.currentSession, running: () => this.running, openSession: (id) => this.openSession(id) });
   }
 
   get sessionId(): string | undefined {
@@ -149,6 +157,7 @@ export class ChatController {
           approved: message.approved,
           ...(message.reason !== undefined ? { reason: message.reason } : {}),
           ...(message.allowLikeThis !== undefined ? { allowLikeThis: message.allowLikeThis } : {}),
+          ...(message.ruleChoice !== undefined ? { ruleChoice: message.ruleChoice } : {}),
         });
         return;
       case 'show-diff':
@@ -160,6 +169,11 @@ export class ChatController {
       case 'configure-model':
         this.backend.configureModel();
         return;
+      case 'rewind-preview':
+      case 'rewind-apply':
+      case 'rewind-show-diff':
+        if (!this.rewinds) throw new Error('Restoring files is not available here.');
+        return this.rewinds.handle(message);
     }
   }
 
@@ -182,6 +196,27 @@ export class ChatController {
       this.partialText = '';
       this.liveOutput.clear();
       this.streamed.clear();
+      this.refreshStatus();
+    }
+  }
+
+  /**
+   * Compact Chat Context: runs like a turn (Cancel stops it, a message waits), so the chat's
+   * divider arrives as an event. Returns why nothing was done, for the caller to show.
+   */
+  async compact(): Promise<string | undefined> {
+    const sessionId = this.currentSession;
+    if (this.turn) return 'Zuno is working in this chat: compact it when the turn has finished.';
+    if (sessionId === undefined) return 'There is no chat to compact yet: send a message first.';
+    const turn: Turn = { controller: new AbortController(), sessionId };
+    this.turn = turn;
+    this.refreshStatus();
+    try {
+      return (await this.backend.compact(sessionId, turn.controller.signal)) ? undefined : 'Nothing to compact yet: the chat has no turns before its newest one.';
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    } finally {
+      this.turn = undefined;
       this.refreshStatus();
     }
   }

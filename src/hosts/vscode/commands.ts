@@ -36,7 +36,7 @@ export interface CommandContext {
 
 const MODE_DESCRIPTIONS: Readonly<Record<PermissionMode, string>> = {
   strict: 'Every side-effecting call asks for a fresh approval, unless a visible allow rule covers it.',
-  'auto-edit': 'File edits inside the workspace run without asking; commands and other effects still ask.',
+  'auto-edit': 'File edits inside the workspace and plan/todo/goal updates run without asking; commands and other effects still ask.',
   auto: 'Nothing asks. Deny rules and hooks still apply.',
 };
 
@@ -224,6 +224,10 @@ function handlers(context: CommandContext): Record<CommandId, () => unknown> {
     'zuno.selectModel': () => selectModel(context),
     'zuno.setApiKey': () => setApiKey(context),
     'zuno.openToolLog': () => context.log.show(true),
+    'zuno.compact': async () => {
+      const refusal = await context.controller.compact();
+      if (refusal) void vscode.window.showInformationMessage(`Zuno: ${refusal}`);
+    },
     'zuno.mcpServers': () => context.mcpServers(),
   };
 }

@@ -62,7 +62,7 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
   'tool_output.max_lines': { description: 'Most lines of tool output the model sees; the rest is cut from the middle and saved to a file (SPEC O1).', minimum: 10, maximum: 100_000 },
   'permission.mode': {
     description:
-      '`strict` (default): every side-effecting call needs a fresh approval unless an allow rule covers it. `auto-edit`: file edits inside the workspace run without asking. `auto`: nothing asks; deny rules still apply.',
+      '`strict` (default): every side-effecting call needs a fresh approval unless an allow rule covers it. `auto-edit`: file edits inside the workspace, and updates to the plan, todos and goal, run without asking. `auto`: nothing asks; deny rules still apply.',
   },
   'permission.rules': {
     description:
@@ -128,7 +128,25 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     minimum: 0,
     maximum: 10_000_000,
   },
+  'model.max_output_tokens': {
+    description: 'The most tokens one answer may take. `0` (default): the provider decides (8,192 for Anthropic, more when thinking needs it). Zuno keeps this much of the context window free.',
+    minimum: 0,
+    maximum: 1_000_000,
+  },
+  'model.reasoning_effort': {
+    description:
+      'How hard a reasoning model thinks: sent as `reasoning_effort` to OpenAI-compatible servers, and as an extended-thinking budget to Anthropic (low 2,048, medium 8,192, high 24,576 tokens). Unset: the model\'s default.',
+  },
+  'model.prices': {
+    description:
+      'Prices in US dollars per million tokens, by model name, for the cost shown next to the token counts: `{"gpt-4o": {"input": 2.5, "output": 10, "cached_input": 1.25}}` (also `cache_write`). Zuno ships no prices; a model without an entry shows tokens only.',
+    merge: 'by-key',
+  },
   'memory.enabled': { description: 'Offers the memory_propose tool.' },
+  'checkpoints.enabled': {
+    description:
+      'Takes a checkpoint of the workspace\'s files before the first change of each message (needs git on PATH), so "Restore files to before this message" can put them back. Restoring covers files only, not effects outside the workspace (a pushed commit, a sent request).',
+  },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {
     description:

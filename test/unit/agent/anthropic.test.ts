@@ -46,10 +46,12 @@ test('§9 models: Anthropic text_delta and input_json_delta events become text a
   const recorded = server.requests[0];
   assert.equal(recorded?.headers['x-api-key'], 'sk-ant-test');
   assert.equal(recorded?.headers['anthropic-version'], ANTHROPIC_VERSION);
-  assert.equal(recorded?.body.system, 'You are a test.');
+  assert.deepEqual(recorded?.body.system, [{ type: 'text', text: 'You are a test.', cache_control: { type: 'ephemeral' } }]);
   assert.equal(recorded?.body.stream, true);
   assert.ok((recorded?.body.max_tokens ?? 0) > 0);
-  assert.deepEqual(recorded?.body.tools, [{ name: 'read', description: 'Read a file.', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }]);
+  assert.deepEqual(recorded?.body.tools, [
+    { name: 'read', description: 'Read a file.', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, cache_control: { type: 'ephemeral' } },
+  ]);
   assert.deepEqual(server.violations, []);
 });
 
@@ -74,7 +76,7 @@ test('§9 models: Anthropic tool results go back as tool_result blocks, in call 
   const answer = await provider(server.baseUrl).stream(request(transcript), () => undefined);
   assert.equal(answer.stopReason, 'end');
   const body = server.requests[0]?.body;
-  assert.equal(body?.system, 'You are a test.\n\nExtra rule.');
+  assert.deepEqual(body?.system, [{ type: 'text', text: 'You are a test.\n\nExtra rule.', cache_control: { type: 'ephemeral' } }]);
   assert.deepEqual(body?.messages.slice(1), [
     {
       role: 'assistant',
@@ -90,7 +92,8 @@ test('§9 models: Anthropic tool results go back as tool_result blocks, in call 
       content: [
         { type: 'tool_result', tool_use_id: 't1', content: 'A' },
         { type: 'tool_result', tool_use_id: 't2', content: '(no output)' },
-        { type: 'text', text: 'RECOVERY NOTICE: …' },
+        // The last user turn carries a cache breakpoint (issue 10 item 5).
+        { type: 'text', text: 'RECOVERY NOTICE: …', cache_control: { type: 'ephemeral' } },
       ],
     },
   ]);

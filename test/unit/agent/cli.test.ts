@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCommandLine, UsageError } from '../../../src/cli/args';
+import { UsageTally } from '../../../src/cli/progress';
 import { changeDiff, fixedApprovals, noTerminalApprovals, terminalApprovals, terminalQuestions, type AskLine } from '../../../src/cli/prompts';
 import type { ApprovalRequest } from '../../../src/core/host';
 
@@ -147,4 +148,23 @@ test('S1 question: a terminal answers by number, re-asks on a bad choice, and an
   assert.deepEqual(free, { answered: true, selected: [], text: 'something else' });
   const dismissed = await terminalQuestions(person(['']).ask, () => undefined).ask({ callId: 'q', sessionId: 's', question: 'Name?' }, signal);
   assert.deepEqual(dismissed, { answered: false });
+});
+
+test('issue 10 item 2: exec --compact is parsed, and absent by default', () => {
+  const parsed = parseCommandLine(['exec', '--session', 's1', '--compact', 'go on']);
+  assert.equal(parsed.command === 'exec' && parsed.compact, true);
+  const plain = parseCommandLine(['exec', 'go on']);
+  assert.equal(plain.command === 'exec' && 'compact' in plain, false);
+});
+
+test('issue 10 item 7: the usage line adds the cost when model.prices priced the requests', () => {
+  const tally = new UsageTally();
+  const usage = (input: number, output: number, cost?: number) =>
+    ({ type: 'usage', input_tokens: input, output_tokens: output, context_window: 24_000, context_window_source: 'server', ts: 1, session_id: 's', ...(cost !== undefined ? { cost_usd: cost } : {}) }) as const;
+  tally.add(usage(1000, 10, 0.003));
+  tally.add(usage(2000, 20, 0.0061));
+  assert.equal(tally.line(), 'zuno: usage: 2 model requests, 3,000 input tokens, 30 output, $0.0091 (model.prices); context 2,020 of 24,000 tokens\n');
+  const unpriced = new UsageTally();
+  unpriced.add(usage(1000, 10));
+  assert.doesNotMatch(unpriced.line() ?? '', /\$/);
 });

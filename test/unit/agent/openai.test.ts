@@ -126,7 +126,7 @@ test('§9 models: tool results go back as role "tool" messages with tool_call_id
   assert.deepEqual(server.violations, []);
 });
 
-test('§9 models: the scripted server itself flags a transcript whose results are missing or out of order', async () => {
+test('§9 models: the scripted server itself flags and refuses a transcript whose results are missing or out of order', async () => {
   const server = await startScriptedOpenAI({ script: [{ text: 'x' }] });
   servers.push(server);
   const outOfOrder: TranscriptMessage[] = [
@@ -142,7 +142,7 @@ test('§9 models: the scripted server itself flags a transcript whose results ar
     { role: 'tool', callId: 'c2', toolName: 'read', content: 'B' },
     { role: 'user', content: 'next' },
   ];
-  await provider(server.baseUrl).stream(request(outOfOrder), () => undefined);
+  await assert.rejects(provider(server.baseUrl).stream(request(outOfOrder), () => undefined), /HTTP 400: Invalid parameter: messages with role 'tool' must be a response/);
   assert.equal(server.violations.length, 2, server.violations.join('\n'));
   assert.match(server.violations[0] ?? '', /c2 arrived where the result of c1 was due/);
   assert.match(server.violations[1] ?? '', /tool calls c2 have no result/);

@@ -133,3 +133,17 @@ test('issue 10 item 1: model.context_window wins without asking the server, and 
   assert.match(warnings[0]?.text ?? '', /context window is 300 tokens \(model\.context_window\)/);
   assert.match(warnings[0]?.text ?? '', /num_ctx or OLLAMA_CONTEXT_LENGTH/);
 });
+
+test('issue 10 item 7: with model.prices for the model, each usage event carries the cost of its request', async () => {
+  const reported = [
+    { prompt_tokens: 1_000, completion_tokens: 100, cached_tokens: 400 },
+    { prompt_tokens: 2_000, completion_tokens: 10 },
+  ];
+  const priced = await run({ usage: (_request, index) => reported[index] ?? { prompt_tokens: 0, completion_tokens: 0 } }, { model: { prices: { 'scripted-model': { input: 2, output: 10, cached_input: 0.5 } } } });
+  assert.equal(priced.reason, 'done');
+  const costs = usageEvents(priced.events).map((event) => event.cost_usd);
+  // Nano-dollars: 600 × 2 + 400 × 0.5 + 100 × 10 per million tokens, then 2000 × 2 + 10 × 10.
+  assert.deepEqual(costs.map((cost) => Math.round((cost ?? NaN) * 1e9)), [2_400_000, 4_100_000]);
+  const unpriced = await run({ usage: (_request, index) => reported[index] ?? { prompt_tokens: 0, completion_tokens: 0 } });
+  assert.ok(usageEvents(unpriced.events).every((event) => event.cost_usd === undefined), 'no prices, no cost');
+});

@@ -58,8 +58,21 @@ test('E1: auto-edit allows file writes inside the workspace only, and still asks
   assert.equal(decide({ tool: 'apply_patch', mode: 'auto-edit', subjects: [path(`${root}/a`), path(`${root}/b`)] }).action, 'allow');
   assert.equal(decide({ tool: 'shell', mode: 'auto-edit', subjects: [command('ls')] }).action, 'ask');
   assert.equal(decide({ tool: 'task', effect: 'Delegating', mode: 'auto-edit' }).action, 'ask');
-  assert.equal(decide({ tool: 'plan_update', mode: 'auto-edit' }).action, 'ask', 'not a file-writing tool');
+  assert.equal(decide({ tool: 'memory_propose', mode: 'auto-edit' }).action, 'ask', 'not a file-writing or work-state tool');
   assert.equal(decide({ tool: 'write', mode: 'auto-edit' }).action, 'ask', 'a write that names no path is not known to stay inside');
+});
+
+test('E1 (issue 14): auto-edit also lets plan, todo and goal updates through; strict still asks, and rules still win', () => {
+  for (const tool of ['plan_update', 'todo_update', 'goal_update']) {
+    const subjects = [{ kind: 'name' as const, value: tool.replace('_update', '') }];
+    const allowed = decide({ tool, mode: 'auto-edit', subjects });
+    assert.equal(allowed.action, 'allow', tool);
+    assert.match(allowed.reason, /auto-edit mode allows updates to the session's plan, todos and goal/);
+    assert.equal(decide({ tool, mode: 'strict', subjects }).action, 'ask', `${tool} in strict`);
+    assert.equal(decide({ tool, mode: 'auto-edit', subjects, rules: [{ tool, action: 'deny' }] }).action, 'deny', `a deny rule on ${tool}`);
+    assert.equal(decide({ tool, mode: 'auto-edit', subjects, rules: [{ tool, action: 'ask' }] }).action, 'ask', `an ask rule on ${tool}`);
+  }
+  assert.equal(decide({ tool: 'mcp__notes__plan_update', mode: 'auto-edit' }).action, 'ask', 'an MCP tool with a similar name is not a work-state tool');
 });
 
 test('E1: auto mode allows side effects and delegation', () => {

@@ -601,6 +601,22 @@ test('E1/B1: a user denial is blocked denied with the user reason, and the turn 
   assert.deepEqual(eventsOf('approval-resolved').map((event) => [event.approved, event.reason]), [[false, 'not that file'], [true, undefined]]);
 });
 
+test('issue 14 item 4: the rule "Allow like this" added is recorded on approval-resolved, so the card can name it', async () => {
+  const write = defineTool({ name: 'write', description: '', parameters: z.object({ n: z.number() }), run: async () => ({ output: 'ok' }) });
+  const rule = { tool: 'write', match: 'src/**', action: 'allow' as const };
+  const { run, eventsOf } = harness([write], { approve: () => ({ approved: true, addedRule: rule }) });
+  await run([callOf('1', 'write', { n: 1 })]);
+  assert.deepEqual(eventsOf('approval-resolved').map((event) => event.added_rule), [rule]);
+});
+
+test('issue 14 item 5: tool-call-finished carries the exit code a command reported, and nothing for a tool without one', async () => {
+  const failing = defineTool({ name: 'shell', description: '', parameters: z.object({}), run: async () => ({ status: 'error', output: 'exit code 2\nboom', metadata: { exitCode: 2 } }) });
+  const plain = defineTool({ name: 'other', description: '', parameters: z.object({}), run: async () => ({ output: 'fine' }) });
+  const { run, eventsOf } = harness([failing, plain], { config: { permission: { mode: 'auto' } } });
+  await run([callOf('1', 'shell', {}), callOf('2', 'other', {})]);
+  assert.deepEqual(eventsOf('tool-call-finished').map((event) => [event.call_id, event.exit_code]), [['1', 2], ['2', undefined]]);
+});
+
 test('E1: an approval gateway that fails refuses the call instead of running it', async () => {
   let runs = 0;
   const write = defineTool({ name: 'write', description: '', parameters: z.object({}), run: async () => ({ output: String(++runs) }) });

@@ -2,7 +2,8 @@
 // usage is exact up to the answer; only what was appended since is counted at chars/4.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { estimateTokens, messageCharacters, RequestEstimator } from '../../../src/core/token-budget';
+import { estimateRequest, estimateTokens, messageCharacters, RequestEstimator } from '../../../src/core/token-budget';
+import { costUsd, formatUsd, priceFor } from '../../../src/core/pricing';
 import type { TranscriptMessage } from '../../../src/core/transcript';
 
 test('issue 10 item 1: with no usage yet, everything is estimated at four characters a token, tools included', () => {
@@ -35,4 +36,28 @@ test('issue 10 item 1: a transcript shorter than the anchor (rebuilt elsewhere) 
 test('issue 10 item 1: an assistant message counts its text and its calls', () => {
   assert.equal(messageCharacters({ role: 'assistant', content: 'ab', toolCalls: [{ id: 'x', name: 'read', arguments: '{}' }] }), 2 + 4 + 2);
   assert.equal(messageCharacters({ role: 'tool', callId: 'x', toolName: 'read', content: 'abc' }), 3);
+});
+
+test('issue 10 item 2: a reported usage calibrates whole-request estimates, and reset drops the anchor after a prune or compaction', () => {
+  const estimator = new RequestEstimator();
+  const messages: TranscriptMessage[] = [{ role: 'user', content: 'y'.repeat(4000) }];
+  const shape = { system: '', tools: [], messages };
+  const measured = estimateRequest(shape);
+  // The server counted half again as many tokens as chars/4 (escaping, wire overhead).
+  estimator.record(messages.length, Math.round(measured * 1.5), 10, measured);
+  assert.equal(estimator.measure(shape), Math.ceil(measured * 1.5));
+  estimator.reset();
+  assert.equal(estimator.estimate(shape), Math.ceil(measured * 1.5), 'without the anchor, the calibrated whole-request estimate');
+});
+
+test('issue 10 item 7: a request costs its uncached, cached, cache-write and output tokens at the model.prices rates', () => {
+  const price = { input: 3, output: 15, cached_input: 0.3, cache_write: 3.75 };
+  // 1M input of which 600k cached and 100k written: 300k × 3 + 600k × 0.3 + 100k × 3.75 + 10k × 15, per million.
+  const cost = costUsd({ inputTokens: 1_000_000, outputTokens: 10_000, cachedTokens: 600_000, cacheWriteTokens: 100_000 }, price);
+  assert.ok(Math.abs(cost - 1.605) < 1e-9, String(cost));
+  assert.equal(costUsd({ inputTokens: 1_000_000, outputTokens: 0, cachedTokens: 500_000 }, { input: 2, output: 8 }), 2, 'cached at the input price when no cached price is given');
+  assert.equal(priceFor({ 'gpt-4o': price }, 'openai/gpt-4o'), price, 'an OpenRouter id finds the entry after its vendor/ prefix');
+  assert.equal(priceFor({ 'gpt-4o': price }, 'gpt-4o-mini'), undefined);
+  assert.equal(formatUsd(0.00421), '$0.0042');
+  assert.equal(formatUsd(12.345), '$12.35');
 });

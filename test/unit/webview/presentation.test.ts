@@ -78,12 +78,18 @@ test('issue 4 tool cards: live states read as Queued, Waiting for approval, Runn
   assert.deepEqual(cardStatus(card), { tone: 'pending', label: 'Waiting for approval' });
   transcript.apply(event({ type: 'tool-call-started', call_id: 'c1', tool: 'write', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 2 }));
   assert.deepEqual(cardStatus(card), { tone: 'running', label: 'Running' });
-  assert.deepEqual(badges(card), [
-    { kind: 'effect', text: 'SideEffecting' },
-    { kind: 'replay', text: 'replay: Never' },
-    { kind: 'concurrency', text: 'Exclusive' },
-    { kind: 'attempt', text: 'attempt 2' },
+  assert.deepEqual(badges(card).map((badge) => [badge.kind, badge.text]), [
+    ['effect', 'SideEffecting'],
+    ['replay', 'replay: Never'],
+    ['concurrency', 'Exclusive'],
+    ['attempt', 'attempt 2'],
   ]);
+  // issue 14 item 5: drawn as glyphs, with the meaning in a tooltip that still names the declaration.
+  for (const badge of badges(card)) {
+    assert.ok(badge.glyph.length <= 2, `${badge.kind} is a glyph, not words`);
+    assert.ok(badge.tooltip.length > badge.glyph.length);
+  }
+  assert.match(badges(card)[1]?.tooltip ?? '', /never run again automatically.*\(Never\)/);
 });
 
 test('T1: no badges are invented before the runtime says what the declarations are', () => {

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OUTPUT_KEEP_CHARS, Transcript, type ToolItem } from '../../../media/transcript';
+import { compactionLabel } from '../../../media/presentation';
 import { approvedWrite, event } from './events';
 
 function card(transcript: Transcript, callId: string): ToolItem {
@@ -75,6 +76,14 @@ test('B1/B2: dispatch-blocked marks the card blocked with its category and reaso
   assert.deepEqual([blocked.state, blocked.outcome, blocked.category, blocked.blockedReason], ['finished', 'blocked', 'denied', 'The user denied it: too dangerous']);
   transcript.apply(event({ type: 'tool-call-finished', call_id: 'c1', tool: 'shell', outcome: 'blocked', category: 'denied', duration_ms: 0, truncated: false }));
   assert.deepEqual([card(transcript, 'c1').outcome, card(transcript, 'c1').category], ['blocked', 'denied']);
+});
+
+test('issue 14 item 4: the rule added with an approval stays on the card, also when replayed from the store', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'tool-call-requested', call_id: 'c1', tool: 'shell', arguments: '{"command":"npm test"}' }));
+  transcript.apply(event({ type: 'approval-requested', call_id: 'c1', tool: 'shell' }));
+  transcript.apply(event({ type: 'approval-resolved', call_id: 'c1', tool: 'shell', approved: true, added_rule: { tool: 'shell', match: 'npm test *', action: 'allow' } }));
+  assert.deepEqual(card(transcript, 'c1').decision, { approved: true, addedRule: { tool: 'shell', match: 'npm test *', action: 'allow' } });
 });
 
 test('B2: a blocked outcome replayed from the store without dispatch-blocked keeps its category', () => {
@@ -167,4 +176,22 @@ test('issue 4/5 reload mid-turn (R3): a run cut off by a reload leaves no card w
   for (const stored of interrupted) later.apply(stored);
   later.apply(event({ type: 'session-started', resumed: true }));
   assert.deepEqual(states(later), ['done:finished:ok', 'ran:finished:indeterminate', 'asked:finished:cancelled']);
+});
+
+test('issue 10 item 2: a context-compacted event draws a divider after the earlier messages, which stay shown, naming what the handoff kept', () => {
+  const transcript = new Transcript();
+  transcript.apply(event({ type: 'user-message', text: 'first' }));
+  transcript.apply(event({ type: 'assistant-message', text: 'answer' }));
+  transcript.apply(event({ type: 'context-compacted', reason: 'threshold', message_index: 2, tokens_before: 19_500, tokens_after: 2_300, kept: ['1 request', 'goal', '2 todos'], summary: 'S' }));
+  transcript.apply(event({ type: 'user-message', text: 'second' }));
+  assert.deepEqual(
+    transcript.items.map((item) => item.kind),
+    ['user', 'assistant', 'compaction', 'user'],
+  );
+  const divider = transcript.items[2];
+  assert.ok(divider?.kind === 'compaction');
+  assert.equal(
+    compactionLabel(divider),
+    'Context compacted (the context was filling up): about 19,500 → 2,300 tokens. Messages above are no longer sent to the model. The model now gets a handoff with: 1 request, goal, 2 todos.',
+  );
 });

@@ -142,3 +142,31 @@ test('issue 13: a state dir inside the workspace is never in a checkpoint, so a 
   const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
   assert.deepEqual((await checkpoints.changes(emptyTree, record.tree)).map((change) => change.path).sort(), ['.zuno/config.json', 'src/a.ts']);
 });
+
+test('issue 13: checkpoints follow their sessions retention: a session the store no longer keeps loses its records and refs, gc then frees its objects, and the kept session still restores', async () => {
+  const workspace = temporary('zuno-cp-ws-');
+  const state = temporary('zuno-cp-state-');
+  write(workspace, 'a.txt', 'kept session content\n');
+  const checkpoints = await open(workspace, state);
+  const kept = await checkpoints.snapshot({ sessionId: 'kept', kind: 'turn' });
+  write(workspace, 'a.txt', 'content only the dropped session saw\n');
+  const dropped = await checkpoints.snapshot({ sessionId: 'gone', kind: 'turn' });
+  await checkpoints.snapshot({ sessionId: 'gone', kind: 'after-turn' });
+  const shadowGit = (...args: string[]): string =>
+    execFileSync('git', args, { encoding: 'utf8', env: { ...process.env, GIT_DIR: checkpoints.gitDir, GIT_CONFIG_NOSYSTEM: '1' } });
+  assert.equal(shadowGit('rev-list', '--parents', '-n', '1', dropped.commit).trim(), dropped.commit, 'a checkpoint commit has no parent to keep older ones alive');
+  const droppedBlob = shadowGit('rev-parse', `${dropped.tree}:a.txt`).trim();
+
+  // The work tree moved on (the shadow index, which gc also counts as a root, no longer holds it).
+  write(workspace, 'a.txt', 'later content\n');
+  // Warm-up's retention, as the runtime runs it when it opens: kept sessions are the store's.
+  await checkpoints.warm((sessionId) => sessionId === 'kept');
+  assert.deepEqual((await checkpoints.records()).map((record) => record.id), [kept.id]);
+  assert.deepEqual(shadowGit('for-each-ref', '--format=%(refname)', 'refs/zuno/').trim().split('\n'), [`refs/zuno/${kept.id}`]);
+  shadowGit('gc', '--quiet', '--prune=now');
+  assert.throws(() => shadowGit('cat-file', '-e', droppedBlob), 'the dropped session content is gone from the shadow repository');
+
+  const now = await checkpoints.current();
+  await checkpoints.restore(kept, await checkpoints.changes(kept.tree, now.tree));
+  assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'kept session content\n');
+});

@@ -48,6 +48,12 @@ class FakeBackend implements ChatBackend {
     const events = this.stored.get(sessionId) ?? [];
     return events.some((event) => event.type === 'session-started') && !events.some((event) => event.type === 'session-finished');
   }
+  compacted: string[] = [];
+  async compact(sessionId: string): Promise<boolean> {
+    this.compacted.push(sessionId);
+    return sessionId !== 'fresh';
+  }
+
   async run(_prompt: string, sessionId: string | undefined, signal: AbortSignal): Promise<void> {
     const id = sessionId ?? `s${++this.sessionCounter}`;
     this.bus.emit(id, { type: 'session-started' });
@@ -304,4 +310,22 @@ test('SPEC S4 + issue 4: when the store cannot open (no ripgrep, no folder), the
   const snapshot = view[0];
   assert.deepEqual(snapshot?.type === 'snapshot' ? snapshot.events : undefined, []);
   assert.deepEqual(view[1], { type: 'error', text: 'ripgrep was not found. Tried: …' });
+});
+
+test('issue 10 item 2: Compact Chat Context needs a chat, is refused while a turn runs, and says when there was nothing to compact', async () => {
+  const { backend, controller } = setup();
+  assert.match((await controller.compact()) ?? '', /no chat to compact yet/);
+  assert.deepEqual(backend.compacted, []);
+
+  const gate = deferred();
+  backend.script = async () => gate.promise;
+  const running = controller.send('hello');
+  assert.match((await controller.compact()) ?? '', /working in this chat/);
+  gate.release();
+  await running;
+  assert.equal(await controller.compact(), undefined, 'the chat s1 was compacted');
+  assert.deepEqual(backend.compacted, ['s1']);
+
+  const fresh = setup('fresh');
+  assert.match((await fresh.controller.compact()) ?? '', /Nothing to compact yet/);
 });
