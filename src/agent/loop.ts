@@ -294,9 +294,10 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     deliverQueuedMessages();
     // MCP servers start here, at the first step that offers tools, and restart after a crash.
     await registry.prepare(signal, (level, text) => events.emit(sessionId, { type: 'notice', level, text }));
+    // MCP tools beyond the budget are deferred: mcp_tools finds and enables them (issue 11).
     tools = registry
-      .surface(env, options.allowlist)
-      .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+      .offered(env, sessionId, options.allowlist)
+      .sent.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
 
     if (step === 1 && options.compact) {
       // Everything before the newest turn goes into the handoff: the user asked for it.

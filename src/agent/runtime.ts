@@ -3,7 +3,7 @@
  * one workspace and state dir, plus the model provider chosen by config. The editor passes its
  * own Host (and its own provider for vscode.lm); everything else is the same code path.
  */
-import type { ReasoningEffort, ZunoConfig } from '../core/config';
+import type { McpServerConfig, ReasoningEffort, ZunoConfig } from '../core/config';
 import { ConfigError } from '../core/errors';
 import { EventBus, type ZunoEvent } from '../core/events';
 import type { Host } from '../core/host';
@@ -14,9 +14,10 @@ import { FairSharedLock } from '../core/lock';
 import type { CallEnvironment } from '../core/tool';
 import { environmentPolicy, filterEnvironment, type EnvironmentPolicy } from '../core/environment';
 import { McpToolSource, type McpClients } from '../core/mcp';
-import { NodeMcpClients } from '../hosts/node/mcp';
+import { NodeMcpClients, type McpInputSource } from '../hosts/node/mcp';
 import { createMcpPinStore } from '../hosts/node/mcp-pins';
 import { mcpReadTool, mcpResourcesTool } from '../tools/mcp_resources';
+import { mcpToolsTool } from '../tools/mcp_tools';
 import packageJson from '../../package.json';
 import { Store } from '../store/store';
 import { builtinToolRegistrations } from '../tools/index';
@@ -44,6 +45,13 @@ export interface RuntimeOptions {
   readonly checkpointsEnabled?: () => boolean;
   /** What stdio MCP servers inherit, as shell commands do; from the config when absent. */
   readonly environmentPolicy?: () => EnvironmentPolicy;
+  /**
+   * The MCP servers read live (the editor: settings plus approved `.vscode/mcp.json` servers);
+   * MCP is then always wired, even with no server yet. `config.mcp.servers` when absent.
+   */
+  readonly mcpServers?: () => Readonly<Record<string, McpServerConfig>>;
+  /** Where `${input:ID}` comes from (the editor's SecretStorage); the environment when absent. */
+  readonly mcpInputs?: McpInputSource;
 }
 
 export interface Runtime {
@@ -103,13 +111,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const background = new BackgroundJobs({ host });
   // One runtime-wide mutex keeps the Exclusive calls of sibling agents apart (delegation).
   const exclusivity = new AgentExclusivity();
-  const mcp = Object.keys(config.mcp.servers).length > 0 ? createMcpClients(options) : undefined;
-  const registry = new ToolRegistry(
+  const mcpServers = options.mcpServers ?? config.mcp.servers;
+  const mcp = options.mcpServers !== undefined || Object.keys(config.mcp.servers).length > 0 ? createMcpClients(options) : undefined;
+  const registry: ToolRegistry = new ToolRegistry(
     [
       ...(options.registrations ?? builtinToolRegistrations()),
-      ...(mcp ? [{ tool: mcpResourcesTool(mcp), defaultSurface: true }, { tool: mcpReadTool(mcp), defaultSurface: true }] : []),
+      ...(mcp ? [{ tool: mcpResourcesTool(mcp), defaultSurface: true }, { tool: mcpReadTool(mcp), defaultSurface: true }, { tool: mcpToolsTool((): ToolRegistry => registry), defaultSurface: true }] : []),
     ],
-    mcp ? [new McpToolSource({ clients: mcp, servers: config.mcp.servers, pins: createMcpPinStore(options.stateDir) })] : [],
+    mcp ? [new McpToolSource({ clients: mcp, servers: mcpServers, pins: createMcpPinStore(options.stateDir) })] : [],
   );
   const base: CallEnvironment = {
     host,
@@ -165,10 +174,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 }
 
 /** The SDK clients of `mcp.servers`; a stdio server inherits what shell commands inherit. */
-export function createMcpClients(options: Pick<RuntimeOptions, 'config' | 'workspaceRoot' | 'environmentPolicy'>): NodeMcpClients {
+export function createMcpClients(options: Pick<RuntimeOptions, 'config' | 'workspaceRoot' | 'environmentPolicy' | 'mcpServers' | 'mcpInputs'>): NodeMcpClients {
   const policy = options.environmentPolicy ?? (() => environmentPolicy(options.config));
   return new NodeMcpClients({
-    servers: options.config.mcp.servers,
+    servers: options.mcpServers ?? options.config.mcp.servers,
+    ...(options.mcpInputs ? { inputs: options.mcpInputs } : {}),
     workspaceRoot: options.workspaceRoot,
     childEnvironment: () => filterEnvironment(process.env, policy()),
     referenceEnvironment: process.env,

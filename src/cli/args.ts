@@ -11,7 +11,8 @@ export const USAGE = `Usage:
             [--api-key-env VAR] [--approve allow|deny] [--session ID] [--compact] [--json] PROMPT
   zuno show SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno memory list|accept ID|delete ID [--workspace DIR] [--state-dir DIR] [--json]
-  zuno mcp list|accept SERVER [TOOL] [--workspace DIR] [--config FILE] [--state-dir DIR] [--json]
+  zuno mcp list|accept SERVER [TOOL]|approve SERVER|decline SERVER
+           [--workspace DIR] [--config FILE] [--state-dir DIR] [--json]
   zuno checkpoints SESSION_ID [--workspace DIR] [--state-dir DIR] [--json]
   zuno sessions [list] | delete SESSION_ID... [--workspace DIR] [--state-dir DIR] [--json]
   zuno rewind SESSION_ID --to CHECKPOINT [--dry-run] [--force] [--fork]
@@ -25,6 +26,8 @@ memory Lists the memories the agent proposed (memory.enabled), accepts or delete
 mcp    Lists the MCP servers of mcp.servers with their tools and how each stands against
        its pinned definition; accept pins what a server presents now (one TOOL or all),
        so a tool withheld because its definition changed, or is new, is offered again.
+       Servers of the workspace's .vscode/mcp.json start only once approved (approve;
+       decline stops asking); a changed definition needs approving again.
 sessions Lists the workspace's sessions (id, last update, status, size on disk, title),
        newest first; delete removes sessions and their files.
 checkpoints  Lists a session's checkpoints (one before the first change of each turn) and
@@ -99,7 +102,7 @@ export interface MemoryCommand {
 
 export interface McpCommand {
   readonly command: 'mcp';
-  readonly action: 'list' | 'accept';
+  readonly action: 'list' | 'accept' | 'approve' | 'decline';
   readonly server?: string;
   readonly tool?: string;
   readonly workspace?: string;
@@ -225,12 +228,13 @@ export function parseCommandLine(argv: readonly string[]): Command {
     const { values, positionals } = parse(rest, mcpOptions);
     if (values.help) return { command: 'help' };
     const [action, server, tool, ...extra] = positionals;
-    if (action !== 'list' && action !== 'accept') {
-      throw new UsageError(`zuno mcp needs an action: list, or accept SERVER [TOOL] (got ${action === undefined ? 'none' : `"${action}"`}).`);
+    if (action !== 'list' && action !== 'accept' && action !== 'approve' && action !== 'decline') {
+      throw new UsageError(`zuno mcp needs an action: list, accept SERVER [TOOL], approve SERVER or decline SERVER (got ${action === undefined ? 'none' : `"${action}"`}).`);
     }
-    if (action === 'accept' && server === undefined) throw new UsageError('zuno mcp accept needs a SERVER (see zuno mcp list), and optionally one TOOL of it.');
-    if ((action === 'list' ? [server, tool, ...extra] : extra).some((word) => word !== undefined)) {
-      throw new UsageError(`zuno mcp ${action} takes ${action === 'list' ? 'no other words' : 'a SERVER and at most one TOOL'}.`);
+    if (action !== 'list' && server === undefined) throw new UsageError(`zuno mcp ${action} needs a SERVER (see zuno mcp list)${action === 'accept' ? ', and optionally one TOOL of it' : ''}.`);
+    const allowed = action === 'list' ? 0 : action === 'accept' ? 2 : 1;
+    if ([server, tool, ...extra].slice(allowed).some((word) => word !== undefined)) {
+      throw new UsageError(`zuno mcp ${action} takes ${action === 'list' ? 'no other words' : action === 'accept' ? 'a SERVER and at most one TOOL' : 'one SERVER'}.`);
     }
     return {
       command: 'mcp',

@@ -14,6 +14,7 @@ import type { ApiKeySource } from '../agent/provider';
 import { createProvider, createRuntime, modelTuning, type ProviderSettings, type Runtime } from '../agent/runtime';
 import { modelSource } from '../agent/delegation';
 import { isHttpUrl, UsageError, type ExecCommand } from './args';
+import { withApprovedWorkspaceServers } from './mcp-command';
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, errorMessage, readStdin, type CliProcess } from './process';
 import { fixedApprovals, noTerminalApprovals, terminalApprovals, terminalAskLine, terminalQuestions } from './prompts';
 import { progressPrinter, UsageTally } from './progress';
@@ -75,7 +76,8 @@ export async function exec(command: ExecCommand, io: CliProcess): Promise<number
   });
 
   const runtime: Runtime = await createRuntime({
-    config: loaded.config,
+    // With the approved servers of .vscode/mcp.json; the others are named on stderr, not started (issue 11).
+    config: withApprovedWorkspaceServers(loaded.config, workspace, stateDir, writeErr),
     workspaceRoot: workspace,
     stateDir,
     host,

@@ -275,7 +275,15 @@ export const configSchema = z.strictObject({
   council: z.strictObject({ members: z.array(councilMemberSchema).default([]) }).prefault({}),
   agents: z.record(z.string(), agentSchema).default({}),
   /** MCP servers by name (issue 11); their tools are offered as `mcp__<server>__<tool>`. */
-  mcp: z.strictObject({ servers: z.record(z.string().min(1), mcpServerSchema).default({}) }).prefault({}),
+  mcp: z
+    .strictObject({
+      servers: z.record(z.string().min(1), mcpServerSchema).default({}),
+      /** Tools sent per request, built-in ones included; MCP tools beyond it are deferred to mcp_tools. */
+      max_offered_tools: boundedInt(1, 1000, 64),
+      /** Tokens of the tool definitions sent per request (four characters a token); MCP tools beyond it are deferred. */
+      max_offered_schema_tokens: boundedInt(1000, 1_000_000, 20_000),
+    })
+    .prefault({}),
 });
 
 export type ZunoConfig = z.infer<typeof configSchema>;
@@ -300,3 +308,10 @@ export function parseConfig(raw: unknown, source = 'config'): ZunoConfig {
 }
 
 export const DEFAULT_CONFIG: ZunoConfig = parseConfig({});
+
+/** One MCP server entry checked by the same schema as `mcp.servers.<name>` (a workspace's `.vscode/mcp.json`, issue 11). */
+export function parseMcpServer(raw: unknown): { ok: true; server: McpServerConfig } | { ok: false; message: string } {
+  const result = mcpServerSchema.safeParse(raw);
+  if (result.success) return { ok: true, server: result.data };
+  return { ok: false, message: result.error.issues.map((issue) => `${configKey(issue.path) || 'the entry'} ${issue.message}`).join('; ') };
+}

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import Ajv, { type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import type { McpServerConfig } from './config';
+import { elicitThroughQuestions, type McpElicitation, type McpElicitationResult } from './mcp-elicitation';
 import { completeDeclarations, STRICTEST_DECLARATIONS, type Declarations } from './declarations';
 import type { ToolSource } from './registry';
 import type { JsonSchema, Tool, ToolResult } from './tool';
@@ -84,6 +85,8 @@ export interface McpCallOptions {
   readonly signal: AbortSignal;
   /** Progress notifications, as live output. */
   readonly onProgress?: (text: string) => void;
+  /** Asks the user a server's question (elicitation); absent where no one can answer. */
+  readonly elicit?: ((request: McpElicitation, signal: AbortSignal) => Promise<McpElicitationResult>) | undefined;
 }
 
 /**
@@ -102,6 +105,8 @@ export interface McpClients {
   listResources(server: string, signal: AbortSignal): Promise<readonly McpResource[]>;
   readResource(server: string, uri: string, signal: AbortSignal): Promise<readonly McpResourceContents[]>;
   status(server: string): McpServerStatus;
+  /** Stops one server (the user's act); the next request that needs it starts it again at once. */
+  restart(server: string): Promise<void>;
   /** Stops every server. */
   close(): Promise<void>;
 }
@@ -119,8 +124,23 @@ export interface McpPinStore {
   load(): Promise<McpPins>;
   /** Replaces the file atomically. */
   save(pins: McpPins): Promise<void>;
+  /** The definitions as approved, kept to show what changed (a diff); a tool pinned before they were kept has none. */
+  loadDefinitions(): Promise<Readonly<Record<string, Readonly<Record<string, McpToolDefinition>>>>>;
+  /** Keeps `definitions` of `server` as approved, beside the others. */
+  saveDefinitions(server: string, definitions: readonly McpToolDefinition[]): Promise<void>;
   /** For messages. */
   readonly path: string;
+}
+
+/** The user accepts what `server` presents now (all its tools, or only `tool`): pinned, and kept for later diffs. */
+export async function acceptAndKeep(store: McpPinStore, pins: McpPins, server: string, definitions: readonly McpToolDefinition[], tool?: string): Promise<McpPins> {
+  const accepted = acceptDefinitions(pins, server, definitions, tool);
+  await store.save(accepted);
+  await store.saveDefinitions(
+    server,
+    definitions.filter((definition) => tool === undefined || definition.name === tool),
+  );
+  return accepted;
 }
 
 const NAME_RULE = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -278,13 +298,16 @@ export function formatCallResult(server: string, result: McpCallResult): string 
 interface OfferedTool {
   readonly server: string;
   readonly definition: McpToolDefinition;
+  /** The entry it was built with: trusting or declaring anew rebuilds it. */
+  readonly config: McpServerConfig;
   /** Why it is withheld now, or undefined when it may be called. */
   withheld: string | undefined;
 }
 
 export interface McpToolSourceOptions {
   readonly clients: McpClients;
-  readonly servers: Readonly<Record<string, McpServerConfig>>;
+  /** A function is read at each refresh (the editor's live settings and approvals). */
+  readonly servers: Readonly<Record<string, McpServerConfig>> | (() => Readonly<Record<string, McpServerConfig>>);
   readonly pins: McpPinStore;
 }
 
@@ -345,10 +368,19 @@ export class McpToolSource implements ToolSource {
         }
       }),
     );
-    let changedPins = false;
+    const firstPinned: { server: string; definitions: readonly McpToolDefinition[] }[] = [];
+    const servers = typeof this.options.servers === 'function' ? this.options.servers() : this.options.servers;
+    // A server no longer enabled (switched off, removed, approval withdrawn) offers nothing.
+    const enabled = new Set(listed.map((entry) => entry.server));
+    for (const [key, offered] of this.offered) {
+      if (enabled.has(offered.server)) continue;
+      this.offered.delete(key);
+      const name = this.names.get(key);
+      if (name !== undefined) this.built.delete(name);
+    }
     for (const entry of listed) {
       const { server } = entry;
-      const config = this.options.servers[server];
+      const config = servers[server];
       if (config === undefined) continue;
       if ('failure' in entry) {
         for (const offered of this.offered.values()) {
@@ -360,7 +392,7 @@ export class McpToolSource implements ToolSource {
       // First offer of a server never seen before: pin every tool it has now.
       if (pinProblem === undefined && pins[server] === undefined) {
         pins = acceptDefinitions(pins, server, entry.definitions);
-        changedPins = true;
+        firstPinned.push({ server, definitions: entry.definitions });
       }
       const present = new Set<string>();
       for (const definition of entry.definitions) {
@@ -368,8 +400,8 @@ export class McpToolSource implements ToolSource {
         present.add(key);
         const withheld = this.withheldReason(server, config, definition, pins, pinProblem);
         const previous = this.offered.get(key);
-        if (previous && previous.definition === definition && previous.withheld === withheld) continue;
-        const offered: OfferedTool = { server, definition, withheld };
+        if (previous && previous.definition === definition && previous.withheld === withheld && previous.config === config) continue;
+        const offered: OfferedTool = { server, definition, withheld, config };
         this.offered.set(key, offered);
         let name = this.names.get(key);
         if (name === undefined) {
@@ -392,10 +424,13 @@ export class McpToolSource implements ToolSource {
         if (name !== undefined) this.built.delete(name);
       }
     }
-    if (changedPins) {
-      await pinStore.save(pins).catch((error: unknown) => {
+    if (firstPinned.length > 0) {
+      try {
+        await pinStore.save(pins);
+        for (const { server, definitions } of firstPinned) await pinStore.saveDefinitions(server, definitions);
+      } catch (error) {
         report('error', `The MCP tool definitions could not be pinned in ${pinStore.path} (${error instanceof Error ? error.message : String(error)}); they will be pinned at the next run.`);
-      });
+      }
     }
   }
 
@@ -449,7 +484,11 @@ export class McpToolSource implements ToolSource {
       async run(args, context): Promise<ToolResult> {
         let result: McpCallResult;
         try {
-          result = await clients.callTool(server, definition.name, args, { signal: context.signal, onProgress: context.progress });
+          const questions = context.host.questions;
+          const elicit = questions
+            ? (request: McpElicitation, signal: AbortSignal) => elicitThroughQuestions(request, { server, callId: context.callId, sessionId: context.sessionId, questions, signal })
+            : undefined;
+          result = await clients.callTool(server, definition.name, args, { signal: context.signal, onProgress: context.progress, elicit });
         } catch (error) {
           if (error instanceof McpNotSentError) return { output: `The call was not sent: ${error.message}. Nothing happened.`, status: 'error' };
           throw error;

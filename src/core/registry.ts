@@ -4,6 +4,7 @@
  * config, and an agent's allowlist, which replaces the default surface instead of extending it.
  * Availability is not authorization: that is the permission policy's job.
  */
+import { DeferredTools, DEFERRED_TOOL_SEARCH, type SplitTools } from './deferred-tools';
 import type { CallEnvironment, Tool } from './tool';
 
 export interface ToolRegistration {
@@ -31,6 +32,8 @@ export class ToolRegistry {
   constructor(
     registrations: readonly ToolRegistration[],
     private readonly sources: readonly ToolSource[] = [],
+    /** The sessions' enabled deferred tools; shared with the slot views, so a child's enabling and its parent's stay apart only by session. */
+    readonly deferral: DeferredTools = new DeferredTools(),
   ) {
     for (const registration of registrations) {
       const name = registration.tool.name;
@@ -48,6 +51,7 @@ export class ToolRegistry {
     return new ToolRegistry(
       [...this.registrations.values()].map((registration) => ({ tool: registration.tool, defaultSurface: false })),
       this.sources,
+      this.deferral,
     );
   }
 
@@ -92,6 +96,20 @@ export class ToolRegistry {
     return tools;
   }
 
+  /**
+   * What one request of `sessionId` sends: the surface, minus the source (MCP) tools beyond the
+   * budget of `mcp.max_offered_tools` and `mcp.max_offered_schema_tokens` that the session has not
+   * enabled (see deferred-tools.ts). When some are deferred, the search tool's description says
+   * how many and from which servers, so the model knows to look.
+   */
+  offered(env: CallEnvironment, sessionId: string, allowlist?: readonly string[]): SplitTools {
+    const budget = { maxTools: env.config.mcp.max_offered_tools, maxSchemaTokens: env.config.mcp.max_offered_schema_tokens };
+    const split = this.deferral.split(this.surface(env, allowlist), (tool) => !this.registrations.has(tool.name), budget, sessionId);
+    if (split.deferred.length === 0) return split;
+    const note = ` Not listed now: ${split.deferred.length} MCP tool${split.deferred.length === 1 ? '' : 's'} (${deferredServers(split.deferred)}); search them with this tool to use them.`;
+    return { ...split, sent: split.sent.map((tool) => (tool.name === DEFERRED_TOOL_SEARCH ? { ...tool, description: `${tool.description}${note}` } : tool)) };
+  }
+
   /** Why `name` may not be called here, or the tool when it may. */
   availability(name: string, env: CallEnvironment, allowlist?: readonly string[]): Availability {
     const registration = this.registration(name);
@@ -118,4 +136,14 @@ export class ToolRegistry {
     if (unavailable !== undefined) return { available: false, reason: `"${name}" is not available here: ${unavailable}` };
     return { available: true, tool: registration.tool };
   }
+}
+
+/** `everything: 12, filesystem: 3`, from the `mcp__<server>__` prefix of the names. */
+function deferredServers(tools: readonly Tool[]): string {
+  const counts = new Map<string, number>();
+  for (const tool of tools) {
+    const server = /^mcp__(.+?)__/.exec(tool.name)?.[1] ?? 'other';
+    counts.set(server, (counts.get(server) ?? 0) + 1);
+  }
+  return [...counts].map(([server, count]) => `${server}: ${count}`).join(', ');
 }

@@ -5,9 +5,11 @@
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { McpPinStore, McpPins } from '../../core/mcp';
+import type { McpPinStore, McpPins, McpToolDefinition } from '../../core/mcp';
 
 export const MCP_PINS_FILE = 'mcp-pins.json';
+/** The approved definitions themselves, to show a diff when one changes. */
+export const MCP_DEFINITIONS_FILE = 'mcp-pinned-definitions.json';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -27,8 +29,34 @@ function parsePins(text: string): McpPins {
   return pins;
 }
 
+/** Temp file, fsync, rename: a crash leaves the old file or the new one. */
+function writeAtomically(path: string, document: unknown): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  const descriptor = openSync(temporary, 'w', 0o600);
+  try {
+    writeSync(descriptor, `${JSON.stringify(document, null, 2)}\n`);
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+  renameSync(temporary, path);
+}
+
+type Definitions = Record<string, Record<string, McpToolDefinition>>;
+
+/** The kept definitions; a file that cannot be read keeps none (they only feed a diff, never a decision). */
+function readDefinitions(path: string): Definitions {
+  try {
+    const document: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return isRecord(document) && isRecord(document.servers) ? (document.servers as Definitions) : {};
+  } catch {
+    return {};
+  }
+}
+
 export function createMcpPinStore(stateDir: string): McpPinStore {
   const path = join(stateDir, MCP_PINS_FILE);
+  const definitionsPath = join(stateDir, MCP_DEFINITIONS_FILE);
   return {
     path,
     async load() {
@@ -42,15 +70,15 @@ export function createMcpPinStore(stateDir: string): McpPinStore {
       return parsePins(text);
     },
     async save(pins) {
-      const temporary = `${path}.${process.pid}.tmp`;
-      const descriptor = openSync(temporary, 'w', 0o600);
-      try {
-        writeSync(descriptor, `${JSON.stringify({ version: 1, servers: pins }, null, 2)}\n`);
-        fsyncSync(descriptor);
-      } finally {
-        closeSync(descriptor);
-      }
-      renameSync(temporary, path);
+      writeAtomically(path, { version: 1, servers: pins });
+    },
+    async loadDefinitions() {
+      return readDefinitions(definitionsPath);
+    },
+    async saveDefinitions(server, definitions) {
+      const all = readDefinitions(definitionsPath);
+      all[server] = { ...all[server], ...Object.fromEntries(definitions.map((definition) => [definition.name, definition])) };
+      writeAtomically(definitionsPath, { version: 1, servers: all });
     },
   };
 }

@@ -36,6 +36,7 @@ import {
   type McpServerStatus,
   type McpToolDefinition,
 } from '../../core/mcp';
+import { inputEnvironmentVariable } from '../../core/mcp-workspace';
 
 // McpError's code is a plain number; the SDK's enum names the ones that matter here.
 const REQUEST_TIMEOUT: number = ErrorCode.RequestTimeout;
@@ -46,7 +47,8 @@ const STDERR_TAIL = 4096;
 const MAX_BACKOFF_MS = 60_000;
 
 export interface NodeMcpClientsOptions {
-  readonly servers: Readonly<Record<string, McpServerConfig>>;
+  /** The servers; a function is read at each use, so the editor's settings and approvals count at once. */
+  readonly servers: Readonly<Record<string, McpServerConfig>> | (() => Readonly<Record<string, McpServerConfig>>);
   readonly workspaceRoot: string;
   /** What a stdio server inherits before its entry's `env`: the filtered environment of commands. */
   readonly childEnvironment: () => Readonly<Record<string, string>>;
@@ -55,22 +57,56 @@ export interface NodeMcpClientsOptions {
   /** `concurrency.mcp_connections`. */
   readonly maxInFlight: number;
   readonly clientVersion: string;
+  /** Where `${input:ID}` comes from; the environment (`ZUNO_MCP_INPUT_<ID>`) when absent. */
+  readonly inputs?: McpInputSource;
   /** For tests: the clock used for restart backoff. */
   readonly now?: () => number;
 }
 
 /**
- * `${env:NAME}` references replaced from `environment`. A missing variable is an error naming it:
+ * Where `${input:ID}` (a `.vscode/mcp.json` input) is read from when a server starts: the
+ * editor's SecretStorage, or the CLI's environment. Never from a file.
+ */
+export interface McpInputSource {
+  get(id: string): Promise<string | undefined>;
+  /** How the user provides it, for the error when it is missing. */
+  where(id: string): string;
+}
+
+/** The CLI's inputs: `ZUNO_MCP_INPUT_<ID>` in Zuno's own environment. */
+export function environmentInputs(environment: Readonly<Record<string, string | undefined>>): McpInputSource {
+  return {
+    get: (id) => Promise.resolve(environment[inputEnvironmentVariable(id)]),
+    where: (id) => `set the environment variable ${inputEnvironmentVariable(id)} before starting Zuno`,
+  };
+}
+
+/**
+ * `${env:NAME}` and `${input:ID}` references replaced. A missing value is an error naming it:
  * starting a server with an empty token would fail later and less clearly.
  */
-export function expandReferences(values: Readonly<Record<string, string>>, environment: Readonly<Record<string, string | undefined>>, where: string): Record<string, string> {
+export async function expandReferences(
+  values: Readonly<Record<string, string>>,
+  environment: Readonly<Record<string, string | undefined>>,
+  inputs: McpInputSource,
+  where: string,
+): Promise<Record<string, string>> {
   const expanded: Record<string, string> = {};
   for (const [key, value] of Object.entries(values)) {
-    expanded[key] = value.replace(/\$\{env:([^}]+)\}/g, (_match, name: string) => {
-      const found = environment[name];
-      if (found === undefined) throw new McpNotSentError(`${where}.${key} names the environment variable ${name}, which is not set; set it before starting Zuno`);
-      return found;
-    });
+    const ids = [...value.matchAll(/\$\{input:([^}]+)\}/g)].map((match) => match[1] ?? '');
+    const answers = new Map<string, string>();
+    for (const id of ids) {
+      const answer = await inputs.get(id);
+      if (answer === undefined) throw new McpNotSentError(`${where}.${key} needs the input "${id}", which has no value; ${inputs.where(id)}`);
+      answers.set(id, answer);
+    }
+    expanded[key] = value
+      .replace(/\$\{env:([^}]+)\}/g, (_match, name: string) => {
+        const found = environment[name];
+        if (found === undefined) throw new McpNotSentError(`${where}.${key} names the environment variable ${name}, which is not set; set it before starting Zuno`);
+        return found;
+      })
+      .replace(/\$\{input:([^}]+)\}/g, (_match, id: string) => answers.get(id) ?? '');
   }
   return expanded;
 }
@@ -105,6 +141,12 @@ async function shutDown(connection: Connection): Promise<void> {
   }
 }
 
+interface CallWatcher {
+  readonly progress: (text: string) => void;
+  readonly elicit: McpCallOptions['elicit'];
+  readonly signal: AbortSignal;
+}
+
 /** One server's state: at most one start in progress, and the backoff after failures. */
 class ServerSlot {
   connection: Promise<Connection> | undefined;
@@ -115,8 +157,8 @@ class ServerSlot {
   retryAt = 0;
   /** Set while Zuno closes the server on purpose: that exit is no crash. */
   closing = false;
-  /** Calls in flight, to tell them about a declined elicitation. */
-  readonly watchers = new Set<(text: string) => void>();
+  /** Calls in flight: a server's question (elicitation) goes to one that can ask the user. */
+  readonly watchers = new Set<CallWatcher>();
 }
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -129,24 +171,42 @@ export class NodeMcpClients implements McpClients {
   constructor(private readonly options: NodeMcpClientsOptions) {
     this.inFlight = new FairSharedLock(options.maxInFlight);
     this.now = options.now ?? Date.now;
-    for (const [name, server] of Object.entries(options.servers)) {
-      const slot = new ServerSlot();
-      if (!server.enabled) slot.state = 'disabled';
-      this.slots.set(name, slot);
-    }
+  }
+
+  private get configured(): Readonly<Record<string, McpServerConfig>> {
+    const servers = this.options.servers;
+    return typeof servers === 'function' ? servers() : servers;
   }
 
   servers(): readonly string[] {
-    return Object.entries(this.options.servers)
+    return Object.entries(this.configured)
       .filter(([, server]) => server.enabled)
       .map(([name]) => name);
   }
 
   status(server: string): McpServerStatus {
+    const config = this.configured[server];
+    if (!config) return { server, state: 'stopped', reason: `there is no MCP server "${server}" in the config (mcp.servers)` };
     const slot = this.slots.get(server);
-    if (!slot) return { server, state: 'stopped', reason: `there is no MCP server "${server}" in the config (mcp.servers)` };
+    if (!config.enabled) return { server, state: 'disabled', reason: `it is disabled (mcp.servers.${server}.enabled = false)` };
+    if (!slot) return { server, state: 'stopped' };
     const tail = slot.stderr.trim();
     return { server, state: slot.state, ...(slot.reason !== undefined ? { reason: slot.reason } : {}), ...(tail !== '' ? { stderrTail: tail } : {}) };
+  }
+
+  /** Stops the server now (the user's act); it starts again, at once, at the next request that needs it. */
+  async restart(server: string): Promise<void> {
+    const slot = this.slots.get(server);
+    if (!slot) return;
+    const connection = slot.connection;
+    slot.connection = undefined;
+    slot.failures = 0;
+    slot.retryAt = 0;
+    slot.reason = undefined;
+    slot.state = 'stopped';
+    if (!connection) return;
+    slot.closing = true;
+    await connection.then(shutDown).catch(() => undefined);
   }
 
   async tools(server: string, signal: AbortSignal): Promise<readonly McpToolDefinition[]> {
@@ -159,7 +219,7 @@ export class NodeMcpClients implements McpClients {
     const config = this.config(server);
     return this.request(server, options.signal, async (connection) => {
       const slot = this.slot(server);
-      const watcher = (text: string): void => options.onProgress?.(text);
+      const watcher: CallWatcher = { progress: (text) => options.onProgress?.(text), elicit: options.elicit, signal: options.signal };
       slot.watchers.add(watcher);
       try {
         const result = await connection.client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
@@ -208,21 +268,22 @@ export class NodeMcpClients implements McpClients {
         if (!connection) return;
         slot.closing = true;
         await connection.then(shutDown).catch(() => undefined);
-        if (slot.state !== 'disabled') slot.state = 'stopped';
+        slot.state = 'stopped';
       }),
     );
   }
 
   private config(server: string): McpServerConfig {
-    const config = this.options.servers[server];
+    const config = this.configured[server];
     if (!config) throw new McpNotSentError(`there is no MCP server "${server}" in the config (mcp.servers)`);
     if (!config.enabled) throw new McpNotSentError(`MCP server "${server}" is disabled (mcp.servers.${server}.enabled = false)`);
     return config;
   }
 
   private slot(server: string): ServerSlot {
-    const slot = this.slots.get(server);
-    if (!slot) throw new McpNotSentError(`there is no MCP server "${server}" in the config (mcp.servers)`);
+    if (!this.configured[server]) throw new McpNotSentError(`there is no MCP server "${server}" in the config (mcp.servers)`);
+    let slot = this.slots.get(server);
+    if (!slot) this.slots.set(server, (slot = new ServerSlot()));
     return slot;
   }
 
@@ -288,9 +349,10 @@ export class NodeMcpClients implements McpClients {
     slot.retryAt = this.now() + (slot.failures <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (slot.failures - 2)));
   }
 
-  private transport(server: string, config: McpServerConfig, slot: ServerSlot, http: 'streamable' | 'sse'): Transport {
+  private async transport(server: string, config: McpServerConfig, slot: ServerSlot, http: 'streamable' | 'sse'): Promise<Transport> {
+    const inputs = this.options.inputs ?? environmentInputs(this.options.referenceEnvironment);
     if (config.command !== undefined) {
-      const env = { ...this.options.childEnvironment(), ...expandReferences(config.env, this.options.referenceEnvironment, `mcp.servers.${server}.env`) };
+      const env = { ...this.options.childEnvironment(), ...(await expandReferences(config.env, this.options.referenceEnvironment, inputs, `mcp.servers.${server}.env`)) };
       const cwd = config.cwd === undefined ? this.options.workspaceRoot : isAbsolute(config.cwd) ? config.cwd : resolve(this.options.workspaceRoot, config.cwd);
       const transport = new StdioClientTransport({ command: config.command, args: [...config.args], env, cwd, stderr: 'pipe' });
       transport.stderr?.on('data', (chunk: Buffer) => {
@@ -299,19 +361,32 @@ export class NodeMcpClients implements McpClients {
       return transport;
     }
     const url = new URL(config.url ?? '');
-    const headers = expandReferences(config.headers, this.options.referenceEnvironment, `mcp.servers.${server}.headers`);
+    const headers = await expandReferences(config.headers, this.options.referenceEnvironment, inputs, `mcp.servers.${server}.headers`);
     return http === 'streamable' ? new StreamableHTTPClientTransport(url, { requestInit: { headers } }) : new SSEClientTransport(url, { requestInit: { headers } });
   }
 
   private newClient(server: string, slot: ServerSlot): Client {
-    // Sampling is not offered: a server cannot make Zuno's model work for it. Elicitation is
-    // announced so that a server asks instead of failing, and declined with a reason.
+    // Sampling is not offered: a server cannot make Zuno's model work for it. Elicitation (form
+    // mode only) goes to the question UI of a call in flight on this server; where no one can
+    // answer, or no call is in flight, it is declined with a reason.
     const client = new Client({ name: 'zuno', version: this.options.clientVersion }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      const message = 'message' in request.params && typeof request.params.message === 'string' ? request.params.message : '';
-      const note = `[MCP server "${server}" asked the user: ${JSON.stringify(message.slice(0, 300))}; Zuno declined: no one can answer a server's question here]\n`;
-      for (const watcher of slot.watchers) watcher(note);
-      return { action: 'decline' };
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const params = request.params;
+      const message = typeof params.message === 'string' ? params.message : '';
+      const quoted = JSON.stringify(message.slice(0, 300));
+      const watcher = [...slot.watchers].find((candidate) => candidate.elicit !== undefined);
+      if (watcher?.elicit === undefined || !('requestedSchema' in params)) {
+        const why = watcher ? 'it asked for a URL to be opened, which Zuno does not do' : "no one can answer a server's question here";
+        for (const each of slot.watchers) each.progress(`[MCP server "${server}" asked the user: ${quoted}; Zuno declined: ${why}]\n`);
+        return { action: 'decline' };
+      }
+      const result = await watcher.elicit({ message, requestedSchema: params.requestedSchema }, AbortSignal.any([watcher.signal, extra.signal]));
+      const told = result.action === 'accept' ? 'the user answered' : result.action === 'decline' ? 'the user declined' : 'the user dismissed the question';
+      watcher.progress(`[MCP server "${server}" asked the user: ${quoted}; ${told}]\n`);
+      if (result.action !== 'accept') return { action: result.action };
+      const content: Record<string, string | number | boolean | string[]> = {};
+      for (const [key, value] of Object.entries(result.content)) content[key] = typeof value === 'object' ? [...value] : value;
+      return { action: 'accept', content };
     });
     return client;
   }
@@ -323,8 +398,8 @@ export class NodeMcpClients implements McpClients {
     slot.closing = false;
     const timeout = config.startup_timeout_ms;
     const open = async (http: 'streamable' | 'sse'): Promise<Connection> => {
+      const transport = await this.transport(server, config, slot, http);
       const client = this.newClient(server, slot);
-      const transport = this.transport(server, config, slot, http);
       try {
         await client.connect(transport, { signal, timeout });
       } catch (error) {

@@ -11,6 +11,7 @@ import type { ZunoEvent } from '../../core/events';
 import { DEFAULT_ENVIRONMENT_POLICY, environmentPolicy } from '../../core/environment';
 import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
+import { EditorMcp, showMcpServers } from './mcp-servers';
 import { builtinToolRegistrations } from '../../tools/index';
 import { ApprovalBroker } from './approval-state';
 import { ApiKeys, EditorBackend, SESSION_STATE_KEY } from './backend';
@@ -108,7 +109,10 @@ export class ZunoExtension implements vscode.Disposable {
       }));
 
     const apiKeys = new ApiKeys(context.secrets);
+    const mcp = workspaceRoot === undefined ? undefined : new EditorMcp({ workspaceRoot, stateDir: () => stateLocation().stateDir, config, secrets: context.secrets, log });
+    if (mcp) this.disposables.push(mcp);
     this.backend = new EditorBackend({
+      ...(mcp ? { mcp: { servers: () => mcp.servers(), inputs: mcp.inputs, askPending: () => mcp.askPending() } } : {}),
       workspaceRoot,
       stateLocation,
       config,
@@ -156,6 +160,11 @@ export class ZunoExtension implements vscode.Disposable {
         openStore: () => this.backend.open(),
         sessions: () => this.backend.sessions(),
         environment: (current) => (workspaceRoot === undefined ? undefined : { host: getHost(), config: current, workspaceRoot }),
+        mcpTools: () => this.backend.mcpTools(),
+        mcpServers: async () => {
+          if (!mcp) throw new Error('Open a folder first: MCP servers belong to a workspace.');
+          await showMcpServers({ mcp, config, clients: () => this.backend.mcpClients(), stateDir: () => stateLocation().stateDir });
+        },
       }),
     );
   }

@@ -9,13 +9,15 @@ import * as vscode from 'vscode';
 import { createProvider, createRuntime, modelTuning, type Runtime } from '../../agent/runtime';
 import { compactSession } from '../../agent/compaction';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
-import type { ZunoConfig } from '../../core/config';
+import type { McpServerConfig, ZunoConfig } from '../../core/config';
+import type { McpClients } from '../../core/mcp';
+import type { McpInputSource } from '../../hosts/node/mcp';
 import { ConfigError } from '../../core/errors';
 import type { ZunoEvent } from '../../core/events';
 import type { Host } from '../../core/host';
 import type { ToolRegistration } from '../../core/registry';
 import { agentRunner, contextWindowFor, type AgentRequest, type AgentRunResult } from '../../agent/loop';
-import type { CallEnvironment } from '../../core/tool';
+import type { CallEnvironment, Tool } from '../../core/tool';
 import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
 import type { SessionSummary, ViewStatus } from '../../webview/protocol';
 import type { ChatBackend } from './chat-controller';
@@ -74,6 +76,8 @@ export interface BackendOptions {
   readonly configureModel: () => void;
   /** The status may read differently now (the set of vscode.lm models changed). */
   readonly statusChanged: () => void;
+  /** MCP servers read live, their inputs, and the approval of the workspace file's servers (mcp-servers.ts). */
+  readonly mcp?: { readonly servers: () => Readonly<Record<string, McpServerConfig>>; readonly inputs: McpInputSource; askPending(): Promise<void> };
 }
 
 /**
@@ -127,6 +131,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         stateDir,
         host: this.options.host(),
         registrations: this.options.registrations(),
+        ...(this.options.mcp ? { mcpServers: this.options.mcp.servers, mcpInputs: this.options.mcp.inputs } : {}),
         // Read at every turn: turning checkpoints off (or on) in settings needs no reload.
         checkpointsEnabled: () => (this.options.config.current.ok ? this.options.config.current.config.checkpoints.enabled : config.checkpoints.enabled),
         // Delegated agents and council members use the configured provider, by model name.
@@ -202,8 +207,25 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     return this.store().getSession(sessionId)?.status === 'active';
   }
 
+  /** The runtime's MCP clients, opening the runtime if needed; undefined without a folder. */
+  async mcpClients(): Promise<McpClients | undefined> {
+    if (this.options.workspaceRoot === undefined) return undefined;
+    return (await this.ensureRuntime()).runtime.mcp;
+  }
+
+  /** The MCP tools as the model would be offered them, servers started first. */
+  async mcpTools(): Promise<readonly Tool[]> {
+    // Without a server nothing needs the store open (Toggle Tools works before any chat).
+    if (this.options.workspaceRoot === undefined || Object.keys(this.options.mcp?.servers() ?? {}).length === 0) return [];
+    const { runtime } = await this.ensureRuntime();
+    await runtime.registry.prepare(AbortSignal.timeout(60_000), (level, text) => this.options.log[level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'info'](text));
+    return runtime.registry.names().flatMap((name) => (name.startsWith('mcp__') ? [runtime.registry.get(name)].filter((tool) => tool !== undefined) : []));
+  }
+
   async run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void> {
     const { runtime, run } = await this.ensureRuntime();
+    // A server of .vscode/mcp.json starts only once the user allowed it (issue 11).
+    await this.options.mcp?.askPending();
     const provider = await this.provider(this.validConfig());
     const result = await run({
       provider,

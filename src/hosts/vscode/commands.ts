@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { PERMISSION_MODES, type PermissionMode, type ZunoConfig } from '../../core/config';
 import type { ToolRegistration } from '../../core/registry';
-import type { CallEnvironment } from '../../core/tool';
+import type { CallEnvironment, Tool } from '../../core/tool';
 import type { ApiKeys } from './backend';
 import type { ChatController } from './chat-controller';
 import type { ConfigSource } from './config-source';
@@ -28,6 +28,10 @@ export interface CommandContext {
   readonly sessions: () => readonly { id: string; title: string; updatedAt: number }[];
   /** An environment for availability checks; undefined without a folder. */
   readonly environment: (config: ZunoConfig) => CallEnvironment | undefined;
+  /** The MCP servers' tools, their servers started (the user asked for the list); none without a folder. */
+  readonly mcpTools: () => Promise<readonly Tool[]>;
+  /** "Zuno: MCP Servers" (mcp-servers.ts). */
+  readonly mcpServers: () => Promise<void>;
 }
 
 const MODE_DESCRIPTIONS: Readonly<Record<PermissionMode, string>> = {
@@ -64,6 +68,15 @@ async function toggleTools(context: CommandContext): Promise<void> {
       const summary = tool.description.split(/(?<=\.)\s/)[0] ?? '';
       return { label: tool.name, description: unavailable ? `(not available here: ${unavailable})` : '', detail: summary, picked: config.tools[tool.name] !== false };
     });
+  // MCP tools under their Zuno names (issue 11); the same `tools` switches apply to them.
+  const mcpTools = await context.mcpTools().catch((error: unknown) => {
+    context.log.warn(`Toggle Tools: the MCP tools could not be listed (${error instanceof Error ? error.message : String(error)})`);
+    return [];
+  });
+  for (const tool of mcpTools) {
+    const summary = tool.description.split('\n')[0] ?? '';
+    items.push({ label: tool.name, description: '(MCP)', detail: summary, picked: config.tools[tool.name] !== false });
+  }
   const chosen = await vscode.window.showQuickPick(items, {
     canPickMany: true,
     title: 'Zuno: tools the model is offered',
@@ -215,6 +228,7 @@ function handlers(context: CommandContext): Record<CommandId, () => unknown> {
       const refusal = await context.controller.compact();
       if (refusal) void vscode.window.showInformationMessage(`Zuno: ${refusal}`);
     },
+    'zuno.mcpServers': () => context.mcpServers(),
   };
 }
 

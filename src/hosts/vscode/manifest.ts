@@ -31,6 +31,7 @@ export const COMMANDS = {
   'zuno.setApiKey': { title: 'Set API Key' },
   'zuno.openToolLog': { title: 'Open Tool Log', icon: '$(output)' },
   'zuno.compact': { title: 'Compact Chat Context', icon: '$(fold)' },
+  'zuno.mcpServers': { title: 'MCP Servers', icon: '$(server)' },
 } as const satisfies Record<string, CommandDefinition>;
 
 export type CommandId = keyof typeof COMMANDS;

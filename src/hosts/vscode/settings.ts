@@ -186,6 +186,17 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
       'MCP servers by name: `{"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}` (stdio: `command`, `args`, `env`, `cwd`) or `{"url": "https://…/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}"}}` (Streamable HTTP, falling back to SSE). Also `enabled`, `trust` (honour the server\'s annotations), `tools` (`{"<tool>": {"enabled": false, "declarations": {"effect": "ReadOnly"}}}`), `timeout_ms`, `startup_timeout_ms`. Tools are offered as `mcp__<server>__<tool>` and ask before running unless declared or trusted. Merged name by name with `.zuno/config.json`.',
     merge: 'by-key',
   },
+  'mcp.max_offered_tools': {
+    description:
+      'How many tools one model request may carry, built-in ones included. MCP tools beyond it (or beyond `zuno.mcp.maxOfferedSchemaTokens`) are not sent with every request: the model finds them with `mcp_tools`, which enables them for the session.',
+    minimum: 1,
+    maximum: 1000,
+  },
+  'mcp.max_offered_schema_tokens': {
+    description: 'How many tokens the tool definitions of one model request may take (four characters a token). MCP tools beyond it are found through `mcp_tools` instead.',
+    minimum: 1000,
+    maximum: 1_000_000,
+  },
 };
 
 type JsonNode = Record<string, unknown>;

@@ -126,3 +126,107 @@ test('issue 11: zuno mcp accept names what is wrong: an unknown server is exit 2
   assert.equal(run.code, 2);
   assert.match(run.stderr, /there is no MCP server "nope" in mcp.servers/);
 });
+
+test('issue 11 many tools: through zuno exec, a deferred tool is not sent until mcp_tools enables it, then it runs', async () => {
+  const tools = Array.from({ length: 80 }, (_, index) => ({
+    name: `tool_${String(index).padStart(2, '0')}`,
+    description: index === 42 ? 'Create a calendar invitation.' : `Chore ${index}.`,
+    inputSchema: { type: 'object' },
+  }));
+  const files = scriptedFiles(tools);
+  const workspace = temporaryWorkspace();
+  mkdirSync(join(workspace, '.zuno'), { recursive: true });
+  writeFileSync(join(workspace, '.zuno', 'config.json'), JSON.stringify({ mcp: { servers: { many: files.entry }, max_offered_tools: 30 } }));
+  const server = await scripted([
+    { toolCalls: [{ id: 'f1', name: 'mcp_tools', arguments: { query: 'calendar invitation', limit: 1 } }] },
+    { toolCalls: [{ id: 'c1', name: 'mcp__many__tool_42', arguments: {} }] },
+    { text: 'Invited.' },
+  ]);
+  const run = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'allow', 'invite'), { cwd: workspace });
+  assert.equal(run.code, 0, run.stderr);
+  const offered = (index: number): { name: string; description: string }[] =>
+    ((server.chatRequests()[index]?.body as { tools?: { function: { name: string; description: string } }[] } | undefined)?.tools ?? []).map((tool) => tool.function);
+  assert.equal(offered(0).length, 30, 'the first request carries the budget');
+  assert.ok(!offered(0).some((tool) => tool.name === 'mcp__many__tool_42'), 'tool_42 is deferred');
+  assert.match(offered(0).find((tool) => tool.name === 'mcp_tools')?.description ?? '', /Not listed now: \d+ MCP tools \(many: \d+\)/);
+  assert.match(resultOf(server.chatRequests()[1], 'f1'), /mcp__many__tool_42 \(enabled now/);
+  assert.ok(offered(1).some((tool) => tool.name === 'mcp__many__tool_42'), 'sent once enabled');
+  assert.deepEqual(eventsOf(run.events, 'tool-call-finished').map((event) => [event.call_id, event.outcome]), [['f1', 'ok'], ['c1', 'ok']]);
+  assert.deepEqual(files.received().map((entry) => entry.tool), ['tool_42']);
+});
+
+/** A workspace whose .vscode/mcp.json (VS Code's format) holds `document`. */
+function workspaceWithVsCodeFile(document: Record<string, unknown>): { workspace: string; rewrite: (next: Record<string, unknown>) => void } {
+  const workspace = temporaryWorkspace();
+  mkdirSync(join(workspace, '.vscode'), { recursive: true });
+  const rewrite = (next: Record<string, unknown>): void => writeFileSync(join(workspace, '.vscode', 'mcp.json'), `// the team's servers\n${JSON.stringify(next, null, 2)}`);
+  rewrite(document);
+  return { workspace, rewrite };
+}
+
+const offeredNames = (request: RecordedRequest | undefined): string[] =>
+  ((request?.body as { tools?: { function: { name: string } }[] } | undefined)?.tools ?? []).map((tool) => tool.function.name);
+
+test('issue 11: a server of .vscode/mcp.json is not started before zuno mcp approve; then it runs untrusted; a changed definition asks again', async () => {
+  const files = scriptedFiles([{ name: 'say', inputSchema: { type: 'object' } }]);
+  const folder = temporaryWorkspace();
+  const marker = join(folder, 'started');
+  const scriptedEnv = (files.entry as { env: Record<string, string> }).env;
+  // The command leaves a marker when it runs, then becomes the scripted server.
+  const entry = { type: 'stdio', command: process.execPath, args: ['-e', "require('fs').writeFileSync(process.env.MARKER, 'x'); import(process.env.SERVER)"], env: { ...scriptedEnv, MARKER: marker, SERVER: scriptedServer } };
+  const { workspace, rewrite } = workspaceWithVsCodeFile({ servers: { team: entry } });
+  const server = await scripted([
+    { toolCalls: [{ id: 't1', name: 'mcp__team__say', arguments: {} }] },
+    { text: 'Not there.' },
+    { toolCalls: [{ id: 't2', name: 'mcp__team__say', arguments: {} }] },
+    { text: 'Refused.' },
+    { text: 'Changed, so not there.' },
+  ]);
+
+  const first = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'allow', 'say'), { cwd: workspace });
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stderr, /\.vscode\/mcp\.json defines MCP servers that are not started until you approve them:\n {2}team: .*\nReview \.vscode\/mcp\.json, then run: zuno mcp approve SERVER \(team\)/);
+  assert.ok(!offeredNames(server.chatRequests()[0]).some((name) => name.startsWith('mcp__team__')));
+  assert.deepEqual(eventsOf(first.events, 'dispatch-blocked').map((event) => [event.call_id, event.category]), [['t1', 'unavailable']]);
+  assert.equal(existsSync(marker), false, 'the command of an unapproved server never ran');
+
+  const listed = await runZuno(['mcp', 'list', '--workspace', workspace], { cwd: workspace });
+  assert.match(listed.stdout, /team: not approved, from \.vscode\/mcp\.json, untrusted, 0 tools \(.*run zuno mcp approve team to start it\)/);
+  assert.equal(existsSync(marker), false, 'listing does not start it either');
+
+  const approved = await runZuno(['mcp', 'approve', 'team', '--workspace', workspace], { cwd: workspace });
+  assert.equal(approved.code, 0, approved.stderr);
+  assert.match(approved.stdout, /approved team/);
+  const second = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'deny', 'say'), { cwd: workspace });
+  assert.equal(second.code, 0, second.stderr);
+  assert.doesNotMatch(second.stderr, /not started until you approve/);
+  assert.ok(offeredNames(server.chatRequests()[2]).includes('mcp__team__say'));
+  assert.deepEqual(eventsOf(second.events, 'dispatch-blocked').map((event) => [event.call_id, event.category]), [['t2', 'denied']], 'untrusted: it asks, and deny refuses');
+  assert.equal(existsSync(marker), true, 'approved, it started');
+
+  rewrite({ servers: { team: { ...entry, args: [...entry.args, '--changed'] } } });
+  const third = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'allow', 'say'), { cwd: workspace });
+  assert.match(third.stderr, /team \(changed since you decided\)/);
+  assert.ok(!offeredNames(server.chatRequests()[4]).some((name) => name.startsWith('mcp__team__')));
+
+  const unknown = await runZuno(['mcp', 'approve', 'nope', '--workspace', workspace], { cwd: workspace });
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /\.vscode\/mcp\.json defines no usable MCP server "nope" \(it defines: team\)/);
+});
+
+test('issue 11: ${input:ID} of .vscode/mcp.json comes from ZUNO_MCP_INPUT_<ID> in the CLI, never from a file; missing, the server does not start and says which', async () => {
+  const { workspace } = workspaceWithVsCodeFile({
+    inputs: [{ type: 'promptString', id: 'service-token', description: 'Token', password: true }],
+    servers: { everything: { ...everything, env: { SERVICE_TOKEN: '${input:service-token}' } } },
+  });
+  assert.equal((await runZuno(['mcp', 'approve', 'everything', '--workspace', workspace], { cwd: workspace })).code, 0);
+  const server = await scripted([{ toolCalls: [{ id: 'g1', name: 'mcp__everything__get-env', arguments: {} }] }, { text: 'Seen.' }, { text: 'No server.' }]);
+  const run = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'allow', 'env'), { cwd: workspace, env: { ZUNO_MCP_INPUT_SERVICE_TOKEN: 'tok-from-env-42' } });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(resultOf(server.chatRequests()[1], 'g1'), /"SERVICE_TOKEN": "tok-from-env-42"/);
+
+  const missing = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'allow', 'env'), { cwd: workspace });
+  assert.equal(missing.code, 0, missing.stderr);
+  const notices = eventsOf(missing.events, 'notice').map((event) => event.text).join('\n');
+  assert.match(notices, /mcp\.servers\.everything\.env\.SERVICE_TOKEN needs the input "service-token", which has no value; set the environment variable ZUNO_MCP_INPUT_SERVICE_TOKEN/);
+});

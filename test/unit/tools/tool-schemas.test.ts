@@ -7,18 +7,35 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonSchemaForModel } from '../../../src/agent/provider';
+import type { McpClients } from '../../../src/core/mcp';
+import { ToolRegistry } from '../../../src/core/registry';
 import { builtinToolRegistrations } from '../../../src/tools/index';
+import { mcpReadTool, mcpResourcesTool } from '../../../src/tools/mcp_resources';
+import { mcpToolsTool } from '../../../src/tools/mcp_tools';
 
 const snapshotPath = join(__dirname, 'tool-schemas.snapshot.json');
 const UPDATE_COMMAND = 'UPDATE_SNAPSHOTS=1 node --import tsx --test test/unit/tools/tool-schemas.test.ts';
 
-const tools = builtinToolRegistrations().map(({ tool }) => tool);
+// The tools the runtime adds when MCP servers are configured (issue 11); only their schemas are read here.
+const noServers: McpClients = {
+  servers: () => [],
+  tools: () => Promise.resolve([]),
+  callTool: () => Promise.reject(new Error('not called')),
+  listResources: () => Promise.resolve([]),
+  readResource: () => Promise.resolve([]),
+  status: (server) => ({ server, state: 'stopped' }),
+  restart: () => Promise.resolve(),
+  close: () => Promise.resolve(),
+};
+const mcpTools = [mcpResourcesTool(noServers), mcpReadTool(noServers), mcpToolsTool(() => new ToolRegistry([]))];
+
+const tools = [...builtinToolRegistrations().map(({ tool }) => tool), ...mcpTools];
 
 function currentSchemas(): Record<string, unknown> {
   return Object.fromEntries(tools.map((tool) => [tool.name, jsonSchemaForModel(tool.inputSchema)]));
 }
 
-test(`every built-in tool's parameter schema equals the checked-in snapshot (issue 15)`, () => {
+test(`every built-in tool's parameter schema, and the MCP tools' (issue 11), equals the checked-in snapshot (issue 15)`, () => {
   const current = `${JSON.stringify(currentSchemas(), null, 2)}\n`;
   if (process.env.UPDATE_SNAPSHOTS === '1') writeFileSync(snapshotPath, current);
   assert.ok(existsSync(snapshotPath), `No snapshot at ${snapshotPath}. Create it with: ${UPDATE_COMMAND}`);

@@ -23,11 +23,11 @@ test('issue 4 Activation: lazy, on the Chat view or a command, never on startup'
   assert.equal(events.some((event) => event === '*' || event === 'onStartupFinished'), false);
 });
 
-test('issue 4 Commands: the palette has every command of the issue (and issue 10 item 2: Compact Chat Context), in category Zuno', () => {
+test('issue 4 Commands: the palette has every command of the issue (and issue 10 item 2: Compact Chat Context, issue 11: MCP Servers), in category Zuno', () => {
   const commands = generated.contributes.commands as { command: string; title: string; category: string }[];
   assert.deepEqual(
     commands.map((command) => command.title),
-    ['New Chat', 'Cancel', 'Show History', 'Toggle Tools…', 'Set Permission Mode', 'Select Model', 'Set API Key', 'Open Tool Log', 'Compact Chat Context'],
+    ['New Chat', 'Cancel', 'Show History', 'Toggle Tools…', 'Set Permission Mode', 'Select Model', 'Set API Key', 'Open Tool Log', 'Compact Chat Context', 'MCP Servers'],
   );
   for (const command of commands) assert.equal(command.category, 'Zuno');
 });
