@@ -79,7 +79,10 @@ async function openToggleTools(editor: Editor, tool: string): Promise<Locator> {
 
 const shared = sharedEditor({
   workspace: { 'README.md': '# Shop\n\nA small shop.\n' },
-  settings: TERMINAL_SETTINGS,
+  // E2E-8 follows the shell's and its child's host PIDs through `$$` and `$!`, which inside the
+  // sandbox's PID namespace are namespace PIDs; the sandbox's own kill-on-cancel is tested on real
+  // bwrap in test/unit/tools/shell-sandbox.test.ts.
+  settings: { ...TERMINAL_SETTINGS, 'zuno.sandbox.mode': 'off' },
 });
 
 describe('issue 5 scenarios 7–9 (one editor)', () => {
