@@ -85,7 +85,7 @@ const shared = sharedEditor({
   settings: { ...TERMINAL_SETTINGS, 'zuno.sandbox.mode': 'off' },
 });
 
-describe('issue 5 scenarios 7–9 (one editor)', () => {
+describe('issue 5: scenarios 7–9 (one editor)', () => {
   before(() => shared.start());
   after(() => shared.stop());
 

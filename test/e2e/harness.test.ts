@@ -50,7 +50,7 @@ exports.activate = (context) => {
   return vsix;
 }
 
-test('e2e harness: a packaged extension installs, activates, shows its webview view, runs a palette command and keeps artifacts', async (t) => {
+test('issue 5: e2e harness: a packaged extension installs, activates, shows its webview view, runs a palette command and keeps artifacts', async (t) => {
   const scratch = mkdtempSync(join(tmpdir(), 'zuno-probe-'));
   t.after(() => rmSync(scratch, { recursive: true, force: true }));
   const vsix = await packageProbe(join(scratch, 'probe'));

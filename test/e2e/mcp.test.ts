@@ -32,7 +32,7 @@ async function rows(page: Page): Promise<string> {
 
 const shared = sharedEditor({ workspace: { '.vscode/mcp.json': mcpJson, 'README.md': '# MCP\n' } });
 
-describe('issue 11 MCP in the editor (one editor)', () => {
+describe('issue 11: MCP in the editor (one editor)', () => {
   before(() => shared.start());
   after(() => shared.stop());
 

@@ -22,7 +22,7 @@ const importsOf = (text: string): string[] =>
 const mayImportVscode = (path: string): boolean =>
   /^src\/(hosts\/vscode\/|webview\/|extension\.ts$)/.test(path);
 
-test('only src/hosts/vscode, src/webview and src/extension.ts import vscode', () => {
+test('issue 15: only src/hosts/vscode, src/webview and src/extension.ts import vscode', () => {
   const offenders = sourceFiles(join(root, 'src'))
     .map((file) => relative(root, file).split('\\').join('/'))
     .filter((path) => !mayImportVscode(path))
@@ -30,7 +30,7 @@ test('only src/hosts/vscode, src/webview and src/extension.ts import vscode', ()
   assert.deepEqual(offenders, []);
 });
 
-test('src/core reaches fs and processes only through the Host interface', () => {
+test('issue 15: src/core reaches fs and processes only through the Host interface', () => {
   const forbidden = /^(node:)?(fs|fs\/promises|child_process|net|http|https)$|^execa$|^sql\.js$/;
   const offenders = sourceFiles(join(root, 'src', 'core')).flatMap((file) =>
     importsOf(readFileSync(file, 'utf8'))
@@ -40,7 +40,7 @@ test('src/core reaches fs and processes only through the Host interface', () => 
   assert.deepEqual(offenders, []);
 });
 
-test('the import scanner sees every import form it is meant to catch', () => {
+test('issue 15: the import scanner sees every import form it is meant to catch', () => {
   // Guards the rule above against a scanner that silently matches nothing.
   const sample = `import * as vscode from 'vscode';\nconst fs = require("fs");\nimport('child_process');\nimport 'vscode';`;
   assert.deepEqual(importsOf(sample), ['vscode', 'fs', 'child_process', 'vscode']);
@@ -48,7 +48,7 @@ test('the import scanner sees every import form it is meant to catch', () => {
   assert.equal(mayImportVscode('src/core/tool.ts'), false);
 });
 
-test('tools never import the policy: the scheduler decides permission once, and tools get checked paths (issue 8 item 4)', () => {
+test('issue 8 item 4: tools never import the policy: the scheduler decides permission once, and tools get checked paths', () => {
   const offenders = sourceFiles(join(root, 'src', 'tools'))
     .map((file) => relative(root, file).split('\\').join('/'))
     .filter((path) => importsOf(readFileSync(join(root, path), 'utf8')).some((specifier) => /(^|\/)core\/policy$/.test(specifier)));
@@ -66,7 +66,7 @@ function layerOf(path: string): string | undefined {
     .find((layer) => inside === layer || inside.startsWith(`${layer}/`));
 }
 
-test('every layer imports only the layers below it (issue 8, DEVELOPERS.md rooms)', () => {
+test('issue 8, DEVELOPERS.md rooms: every layer imports only the layers below it', () => {
   const offenders = sourceFiles(join(root, 'src')).flatMap((file) => {
     const path = relative(root, file).split('\\').join('/');
     const layer = layerOf(path);

@@ -32,7 +32,7 @@ test('T1/S1-S3: every registered tool has a README row whose declarations match 
   }
 });
 
-test('the README keeps the two fresh-machine commands', () => {
+test('issue 5: the README keeps the two fresh-machine commands', () => {
   assert.match(readme, /npm install && npm start/);
   assert.match(readme, /npm test\b/);
 });

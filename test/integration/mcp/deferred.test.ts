@@ -151,7 +151,7 @@ test('issue 11 many tools, E2: an enabled deferred tool of an untrusted server s
   }
 });
 
-test('config: the tool budget is bounded and named when out of range', async () => {
+test('issue 11: config: the tool budget is bounded and named when out of range', async () => {
   const { parseConfig } = await import('../../../src/core/config');
   assert.equal(parseConfig({}).mcp.max_offered_tools, 64);
   assert.throws(() => parseConfig({ mcp: { max_offered_tools: 0 } }), /mcp\.max_offered_tools/);

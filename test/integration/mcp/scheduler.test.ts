@@ -304,7 +304,7 @@ test('issue 11: ${env:NAME} in a stdio entry is read from the environment; a mis
   }
 });
 
-test('config: an MCP server needs exactly one of command and url, and stdio keys stay on stdio servers', () => {
+test('issue 11: config: an MCP server needs exactly one of command and url, and stdio keys stay on stdio servers', () => {
   assert.throws(() => parseConfig({ mcp: { servers: { both: { command: 'x', url: 'http://127.0.0.1/mcp' } } } }), /mcp\.servers\.both needs exactly one of "command"/);
   assert.throws(() => parseConfig({ mcp: { servers: { web: { url: 'http://127.0.0.1/mcp', args: ['a'] } } } }), /mcp\.servers\.web\.args is for stdio servers/);
   assert.equal(parseConfig({ mcp: { servers: { web: { url: 'http://127.0.0.1/mcp' } } } }).mcp.servers.web?.timeout_ms, 60_000);

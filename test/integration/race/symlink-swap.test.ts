@@ -38,7 +38,7 @@ function verdict(result: ToolCallResult): string | undefined {
   return undefined;
 }
 
-test('§9 E1 a process swapping a folder for a symlink out of the workspace wins no write, patch, read, grep or glob: 10,000 swaps, 0 escapes (issue 8 item 4)', { timeout: 90_000 }, async (t) => {
+test('§9 E1: a process swapping a folder for a symlink out of the workspace wins no write, patch, read, grep or glob: 10,000 swaps, 0 escapes (issue 8 item 4)', { timeout: 90_000 }, async (t) => {
   const base = makeTempDir('zuno-race-');
   t.after(() => removeDir(base));
   const { workspace, outside } = plantRaceTree(base);

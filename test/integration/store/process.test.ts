@@ -80,7 +80,7 @@ test('issue 9: one writer per session: a second process is refused that session 
   await reader.close();
 });
 
-test('one writer: a lock left by a process that died (kill -9) is taken over', async (context) => {
+test('issue 2 §8: one writer: a lock left by a process that died (kill -9) is taken over', async (context) => {
   const stateDir = temporaryDirectory(context);
   const holder = startStoreChild(context, [stateDir, 'hold', 'held']);
   await holder.waitForLine((line) => line === 'ready');
@@ -95,7 +95,7 @@ test('one writer: a lock left by a process that died (kill -9) is taken over', a
   assert.equal(existsSync(lockPath), false, 'close releases the lock');
 });
 
-test('a damaged SQLite engine (wasm) fails the open with a startup error naming the file, not a crash', async (context) => {
+test('issue 2 §8: a damaged SQLite engine (wasm) fails the open with a startup error naming the file, not a crash', async (context) => {
   const stateDir = temporaryDirectory(context);
   const wasmPath = join(stateDir, 'damaged.wasm');
   writeFileSync(wasmPath, 'not webassembly');

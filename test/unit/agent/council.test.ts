@@ -39,7 +39,7 @@ function councilScript(request: RecordedRequest): ScriptedReply {
 
 const signal = (): AbortSignal => new AbortController().signal;
 
-test('S2 the council asks every member without tools, by model and persona, then the session model combines the answers; a failing member is reported and the rest count', async () => {
+test('S2: the council asks every member without tools, by model and persona, then the session model combines the answers; a failing member is reported and the rest count', async () => {
   const { server, models } = await serve(councilScript);
   const council = new ModelCouncil({
     members: [
@@ -73,7 +73,7 @@ test('S2 the council asks every member without tools, by model and persona, then
   assert.equal(synthesis[0]?.body?.tools, undefined);
 });
 
-test('C3 council members are asked in parallel, at most concurrency.delegations at once', async () => {
+test('C3: council members are asked in parallel, at most concurrency.delegations at once', async () => {
   const cap = 2;
   let active = 0;
   let most = 0;
@@ -98,7 +98,7 @@ test('C3 council members are asked in parallel, at most concurrency.delegations 
   assert.equal(most, cap);
 });
 
-test('S2 when every member fails there is no synthesis request, and the verdict says why', async () => {
+test('S2: when every member fails there is no synthesis request, and the verdict says why', async () => {
   const { server, models } = await serve(() => ({ error: { status: 401, message: 'bad key' } }));
   const council = new ModelCouncil({ members: [{ name: 'a' }, { name: 'b', model: 'other' }], models, concurrency: 4 });
   const verdict = await council.convene('Anything?', signal());
@@ -108,14 +108,14 @@ test('S2 when every member fails there is no synthesis request, and the verdict 
   assert.equal(server.chatRequests().length, 2);
 });
 
-test('S2 a failed synthesis keeps the members\' answers', async () => {
+test('S2: a failed synthesis keeps the members\' answers', async () => {
   const { models } = await serve((request) => (isSynthesis(request) ? { error: { status: 400, message: 'context too long' } } : { text: 'yes' }));
   const verdict = await new ModelCouncil({ members: [{ name: 'a' }], models, concurrency: 1 }).convene('Q?', signal());
   assert.equal(verdict.members[0]?.answer, 'yes');
   assert.match(verdict.synthesisError ?? '', /context too long/);
 });
 
-test('S2 a member naming a model the host cannot reach fails alone, with a message saying what to do', async () => {
+test('S2: a member naming a model the host cannot reach fails alone, with a message saying what to do', async () => {
   const { server } = await serve(() => ({ text: 'fine' }));
   const onlySession = modelSource(new OpenAIProvider({ baseUrl: server.baseUrl, model: 'session-model', apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } }));
   await assert.rejects(onlySession.forModel('elsewhere'), (error: unknown) => error instanceof ToolError && /"elsewhere" cannot be reached from this host/.test(error.message));
@@ -125,7 +125,7 @@ test('S2 a member naming a model the host cannot reach fails alone, with a messa
   assert.equal(verdict.synthesis, 'fine');
 });
 
-test('S2 cancelling a council run rejects it', async () => {
+test('S2: cancelling a council run rejects it', async () => {
   const controller = new AbortController();
   const { models } = await serve(() => {
     setImmediate(() => controller.abort());

@@ -163,7 +163,7 @@ test('S1 E1 task: the child reads a file and answers; the parent gets its answer
   assert.deepEqual(setup.approvals.map((request) => [request.tool, request.origin]), [['task', undefined]]);
 });
 
-test('E1 a child write in strict mode is asked again, with its origin; a declined child write is reported as blocked in the summary', async () => {
+test('E1: a child write in strict mode is asked again, with its origin; a declined child write is reported as blocked in the summary', async () => {
   const setup = await fixture({
     parent: [
       reply({
@@ -198,7 +198,7 @@ test('E1 a child write in strict mode is asked again, with its origin; a decline
   assert.match(setup.store.getCall(result.sessionId, 'call_write_no')?.output ?? '', /What it did, .*\n- write no\.txt: blocked \(denied\)$/);
 });
 
-test('C3 at most concurrency.delegations children run at once, though the parent asks for more in one turn', async () => {
+test('C3: at most concurrency.delegations children run at once, though the parent asks for more in one turn', async () => {
   const cap = 2;
   const held: (() => void)[] = [];
   let seen = 0;
@@ -350,7 +350,7 @@ test('S1 background task: a job id at once, then job status and job result; the 
   assert.equal(setup.background.takeFinishedNotices(result.sessionId), undefined);
 });
 
-test('S1 a finished background job is announced once to its session', async () => {
+test('S1: a finished background job is announced once to its session', async () => {
   const setup = await fixture({
     config: { permission: { mode: 'auto' } },
     parent: [reply({ toolCalls: [{ name: 'task', arguments: { goal: 'quick', background: true } }] }), reply({ text: 'started it' })],
@@ -373,7 +373,7 @@ test('S1 a finished background job is announced once to its session', async () =
   assert.equal(setup.background.takeFinishedNotices(result.sessionId), undefined);
 });
 
-test('S1 cancelling the parent cancels its children', async () => {
+test('S1: cancelling the parent cancels its children', async () => {
   const controller = new AbortController();
   const setup = await fixture({
     config: { permission: { mode: 'auto' } },

@@ -342,7 +342,7 @@ test('issue 8 §3: a side-effecting call with a path inside the state dir is den
   assert.equal(at('/var/zuno-state/zuno.db', 'ReadOnly').action, 'allow', 'reading the record is not changing it');
 });
 
-test('issue 12 a call outside the sandbox asks in every mode, and an allow rule covers it only if it says sandbox: "off"', () => {
+test('issue 12: a call outside the sandbox asks in every mode, and an allow rule covers it only if it says sandbox: "off"', () => {
   const query = (mode: PermissionMode, rules: PermissionRule[]): PermissionDecision =>
     evaluatePermission({ tool: 'shell', declarations: declared('SideEffecting'), subjects: [command('npm install')], permission: { mode, rules }, workspaceRoot: root, shell, outsideSandbox: true });
   for (const mode of ['strict', 'auto-edit', 'auto'] as const) {
@@ -361,7 +361,7 @@ test('issue 12 a call outside the sandbox asks in every mode, and an allow rule 
   assert.equal(sandboxed.action, 'ask');
 });
 
-test('issue 12 a rule\'s sandbox field is "off" or absent, and only for shell or *', () => {
+test('issue 12: a rule\'s sandbox field is "off" or absent, and only for shell or *', () => {
   assert.throws(() => parseConfig({ permission: { rules: [{ tool: 'shell', action: 'allow', sandbox: 'on' }] } }), /permission\.rules\[0\]\.sandbox must be "off"/);
   assert.throws(() => parseConfig({ permission: { rules: [{ tool: 'write', action: 'allow', sandbox: 'off' }] } }), /permission\.rules\[0\]\.sandbox only applies to the shell tool/);
   assert.equal(parseConfig({ permission: { rules: [{ tool: '*', action: 'ask', sandbox: 'off' }] } }).permission.rules[0]?.sandbox, 'off');

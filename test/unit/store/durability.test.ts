@@ -49,7 +49,7 @@ async function openSession(options: StoreOptions): Promise<void> {
 
 const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, index) => `m${from + index}`);
 
-test('a write appends one journal line and never rewrites the snapshot below the compaction threshold', async (context) => {
+test('issue 2 §8: a write appends one journal line and never rewrites the snapshot below the compaction threshold', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeMessages(stateDir, 1, 3);
   const before = statSync(journalOf(stateDir)).size;
@@ -62,7 +62,7 @@ test('a write appends one journal line and never rewrites the snapshot below the
   assert.ok(statSync(journalOf(stateDir)).size - before < 400, 'one small line per write');
 });
 
-test('compaction folds the journal into a snapshot; reopening replays snapshot then journal', async (context) => {
+test('issue 2 §8: compaction folds the journal into a snapshot; reopening replays snapshot then journal', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeMessages(stateDir, 1, 20, alwaysCompact);
   assert.ok(existsSync(snapshotOf(stateDir)));
@@ -72,7 +72,7 @@ test('compaction folds the journal into a snapshot; reopening replays snapshot t
   assert.deepEqual(await contents(stateDir), range(1, 25));
 });
 
-test('journal growth stays within the compaction policy (amortised O(1) per write)', async (context) => {
+test('issue 2 §8: journal growth stays within the compaction policy (amortised O(1) per write)', async (context) => {
   const stateDir = temporaryDirectory(context);
   const policy = { minJournalBytes: 4096, journalToSnapshotRatio: 1 };
   await withStore({ stateDir, compaction: policy }, (store) => {
@@ -87,7 +87,7 @@ test('journal growth stays within the compaction policy (amortised O(1) per writ
   assert.ok(existsSync(snapshotOf(stateDir)));
 });
 
-test('a crash between the new snapshot and the journal reset: lines already in the snapshot are skipped, not applied twice', async (context) => {
+test('issue 2 §8: a crash between the new snapshot and the journal reset: lines already in the snapshot are skipped, not applied twice', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeMessages(stateDir, 1, 10);
   const oldJournal = join(stateDir, 'old-journal');
@@ -100,7 +100,7 @@ test('a crash between the new snapshot and the journal reset: lines already in t
   assert.deepEqual(await contents(stateDir), range(1, 13));
 });
 
-test('a leftover snapshot.sqlite.tmp from a crashed compaction is ignored and removed', async (context) => {
+test('issue 2 §8: a leftover snapshot.sqlite.tmp from a crashed compaction is ignored and removed', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeMessages(stateDir, 1, 3);
   writeFileSync(`${snapshotOf(stateDir)}.tmp`, 'half a snapshot');
@@ -109,7 +109,7 @@ test('a leftover snapshot.sqlite.tmp from a crashed compaction is ignored and re
   assert.deepEqual(await contents(stateDir), range(1, 4));
 });
 
-test('a torn final journal line (crash mid-append) is ignored with a warning, cut off, and kept aside', async (context) => {
+test('issue 2 §8: a torn final journal line (crash mid-append) is ignored with a warning, cut off, and kept aside', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeMessages(stateDir, 1, 5);
   const lineCount = readFileSync(journalOf(stateDir), 'utf8').split('\n').length;
@@ -128,7 +128,7 @@ test('a torn final journal line (crash mid-append) is ignored with a warning, cu
   assert.deepEqual(await contents(stateDir), range(1, 6), 'the next line was not glued to the fragment');
 });
 
-test('a damaged line in the middle of the journal is a clear error naming the file and the line', async (context) => {
+test('issue 2 §8: a damaged line in the middle of the journal is a clear error naming the file and the line', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeMessages(stateDir, 1, 5);
   const lines = readFileSync(journalOf(stateDir), 'utf8').split('\n');
@@ -141,7 +141,7 @@ test('a damaged line in the middle of the journal is a clear error naming the fi
   assert.equal(existsSync(join(stateDir, 'sessions', 's1', 'lock')), false, 'a failed open releases the lock');
 });
 
-test('a line that is JSON but not a journal entry, or that cannot be applied, names its line', async (context) => {
+test('issue 2 §8: a line that is JSON but not a journal entry, or that cannot be applied, names its line', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeMessages(stateDir, 1, 2);
   const count = readFileSync(journalOf(stateDir), 'utf8').split('\n').filter(Boolean).length;
@@ -153,7 +153,7 @@ test('a line that is JSON but not a journal entry, or that cannot be applied, na
   await assert.rejects(openSession({ stateDir }), new RegExp(`line ${count + 1} \\(sequence ${count + 1}\\) cannot be applied: no such table: nowhere`));
 });
 
-test('missing journal lines (a gap in the sequence) are reported instead of silently dropped', async (context) => {
+test('issue 2 §8: missing journal lines (a gap in the sequence) are reported instead of silently dropped', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeMessages(stateDir, 1, 5);
   const lines = readFileSync(journalOf(stateDir), 'utf8').split('\n');
@@ -181,7 +181,7 @@ test('issue 9: a snapshot that is not a database is a clear error naming it, and
   assert.match(warnings.join('\n'), new RegExp(`Leaving out the session in .*sessions/s1: The snapshot .*snapshot\\.sqlite is not a readable Zuno store.*move .*sessions/s1 aside`));
 });
 
-test('a store written by a newer schema is refused with both versions named', async (context) => {
+test('issue 2 §8: a store written by a newer schema is refused with both versions named', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeMessages(stateDir, 1, 1);
   const count = readFileSync(journalOf(stateDir), 'utf8').split('\n').filter(Boolean).length;
@@ -189,7 +189,7 @@ test('a store written by a newer schema is refused with both versions named', as
   await assert.rejects(openSession({ stateDir }), new RegExp(`written by a newer Zuno \\(schema version 99; this one knows up to ${SCHEMA_VERSION}\\)`));
 });
 
-test('a missing SQLite engine (wasm) is a clear startup error naming where it looked', async (context) => {
+test('issue 2 §8: a missing SQLite engine (wasm) is a clear startup error naming where it looked', async (context) => {
   const stateDir = temporaryDirectory(context);
   const wasmPath = join(stateDir, 'no-such.wasm');
   await assert.rejects(Store.open({ stateDir, wasmPath }), (error: unknown) => error instanceof StoreStartupError && error.message.includes(`Looked at: ${wasmPath}`));

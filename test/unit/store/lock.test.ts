@@ -8,20 +8,20 @@ import { StateDirInUseError } from '../../../src/store/errors';
 import { LOCK_FILE, acquireLock } from '../../../src/store/lock';
 import { temporaryDirectory } from '../../support/store-fixtures';
 
-test('one writer: a lock file that cannot be read is never taken over silently', (context) => {
+test('issue 2 §8: one writer: a lock file that cannot be read is never taken over silently', (context) => {
   const stateDir = temporaryDirectory(context);
   writeFileSync(join(stateDir, LOCK_FILE), 'garbage');
   assert.throws(() => acquireLock(stateDir), (error: unknown) => error instanceof StateDirInUseError && error.message.includes(`The lock file ${join(stateDir, LOCK_FILE)} cannot be read`));
   assert.equal(readFileSync(join(stateDir, LOCK_FILE), 'utf8'), 'garbage');
 });
 
-test('one writer: a lock held on another host counts as in use, since its pid cannot be checked there', (context) => {
+test('issue 2 §8: one writer: a lock held on another host counts as in use, since its pid cannot be checked there', (context) => {
   const stateDir = temporaryDirectory(context);
   writeFileSync(join(stateDir, LOCK_FILE), JSON.stringify({ pid: 4242, host: 'elsewhere.example', token: 't' }));
   assert.throws(() => acquireLock(stateDir), (error: unknown) => error instanceof StateDirInUseError && error.ownerPid === 4242 && /in use by pid 4242 on elsewhere\.example/.test(error.message));
 });
 
-test('one writer: releasing removes only our own lock, and leaves no draft files behind', (context) => {
+test('issue 2 §8: one writer: releasing removes only our own lock, and leaves no draft files behind', (context) => {
   const stateDir = temporaryDirectory(context);
   const lock = acquireLock(stateDir);
   const successor = JSON.stringify({ pid: process.pid, host: 'elsewhere.example', token: 'someone-else' });

@@ -46,7 +46,7 @@ async function writeVersionOneStore(stateDir: string): Promise<void> {
   writeFileSync(join(stateDir, 'journal.jsonl'), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
 }
 
-test('the migrations are numbered 1, 2, … and SCHEMA_VERSION is the last', () => {
+test('issue 2 §8: the migrations are numbered 1, 2, … and SCHEMA_VERSION is the last', () => {
   assert.deepEqual(
     MIGRATIONS.map((migration) => migration.version),
     MIGRATIONS.map((_, index) => index + 1),
@@ -90,7 +90,7 @@ test('issue 9: a version-1 store opens with every row kept, is split into one fo
   assert.equal(reopened.calls('old')[1]?.status, 'indeterminate');
 });
 
-test('a read-only open of a version-1 store migrates in memory only and leaves the files untouched', async (context) => {
+test('issue 2 §8: a read-only open of a version-1 store migrates in memory only and leaves the files untouched', async (context) => {
   const stateDir = temporaryDirectory(context);
   await writeVersionOneStore(stateDir);
   const before = [readFileSync(join(stateDir, 'snapshot.sqlite')), readFileSync(join(stateDir, 'journal.jsonl'))];

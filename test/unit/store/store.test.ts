@@ -13,7 +13,7 @@ async function openStore(context: Parameters<typeof temporaryDirectory>[0], stat
   return store;
 }
 
-test('sessions: created active, listed, status changed, duplicate ids refused', async (context) => {
+test('issue 2 §8: sessions: created active, listed, status changed, duplicate ids refused', async (context) => {
   const store = await openStore(context);
   const first = store.createSession({ id: 's1', workspace: '/w', title: 'first' });
   assert.deepEqual([first.id, first.workspace, first.title, first.status], ['s1', '/w', 'first', 'active']);
@@ -27,7 +27,7 @@ test('sessions: created active, listed, status changed, duplicate ids refused', 
   assert.equal(store.getSession('nope'), undefined);
 });
 
-test('transcript and events keep their order and survive a reopen (journal replay)', async (context) => {
+test('issue 2 §8: transcript and events keep their order and survive a reopen (journal replay)', async (context) => {
   const stateDir = temporaryDirectory(context);
   const store = await Store.open({ stateDir });
   store.createSession({ id: 's1', workspace: '/w' });
@@ -223,7 +223,7 @@ test('R3: recovery notices stay pending until marked delivered, and survive a re
   assert.deepEqual(store.pendingRecoveryNotices('s1').map((notice) => notice.callId), ['c2']);
 });
 
-test('a read-only store sees a live writer\'s data without the lock, and refuses to write', async (context) => {
+test('issue 2 §8: a read-only store sees a live writer\'s data without the lock, and refuses to write', async (context) => {
   const stateDir = temporaryDirectory(context);
   const writer = await openStore(context, stateDir);
   writer.createSession({ id: 's1', workspace: '/w' });
@@ -252,7 +252,7 @@ test('issue 9: one writer per session: a second store writing the same session i
   assert.deepEqual(first.listSessions().map((session) => session.id).sort(), ['s1', 's2']);
 });
 
-test('read-only opening of a dir with no store is a clear error; a closed store refuses use', async (context) => {
+test('issue 2 §8: read-only opening of a dir with no store is a clear error; a closed store refuses use', async (context) => {
   const stateDir = temporaryDirectory(context);
   await assert.rejects(Store.open({ stateDir: `${stateDir}/missing`, readOnly: true }), /There is no Zuno state in .*missing: the directory does not exist/);
   const store = await Store.open({ stateDir });

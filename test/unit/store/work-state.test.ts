@@ -85,7 +85,7 @@ test('S2: the goal is set with a status, validated, and survives a reopen with t
   assert.deepEqual(reopened.getTodos('s1'), [{ id: 'a', content: 'read', status: 'pending' }]);
 });
 
-test('memory_propose: proposed, listed by status, accepted, deleted; the same text is stored once', async (context) => {
+test('issue 2 §8: memory_propose: proposed, listed by status, accepted, deleted; the same text is stored once', async (context) => {
   const stateDir = temporaryDirectory(context);
   const store = await sessionStore(context, stateDir);
   const tabs = store.proposeMemory('  The project uses tabs.  ', 's1');

@@ -67,7 +67,7 @@ function loadCase(kind: 'apply' | 'refuse', name: string, sandbox: Sandbox): str
 
 for (const name of caseNames('apply')) {
   const meta = loadMeta('apply', name);
-  test(`apply corpus "${name}": ${meta.about} (issue 3 apply_patch)`, async () => {
+  test(`issue 3 apply_patch: apply corpus "${name}": ${meta.about}`, async () => {
     const sandbox = makeSandbox();
     try {
       const patch = loadCase('apply', name, sandbox);
@@ -104,7 +104,7 @@ for (const name of caseNames('apply')) {
 
 for (const name of caseNames('refuse')) {
   const meta = loadMeta('refuse', name);
-  test(`refuse corpus "${name}": ${meta.about}; all files or none, nothing changes byte for byte (issue 3 apply_patch)`, async () => {
+  test(`issue 3 apply_patch: refuse corpus "${name}": ${meta.about}; all files or none, nothing changes byte for byte`, async () => {
     const sandbox = makeSandbox();
     try {
       const patch = loadCase('refuse', name, sandbox);
@@ -127,11 +127,11 @@ for (const name of caseNames('refuse')) {
   });
 }
 
-test('apply_patch declares SideEffecting, Never, Exclusive (SPEC T1, E1, R1, C1)', () => {
+test('T1, E1, R1, C1: apply_patch declares SideEffecting, Never, Exclusive', () => {
   assert.deepEqual(applyPatchTool.declarationsFor({ patch: '' }), { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' });
 });
 
-test('apply_patch takes exactly one argument, "patch"; an "input" alias is refused with a clear message (issue 3)', () => {
+test('issue 3: apply_patch takes exactly one argument, "patch"; an "input" alias is refused with a clear message', () => {
   const schema = applyPatchTool.inputSchema as { properties: Record<string, unknown>; required: string[] };
   assert.deepEqual(Object.keys(schema.properties), ['patch']);
   assert.deepEqual(schema.required, ['patch']);
@@ -140,7 +140,7 @@ test('apply_patch takes exactly one argument, "patch"; an "input" alias is refus
   assert.match(parsed.success ? '' : parsed.error, /input/);
 });
 
-test('subjects: one path subject per touched path, move destinations included, with outsideWorkspace from real paths (SPEC §9)', async () => {
+test('§9: subjects: one path subject per touched path, move destinations included, with outsideWorkspace from real paths', async () => {
   const sandbox = makeSandbox();
   try {
     writeFileSync(join(sandbox.workspace, 'a.txt'), 'a\n');
@@ -167,7 +167,7 @@ test('subjects: one path subject per touched path, move destinations included, w
   }
 });
 
-test('preview lists every touched file with kind, before and after, and writes nothing (issue 3 preview)', async () => {
+test('issue 3 preview: preview lists every touched file with kind, before and after, and writes nothing', async () => {
   const sandbox = makeSandbox();
   try {
     const { workspace } = sandbox;
@@ -200,7 +200,7 @@ test('preview lists every touched file with kind, before and after, and writes n
   }
 });
 
-test('the result gives one A/M/D/R line per file with +added -removed counts, and says to read before editing again (issue 3)', async () => {
+test('issue 3: the result gives one A/M/D/R line per file with +added -removed counts, and says to read before editing again', async () => {
   const sandbox = makeSandbox();
   try {
     const { workspace } = sandbox;
@@ -241,7 +241,7 @@ test('the result gives one A/M/D/R line per file with +added -removed counts, an
   }
 });
 
-test('staleness: a change made after the preview is kept, because the apply re-verifies against the file as it is now (issue 3)', async () => {
+test('issue 3: staleness: a change made after the preview is kept, because the apply re-verifies against the file as it is now', async () => {
   const sandbox = makeSandbox();
   try {
     const file = join(sandbox.workspace, 'f.txt');
@@ -261,7 +261,7 @@ test('staleness: a change made after the preview is kept, because the apply re-v
   }
 });
 
-test('staleness: a change after the preview that breaks a hunk refuses the patch and keeps the newer file (issue 3)', async () => {
+test('issue 3: staleness: a change after the preview that breaks a hunk refuses the patch and keeps the newer file', async () => {
   const sandbox = makeSandbox();
   try {
     const file = join(sandbox.workspace, 'f.txt');
@@ -279,7 +279,7 @@ test('staleness: a change after the preview that breaks a hunk refuses the patch
   }
 });
 
-test("approvedEdits: the user's edited text lands in the file's format, and the model gets the difference as a unified diff (issue 3)", async () => {
+test("issue 3: approvedEdits: the user's edited text lands in the file's format, and the model gets the difference as a unified diff", async () => {
   const sandbox = makeSandbox();
   try {
     const { workspace } = sandbox;
@@ -301,7 +301,7 @@ test("approvedEdits: the user's edited text lands in the file's format, and the 
   }
 });
 
-test('rollback: an I/O failure on the 3rd write restores the updated file and removes the created file and its directories (all files or none)', async () => {
+test('issue 3: rollback: an I/O failure on the 3rd write restores the updated file and removes the created file and its directories (all files or none)', async () => {
   const sandbox = makeSandbox();
   try {
     const { workspace } = sandbox;
@@ -321,7 +321,7 @@ test('rollback: an I/O failure on the 3rd write restores the updated file and re
   }
 });
 
-test('rollback: a failure while removing files puts back the removed ones with their mode, and the written ones (all files or none)', async () => {
+test('issue 3: rollback: a failure while removing files puts back the removed ones with their mode, and the written ones (all files or none)', async () => {
   const sandbox = makeSandbox();
   try {
     const { workspace } = sandbox;
@@ -342,7 +342,7 @@ test('rollback: a failure while removing files puts back the removed ones with t
   }
 });
 
-test('a moved file keeps its mode, and a failure after the move puts it back where it was (all files or none)', async () => {
+test('issue 3: a moved file keeps its mode, and a failure after the move puts it back where it was (all files or none)', async () => {
   const sandbox = makeSandbox();
   try {
     const { workspace } = sandbox;
@@ -369,7 +369,7 @@ test('a moved file keeps its mode, and a failure after the move puts it back whe
   }
 });
 
-test('rollback that fails too is reported file by file, naming what was NOT restored (all files or none)', async () => {
+test('issue 3: rollback that fails too is reported file by file, naming what was NOT restored (all files or none)', async () => {
   const sandbox = makeSandbox();
   try {
     const { workspace } = sandbox;
@@ -388,7 +388,7 @@ test('rollback that fails too is reported file by file, naming what was NOT rest
   }
 });
 
-test('a deleted file whose set-aside copy cannot be removed is still deleted, and the leftover is reported (issue 3)', async () => {
+test('issue 3: a deleted file whose set-aside copy cannot be removed is still deleted, and the leftover is reported', async () => {
   const sandbox = makeSandbox();
   try {
     const { workspace } = sandbox;
@@ -405,7 +405,7 @@ test('a deleted file whose set-aside copy cannot be removed is still deleted, an
   }
 });
 
-test('a call cancelled before it writes changes nothing (issue 3)', async () => {
+test('issue 3: a call cancelled before it writes changes nothing', async () => {
   const sandbox = makeSandbox();
   try {
     writeFileSync(join(sandbox.workspace, 'a.txt'), 'a\n');
@@ -425,7 +425,7 @@ test('a call cancelled before it writes changes nothing (issue 3)', async () => 
   }
 });
 
-test('through the scheduler: a malformed patch is blocked invalid_arguments, a good one is approved on its diff preview with the user edit landing (SPEC B1, E1)', async () => {
+test('B1, E1: through the scheduler: a malformed patch is blocked invalid_arguments, a good one is approved on its diff preview with the user edit landing', async () => {
   const sandbox = makeSandbox();
   try {
     const { workspace } = sandbox;

@@ -103,13 +103,13 @@ test('T3 bad input: output, wait and cancel need an id; unknown actions are refu
   assert.equal(bgTool.parse({ action: 'list', extra: 1 }).success, false);
 });
 
-test('S1 without a job registry bg is unavailable and shell background says what to do instead', async () => {
+test('S1: without a job registry bg is unavailable and shell background says what to do instead', async () => {
   const ctx = context(undefined);
   assert.match(bgTool.unavailableReason(ctx) ?? '', /not available in this host/);
   await assert.rejects(shell({ command: 'true', background: true }, ctx), (error: unknown) => error instanceof ToolError && /Run the command in the foreground/.test(error.message));
 });
 
-test('S1 shell background returns its id at once; bg list/output/wait follow it; wait returns at the timeout while it runs, on exit once it ends', async () => {
+test('S1: shell background returns its id at once; bg list/output/wait follow it; wait returns at the timeout while it runs, on exit once it ends', async () => {
   const jobs = newJobs();
   const ctx = context(jobs);
   const gate = join(workspace, 'gate-1');
@@ -166,7 +166,7 @@ test('S1 bg output pages the spilled output by line: the last lines by default, 
   await assert.rejects(bg({ action: 'output', id, offset: 501 }, ctx), (error: unknown) => error instanceof ToolError && /offset 501 is past the end: bg-\d+ has 500 lines/.test(error.message));
 });
 
-test('S1 bg output stays within the byte cap and says where to continue', async () => {
+test('S1: bg output stays within the byte cap and says where to continue', async () => {
   const jobs = newJobs();
   const ctx = { ...context(jobs), config: parseConfig({ tool_output: { max_bytes: 2048 } }) };
   const id = idOf(await shell({ command: `for i in $(seq 1 100); do printf 'line %03d %s\\n' $i "$(printf '%0100d' 0)"; done`, background: true }, ctx));
@@ -178,7 +178,7 @@ test('S1 bg output stays within the byte cap and says where to continue', async 
   assert.match(page.output, new RegExp(`Continue with offset=${shown.length + 1} \\(this page was cut to stay within the output size cap\\)`));
 });
 
-test('S1 bg cancel kills the whole process group and reports it; a second cancel says it had already ended', async () => {
+test('S1: bg cancel kills the whole process group and reports it; a second cancel says it had already ended', async () => {
   const jobs = newJobs();
   const ctx = context(jobs, 'session-1', UNSANDBOXED);
   const id = idOf(await shell({ command: 'echo "pid=$$"; sleep 60 & echo "child=$!"; wait', background: true }, ctx));
@@ -199,7 +199,7 @@ test('S1 bg cancel kills the whole process group and reports it; a second cancel
   assert.match(again.output, /had already ended \(killed by SIGTERM\); nothing was cancelled/);
 });
 
-test('S1 a timed-out background command is reported as timed out', async () => {
+test('S1: a timed-out background command is reported as timed out', async () => {
   const jobs = newJobs();
   const ctx = context(jobs);
   const id = idOf(await shell({ command: 'echo waiting; sleep 60', background: true, timeout_ms: 1000 }, ctx));
@@ -210,7 +210,7 @@ test('S1 a timed-out background command is reported as timed out', async () => {
   assert.match(job.noticeLine(), /timed out after 1\.0 s and was killed/);
 });
 
-test('S1 an unknown id is an error that lists the known ids; another session sees none of them', async () => {
+test('S1: an unknown id is an error that lists the known ids; another session sees none of them', async () => {
   const jobs = newJobs();
   const ctx = context(jobs);
   const id = idOf(await shell({ command: 'echo hi', background: true }, ctx));
@@ -220,7 +220,7 @@ test('S1 an unknown id is an error that lists the known ids; another session see
   assert.match((await bg({ action: 'list' }, other)).output, /No background commands in this session/);
 });
 
-test('S1 a finished command tells its session once, at the next turn; other sessions are not told', async () => {
+test('S1: a finished command tells its session once, at the next turn; other sessions are not told', async () => {
   const jobs = newJobs();
   const ctx = context(jobs);
   const id = idOf(await shell({ command: 'echo one; echo two', background: true }, ctx));
@@ -232,7 +232,7 @@ test('S1 a finished command tells its session once, at the next turn; other sess
   assert.equal(jobs.takeFinishedNotices('session-1'), undefined, 'reported once');
 });
 
-test('S1 endSession stops that session\'s commands only; dispose kills every running command and refuses new ones', async () => {
+test('S1: endSession stops that session\'s commands only; dispose kills every running command and refuses new ones', async () => {
   const jobs = newJobs();
   const first = context(jobs, 'session-a', UNSANDBOXED);
   const second = context(jobs, 'session-b', UNSANDBOXED);

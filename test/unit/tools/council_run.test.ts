@@ -43,7 +43,7 @@ async function environment(config: ZunoConfigInput, script: (request: RecordedRe
 
 const systemOf = (request: RecordedRequest): string => request.body?.messages.find((message) => message.role === 'system')?.content ?? '';
 
-test('S2 council_run is offered only when council.members is configured; otherwise its reason says how to configure one', async () => {
+test('S2: council_run is offered only when council.members is configured; otherwise its reason says how to configure one', async () => {
   const registry = new ToolRegistry(builtinToolRegistrations());
   const host = createNodeHost({ stateDir: workspace, approvals: approveEverything });
   const none: CallEnvironment = { host, config: parseConfig({}), workspaceRoot: workspace };
@@ -58,7 +58,7 @@ test('S2 council_run is offered only when council.members is configured; otherwi
   assert.ok(registry.surface(wired).some((tool) => tool.name === 'council_run'));
 });
 
-test('E1 council_run is Delegating (asked in strict mode), Never, ParallelSafe; it returns each member\'s answer, named, and the synthesis', async () => {
+test('E1: council_run is Delegating (asked in strict mode), Never, ParallelSafe; it returns each member\'s answer, named, and the synthesis', async () => {
   assert.deepEqual(councilRunTool.declarationsFor({ question: 'q' }), { effect: 'Delegating', replay: 'Never', concurrency: 'ParallelSafe' });
   const approvals: ApprovalRequest[] = [];
   const env = await environment(
@@ -95,7 +95,7 @@ test('E1 council_run is Delegating (asked in strict mode), Never, ParallelSafe; 
   assert.match(result?.output ?? '', /FAILED: .*model-gone is not here/);
 });
 
-test('S2 when every member fails, council_run is an error that says to decide without it', async () => {
+test('S2: when every member fails, council_run is an error that says to decide without it', async () => {
   const env = await environment({ council: { members: MEMBERS } }, () => ({ error: { status: 400, message: 'refused' } }));
   const scheduler = new Scheduler({ registry: new ToolRegistry([{ tool: councilRunTool, defaultSurface: true }]), ledger: new MemoryLedger(), events: new EventBus(), env: { ...env, config: parseConfig({ council: { members: MEMBERS }, permission: { mode: 'auto' } }) } });
   const [result] = await scheduler.runTurn('s', [{ id: 'c1', name: 'council_run', arguments: JSON.stringify({ question: 'Q?' }) }], { signal: new AbortController().signal });

@@ -41,7 +41,7 @@ async function refused(sandbox: Sandbox, args: Record<string, unknown>, outcome:
   return output(invocation);
 }
 
-test('edit is a registered slot off the default surface, declared SideEffecting, Never, Exclusive (SPEC S3, T1)', () => {
+test('S3, T1: edit is a registered slot off the default surface, declared SideEffecting, Never, Exclusive', () => {
   const registrations = builtinToolRegistrations();
   assert.equal(registrations.find((registration) => registration.tool.name === 'edit')?.defaultSurface, false);
   assert.equal(registrations.find((registration) => registration.tool.name === 'apply_patch')?.defaultSurface, true);
@@ -52,7 +52,7 @@ test('edit is a registered slot off the default surface, declared SideEffecting,
   });
 });
 
-test('edit replaces the unique occurrence and reports the line and counts (issue 3 edit)', async () => {
+test('issue 3 edit: edit replaces the unique occurrence and reports the line and counts', async () => {
   await withSandbox({ 'a.ts': 'const a = 1;\nconst b = 2;\nconst c = 3;\n' }, async ({ workspace }) => {
     const invocation = await invoke(editTool, { path: 'a.ts', old_string: 'const b = 2;', new_string: 'const b = 20;\nconst bb = 21;' }, makeToolContext({ workspaceRoot: workspace }));
     assert.equal(invocation.outcome, 'ok');
@@ -61,14 +61,14 @@ test('edit replaces the unique occurrence and reports the line and counts (issue
   });
 });
 
-test('edit with several matches and no replace_all lists every candidate line and changes nothing (issue 3 edit)', async () => {
+test('issue 3 edit: edit with several matches and no replace_all lists every candidate line and changes nothing', async () => {
   await withSandbox({ 'dup.txt': 'x = 1\ny\nx = 1\nz\nx = 1\n' }, async (sandbox) => {
     const message = await refused(sandbox, { path: 'dup.txt', old_string: 'x = 1', new_string: 'x = 2' });
     assert.match(message, /^old_string matches 3 places \(lines 1, 3, 5\) in dup\.txt\. .*set replace_all/);
   });
 });
 
-test('edit with replace_all replaces every occurrence (issue 3 edit)', async () => {
+test('issue 3 edit: edit with replace_all replaces every occurrence', async () => {
   await withSandbox({ 'dup.txt': 'x = 1\ny\nx = 1\n' }, async ({ workspace }) => {
     const invocation = await invoke(editTool, { path: 'dup.txt', old_string: 'x = 1', new_string: 'x = 2', replace_all: true }, makeToolContext({ workspaceRoot: workspace }));
     assert.match(output(invocation), /^Replaced 2 occurrences in dup\.txt \(lines 1, 3\):/);
@@ -76,7 +76,7 @@ test('edit with replace_all replaces every occurrence (issue 3 edit)', async () 
   });
 });
 
-test('edit with no match shows the closest region with line numbers and the first difference (issue 3 edit)', async () => {
+test('issue 3 edit: edit with no match shows the closest region with line numbers and the first difference', async () => {
   const file = Array.from({ length: 12 }, (_, index) => `row ${index + 1}`).join('\n') + '\n';
   await withSandbox({ 'rows.txt': file }, async (sandbox) => {
     const message = await refused(sandbox, { path: 'rows.txt', old_string: 'row 7\nrow eight\nrow 9', new_string: 'x' });
@@ -86,7 +86,7 @@ test('edit with no match shows the closest region with line numbers and the firs
   });
 });
 
-test('edit matches whole lines ignoring indentation when the exact text is absent, and says so (issue 3 edit)', async () => {
+test('issue 3 edit: edit matches whole lines ignoring indentation when the exact text is absent, and says so', async () => {
   await withSandbox({ 'f.py': 'def f():\n\tif x:\n\t\treturn 1\n\treturn 2\n' }, async ({ workspace }) => {
     const invocation = await invoke(
       editTool,
@@ -98,7 +98,7 @@ test('edit matches whole lines ignoring indentation when the exact text is absen
   });
 });
 
-test('edit on a CRLF file with a BOM and no final newline: \\n strings match, and endings, BOM and missing newline are kept (issue 3 edit)', async () => {
+test('issue 3 edit: edit on a CRLF file with a BOM and no final newline: \\n strings match, and endings, BOM and missing newline are kept', async () => {
   const before = Buffer.from('\uFEFFfirst\r\nsecond\r\nthird', 'utf8');
   await withSandbox({ 'win.txt': before }, async ({ workspace }) => {
     const invocation = await invoke(editTool, { path: 'win.txt', old_string: 'second\nthird', new_string: 'SECOND\nTHIRD\nfourth' }, makeToolContext({ workspaceRoot: workspace }));
@@ -107,21 +107,21 @@ test('edit on a CRLF file with a BOM and no final newline: \\n strings match, an
   });
 });
 
-test('edit keeps a final newline even when the replacement at the end drops it (issue 3 edit)', async () => {
+test('issue 3 edit: edit keeps a final newline even when the replacement at the end drops it', async () => {
   await withSandbox({ 'n.txt': 'a\nb\n' }, async ({ workspace }) => {
     await invoke(editTool, { path: 'n.txt', old_string: 'b\n', new_string: 'B' }, makeToolContext({ workspaceRoot: workspace }));
     assert.equal(readFileSync(join(workspace, 'n.txt'), 'utf8'), 'a\nB\n');
   });
 });
 
-test('edit refuses identical old_string and new_string as invalid arguments (issue 3 edit)', async () => {
+test('issue 3 edit: edit refuses identical old_string and new_string as invalid arguments', async () => {
   await withSandbox({ 'a.txt': 'a\n' }, async (sandbox) => {
     const message = await refused(sandbox, { path: 'a.txt', old_string: 'a', new_string: 'a' }, 'blocked');
     assert.match(message, /old_string and new_string are identical/);
   });
 });
 
-test('edit with an empty old_string creates a missing file, with its directories, exactly as given (issue 3 edit)', async () => {
+test('issue 3 edit: edit with an empty old_string creates a missing file, with its directories, exactly as given', async () => {
   await withSandbox({}, async ({ workspace }) => {
     const invocation = await invoke(editTool, { path: 'src/new/file.txt', old_string: '', new_string: 'hello\nworld\n' }, makeToolContext({ workspaceRoot: workspace }));
     assert.equal(output(invocation), 'Created src/new/file.txt:\nA src/new/file.txt +2 -0\n\nUse read to see a file as it is now before changing it again.');
@@ -129,7 +129,7 @@ test('edit with an empty old_string creates a missing file, with its directories
   });
 });
 
-test('edit with an empty old_string fills an existing empty file, and refuses a non-empty one (issue 3 edit)', async () => {
+test('issue 3 edit: edit with an empty old_string fills an existing empty file, and refuses a non-empty one', async () => {
   await withSandbox({ 'empty.txt': '', 'full.txt': 'content\n' }, async (sandbox) => {
     const invocation = await invoke(editTool, { path: 'empty.txt', old_string: '', new_string: 'now\n' }, makeToolContext({ workspaceRoot: sandbox.workspace }));
     assert.equal(invocation.outcome, 'ok');
@@ -139,14 +139,14 @@ test('edit with an empty old_string fills an existing empty file, and refuses a 
   });
 });
 
-test('edit of a missing file with a non-empty old_string is refused and says how to create it (issue 3 edit)', async () => {
+test('issue 3 edit: edit of a missing file with a non-empty old_string is refused and says how to create it', async () => {
   await withSandbox({}, async (sandbox) => {
     const message = await refused(sandbox, { path: 'nope.txt', old_string: 'a', new_string: 'b' });
     assert.match(message, /nope\.txt does not exist\. .*empty old_string to create it/);
   });
 });
 
-test('edit refuses paths outside the workspace, through ../ or a symlink (issue 3 edit)', async () => {
+test('issue 3 edit: edit refuses paths outside the workspace, through ../ or a symlink', async () => {
   await withSandbox({}, async (sandbox) => {
     mkdirSync(join(sandbox.root, 'outside'));
     writeFileSync(join(sandbox.root, 'outside', 'secret.txt'), 'secret\n');
@@ -176,7 +176,7 @@ test('§9: a permission rule that names an outside path lets edit reach it, as i
   });
 });
 
-test('edit preview proposes the new text in the file format and writes nothing; a later change is re-verified at apply (issue 3 edit)', async () => {
+test('issue 3 edit: edit preview proposes the new text in the file format and writes nothing; a later change is re-verified at apply', async () => {
   await withSandbox({ 'p.txt': 'one\r\ntwo\r\n' }, async (sandbox) => {
     const context = makeToolContext({ workspaceRoot: sandbox.workspace });
     const args = { path: 'p.txt', old_string: 'two', new_string: 'TWO', replace_all: false };
@@ -189,7 +189,7 @@ test('edit preview proposes the new text in the file format and writes nothing; 
   });
 });
 
-test("edit with approvedEdits writes the user's text and returns their changes as a diff (issue 3 edit)", async () => {
+test("issue 3 edit: edit with approvedEdits writes the user's text and returns their changes as a diff", async () => {
   await withSandbox({ 'u.txt': 'alpha\nbeta\n' }, async ({ workspace }) => {
     const approvedEdits = { [join(workspace, 'u.txt')]: 'alpha\nBETA!\n' };
     const invocation = await invoke(editTool, { path: 'u.txt', old_string: 'beta', new_string: 'BETA' }, makeToolContext({ workspaceRoot: workspace, approvedEdits }));
@@ -198,7 +198,7 @@ test("edit with approvedEdits writes the user's text and returns their changes a
   });
 });
 
-test('edit: a failed write leaves the file as it was (all files or none)', async () => {
+test('issue 3: edit: a failed write leaves the file as it was (all files or none)', async () => {
   await withSandbox({ 'w.txt': 'keep me\n' }, async (sandbox) => {
     const before = snapshotTree(sandbox.root);
     const host = withFaults(createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }), (operation) => operation === 'writeFileAtomic');

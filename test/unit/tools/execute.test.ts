@@ -89,7 +89,7 @@ test('S3 execute is a registered slot: not on the default surface, offered to an
   if (!availability.available) assert.match(availability.reason, /no workspace tasks to run\. Use shell/);
 });
 
-test('S3 execute list shows package.json scripts and the tasks.json tasks, with the reason a task cannot run in the CLI', async () => {
+test('S3: execute list shows package.json scripts and the tasks.json tasks, with the reason a task cannot run in the CLI', async () => {
   const { root, host } = workspaceWith({ 'package.json': PACKAGE_JSON, '.vscode/tasks.json': TASKS_JSON });
   const result = await execute({ action: 'list' }, contextFor(root, host));
   const lines = result.output.split('\n');
@@ -105,7 +105,7 @@ test('S3 execute list shows package.json scripts and the tasks.json tasks, with 
   assert.match(result.output, /a second task is named "npm: greet"; only the first one is offered/);
 });
 
-test('S3 execute runs an npm script through npm and reports the exit code and output', async () => {
+test('S3: execute runs an npm script through npm and reports the exit code and output', async () => {
   const { root, host } = workspaceWith({ 'package.json': PACKAGE_JSON });
   const ctx = makeToolContext({ workspaceRoot: root, host });
   const result = await execute({ action: 'run', name: 'npm: greet' }, ctx);
@@ -120,7 +120,7 @@ test('S3 execute runs an npm script through npm and reports the exit code and ou
   assert.match(failed.output, /broken/);
 });
 
-test('S3 execute runs tasks.json shell and process tasks with their arguments, cwd and env', async () => {
+test('S3: execute runs tasks.json shell and process tasks with their arguments, cwd and env', async () => {
   const { root, host } = workspaceWith({ '.vscode/tasks.json': TASKS_JSON.replace('"command": "pwd"', '"command": "pwd; echo $GREETING"'), 'sub/.keep': '' });
   const ctx = contextFor(root, host);
   const build = await execute({ action: 'run', name: 'build' }, ctx);
@@ -164,7 +164,7 @@ test('S3 execute: a malformed tasks.json is reported, not fatal; the package.jso
   assert.equal(run.status, 'ok');
 });
 
-test('S3 execute in a workspace without tasks says to use shell', async () => {
+test('S3: execute in a workspace without tasks says to use shell', async () => {
   const { root, host } = workspaceWith({});
   const result = await execute({ action: 'list' }, contextFor(root, host));
   assert.match(result.output, /The workspace defines no tasks .* Use shell instead\./);

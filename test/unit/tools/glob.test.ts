@@ -33,21 +33,21 @@ async function glob(args: Record<string, unknown>, ctx = context) {
   return globTool.run(parsed.args, await checkCall(globTool, parsed.args, ctx));
 }
 
-test('T1 glob declares ReadOnly, Safe, ParallelSafe (E3, R1)', () => {
+test('T1: glob declares ReadOnly, Safe, ParallelSafe (E3, R1)', () => {
   assert.deepEqual(globTool.declarationsFor({ pattern: '*' }), { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' });
 });
 
-test('S4 glob lists matching files sorted by path, honouring .gitignore outside a git repository', async () => {
+test('S4: glob lists matching files sorted by path, honouring .gitignore outside a git repository', async () => {
   const result = await glob({ pattern: '*.ts' });
   assert.equal(result.output, '4 files match "*.ts" in the workspace:\nsrc/B.ts\nsrc/a.ts\nsrc/b/c.ts\nsrc/z.ts');
 });
 
-test('S4 glob patterns are relative to path, and results relative to the workspace', async () => {
+test('S4: glob patterns are relative to path, and results relative to the workspace', async () => {
   const result = await glob({ pattern: 'b/*', path: 'src' });
   assert.equal(result.output, '2 files match "b/*" in src:\nsrc/b/a.js\nsrc/b/c.ts');
 });
 
-test('S4 glob includes hidden files but never the .git folder', async () => {
+test('S4: glob includes hidden files but never the .git folder', async () => {
   const result = await glob({ pattern: '**/*' });
   assert.match(result.output, /\.github\/workflows\/ci\.yml/);
   assert.match(result.output, /\.gitignore/);
@@ -55,18 +55,18 @@ test('S4 glob includes hidden files but never the .git folder', async () => {
   assert.doesNotMatch(result.output, /build\/out\.ts/);
 });
 
-test('S4 glob limit keeps the first paths in order and says how many more there are', async () => {
+test('S4: glob limit keeps the first paths in order and says how many more there are', async () => {
   const result = await glob({ pattern: '**/*', limit: 2 });
   assert.match(result.output, /^8 files match "\*\*\/\*" in the workspace; the first 2 by path:\n\.github\/workflows\/ci\.yml\n\.gitignore\n\[6 more not shown/);
 });
 
-test('S4 glob with no match, a file as path, or a missing path explains what to do', async () => {
+test('S4: glob with no match, a file as path, or a missing path explains what to do', async () => {
   assert.match((await glob({ pattern: '*.rs' })).output, /^No files match "\*\.rs" in the workspace\./);
   await assert.rejects(glob({ pattern: '*', path: 'README.md' }), (error: unknown) => error instanceof ToolError && /is a file, not a folder/.test(error.message));
   await assert.rejects(glob({ pattern: '*', path: 'srcc' }), (error: unknown) => error instanceof ToolError && /No such file or directory: srcc.*Did you mean: src\//.test(error.message));
 });
 
-test('S4 a missing or too old rg is a StartupError from glob, passed through untouched', async () => {
+test('S4: a missing or too old rg is a StartupError from glob, passed through untouched', async () => {
   const old = join(makeTempDir('zuno-glob-rg-'), 'rg');
   writeFileSync(old, '#!/bin/sh\necho "ripgrep 13.0.0"\n');
   chmodSync(old, 0o755);

@@ -38,11 +38,11 @@ async function grep(args: Record<string, unknown>, ctx = context) {
   return grepTool.run(parsed.args, await checkCall(grepTool, parsed.args, ctx));
 }
 
-test('T1 grep declares ReadOnly, Safe, ParallelSafe (E3, R1)', () => {
+test('T1: grep declares ReadOnly, Safe, ParallelSafe (E3, R1)', () => {
   assert.deepEqual(grepTool.declarationsFor({ pattern: 'x' }), { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' });
 });
 
-test('S4 grep orders matches by path then line, whatever order rg finishes in', async () => {
+test('S4: grep orders matches by path then line, whatever order rg finishes in', async () => {
   const result = await grep({ pattern: 'needle', path: 'many', limit: 1000 });
   const lines = result.output.split('\n').slice(1);
   const expected = Array.from({ length: 30 }, (_, index) => {
@@ -53,12 +53,12 @@ test('S4 grep orders matches by path then line, whatever order rg finishes in', 
   assert.deepEqual(lines, expected);
 });
 
-test('S4 grep honours .gitignore outside a git repository and searches hidden files', async () => {
+test('S4: grep honours .gitignore outside a git repository and searches hidden files', async () => {
   const result = await grep({ pattern: 'target', output_mode: 'files' });
   assert.equal(result.output, '2 files match for "target" in the workspace:\n.hidden/config.ts\nsrc/app.ts');
 });
 
-test('S4 grep shows context lines rg-style, with -- between groups', async () => {
+test('S4: grep shows context lines rg-style, with -- between groups', async () => {
   const result = await grep({ pattern: 'target', path: 'src/app.ts', context: 1 });
   assert.equal(
     result.output,
@@ -68,7 +68,7 @@ test('S4 grep shows context lines rg-style, with -- between groups', async () =>
   );
 });
 
-test('S4 grep count and files modes, case_insensitive and glob', async () => {
+test('S4: grep count and files modes, case_insensitive and glob', async () => {
   const counted = await grep({ pattern: 'target', case_insensitive: true, output_mode: 'count' });
   assert.equal(counted.output, '3 files with 4 matching lines for "target" in the workspace:\n.hidden/config.ts:1\nsrc/app.ts:2\nsrc/util.js:1');
   const onlyJs = await grep({ pattern: 'target', case_insensitive: true, glob: '*.js' });
@@ -77,12 +77,12 @@ test('S4 grep count and files modes, case_insensitive and glob', async () => {
   assert.match(notTs.output, /:\nsrc\/util\.js$/);
 });
 
-test('S4 a glob that matches folders does not reach into ignored ones', async () => {
+test('S4: a glob that matches folders does not reach into ignored ones', async () => {
   const result = await grep({ pattern: 'target', glob: '**', output_mode: 'files' });
   assert.doesNotMatch(result.output, /ignored/);
 });
 
-test('S4 grep limit keeps the first matches by path and line and says how many more', async () => {
+test('S4: grep limit keeps the first matches by path and line and says how many more', async () => {
   const result = await grep({ pattern: 'needle', path: 'many', limit: 3 });
   assert.equal(
     result.output,
@@ -94,7 +94,7 @@ test('S4 grep limit keeps the first matches by path and line and says how many m
   assert.match(files.output, /^30 files match .*\nmany\/file-01\.txt\nmany\/file-02\.txt\n\[28 more files not shown/);
 });
 
-test('S4 no match is a plain answer; an invalid regex is an error that says how to fix it', async () => {
+test('S4: no match is a plain answer; an invalid regex is an error that says how to fix it', async () => {
   assert.match((await grep({ pattern: 'absent-word' })).output, /^No matches for "absent-word" in the workspace\. The search was case-sensitive/);
   await assert.rejects(grep({ pattern: 'foo(' }), (error: unknown) => {
     assert.ok(error instanceof ToolError);
@@ -112,13 +112,13 @@ test('S4 bounded decoding: a matching line of megabytes is reported by number, n
   assert.ok(result.output.length < 2000);
 });
 
-test('S4 long lines are cut at 500 characters', async () => {
+test('S4: long lines are cut at 500 characters', async () => {
   write('wide/line.txt', `needle${'z'.repeat(5000)}\n`);
   const result = await grep({ pattern: 'needle', path: 'wide' });
   assert.match(result.output, /wide\/line\.txt:1:needlez{494}… \[line cut: 5006 characters\]$/);
 });
 
-test('S4 cancelling grep kills rg', async () => {
+test('S4: cancelling grep kills rg', async () => {
   // A FIFO with no writer: rg blocks opening it until it is killed.
   const fifo = join(workspace, 'blocked.fifo');
   execFileSync('mkfifo', [fifo]);
@@ -152,7 +152,7 @@ test('S4 cancelling grep kills rg', async () => {
   }
 });
 
-test('S4 paths that JSON escapes (quotes, backslashes, tabs, non-ASCII) are shown as they are, each file once (issue 15)', async () => {
+test('S4: paths that JSON escapes (quotes, backslashes, tabs, non-ASCII) are shown as they are, each file once (issue 15)', async () => {
   // grep reads each record's path by position in rg's JSON and decodes it once per file.
   write('odd/say "hi" \\ tab\there é.txt', 'oddNeedle one\noddNeedle two\n');
   write('odd/say.txt', 'oddNeedle three\n');

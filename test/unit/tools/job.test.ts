@@ -41,7 +41,7 @@ function startJob(goal: string, sessionId = 'session-1'): { readonly id: string;
   return { id: started.id, finish: (outcome) => finish(outcome), fail: (error) => fail(error) };
 }
 
-test('R1 E3 job is ReadOnly, Safe and ParallelSafe for every action; status and result need an id', () => {
+test('R1 E3: job is ReadOnly, Safe and ParallelSafe for every action; status and result need an id', () => {
   for (const action of ['list', 'status', 'result']) {
     const parsed = jobTool.parse({ action, id: 'job-1' });
     assert.ok(parsed.success);
@@ -53,7 +53,7 @@ test('R1 E3 job is ReadOnly, Safe and ParallelSafe for every action; status and 
   assert.equal(jobTool.parse({ action: 'cancel', id: 'job-1' }).success, false);
 });
 
-test('S1 job list, status and result follow a delegated job from running to done; the read result is not announced again', async () => {
+test('S1: job list, status and result follow a delegated job from running to done; the read result is not announced again', async () => {
   assert.match((await job({ action: 'list' }, context('empty-session'))).output, /No delegated jobs in this session/);
   const started = startJob('Survey the code base for TODO comments\nand list them');
   assert.match((await job({ action: 'list' })).output, new RegExp(`^Delegated jobs in this session \\(\\d+, \\d+ running\\):\\n(.*\\n)*- ${started.id} \\(general\\): running \\(for .*\\): "Survey the code base for TODO comments"`));
@@ -70,7 +70,7 @@ test('S1 job list, status and result follow a delegated job from running to done
   assert.equal(jobs.takeFinishedNotices('session-1'), undefined);
 });
 
-test('S1 a delegated job that throws is failed, with the error as its result; a finished job is announced once', async () => {
+test('S1: a delegated job that throws is failed, with the error as its result; a finished job is announced once', async () => {
   const started = startJob('explode', 'session-fail');
   started.fail(new Error('the model server is gone'));
   await jobs.tasks('session-fail')[0]?.finished;
@@ -79,7 +79,7 @@ test('S1 a delegated job that throws is failed, with the error as its result; a 
   assert.match((await job({ action: 'result', id: started.id }, context('session-fail'))).output, /failed after .*\nThe delegated job failed: the model server is gone/);
 });
 
-test('S1 an unknown job id is an error listing the known ones; a bg id says which tool to use; no registry means unavailable', async () => {
+test('S1: an unknown job id is an error listing the known ones; a bg id says which tool to use; no registry means unavailable', async () => {
   const started = startJob('known', 'session-ids');
   await assert.rejects(job({ action: 'status', id: 'job-404' }, context('session-ids')), (error: unknown) => error instanceof ToolError && new RegExp(`no delegated job "job-404".*known ones are: ${started.id} \\(running\\)`).test(error.message));
   await assert.rejects(job({ action: 'status', id: started.id }, context('another-session')), (error: unknown) => error instanceof ToolError && /None was started/.test(error.message));
@@ -87,7 +87,7 @@ test('S1 an unknown job id is an error listing the known ones; a bg id says whic
   started.finish({ status: 'done', text: 'ok' });
 });
 
-test('S1 dispose cancels running delegated jobs through their signal', async () => {
+test('S1: dispose cancels running delegated jobs through their signal', async () => {
   const local = new BackgroundJobs({ host });
   let sawAbort = false;
   const started = local.startTask({

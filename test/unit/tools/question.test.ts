@@ -26,13 +26,13 @@ test('E1: question is UserMediated and never replayed', () => {
   assert.deepEqual(questionTool.declarationsFor({ question: 'q' }), { effect: 'UserMediated', replay: 'Never', concurrency: 'Exclusive' });
 });
 
-test('question is unavailable where no person can answer (CLI without a TTY)', () => {
+test('issue 3: question is unavailable where no person can answer (CLI without a TTY)', () => {
   const context = makeToolContext({ workspaceRoot: workspace });
   assert.match(questionTool.unavailableReason(context) ?? '', /No person can answer/);
   assert.equal(questionTool.unavailableReason(person({ answered: false }).context), undefined);
 });
 
-test('question passes options to the person and returns the choice', async () => {
+test('issue 3: question passes options to the person and returns the choice', async () => {
   const { asked, context } = person({ answered: true, selected: ['b'] });
   const result = await questionTool.run({ question: 'Which?', options: ['a', 'b'] }, context);
   assert.equal(result.output, 'Selected: b');
@@ -40,13 +40,13 @@ test('question passes options to the person and returns the choice', async () =>
   assert.equal(asked[0]?.allowFreeText, false);
 });
 
-test('a dismissed question is an outcome the model can read', async () => {
+test('issue 3: a dismissed question is an outcome the model can read', async () => {
   const result = await questionTool.run({ question: 'Proceed?' }, person({ answered: false }).context);
   assert.equal(result.status, undefined);
   assert.match(result.output, /dismissed the question without answering/);
 });
 
-test('question refuses an answer outside the offered options, and `multiple` without options', async () => {
+test('issue 3: question refuses an answer outside the offered options, and `multiple` without options', async () => {
   await assert.rejects(questionTool.run({ question: 'Which?', options: ['a', 'b'] }, person({ answered: true, selected: ['z'] }).context), /not offered: z/);
   assert.equal(questionTool.parse({ question: 'q', multiple: true }).success, false);
 });

@@ -48,7 +48,7 @@ const cases: ReadonlyArray<{ readonly name: string; readonly call: () => [typeof
 ];
 
 for (const { name, call, says } of cases) {
-  test(`read-only stays unwritten: ${name}, with an error that says why (issue 15, S1)`, async () => {
+  test(`issue 15, S1: read-only stays unwritten: ${name}, with an error that says why`, async () => {
     const workspace = makeWorkspace();
     try {
       const before = snapshotTree(workspace);
@@ -63,7 +63,7 @@ for (const { name, call, says } of cases) {
   });
 }
 
-test('a writable file in the same workspace is still written, keeping its mode (issue 15, S1)', async () => {
+test('issue 15, S1: a writable file in the same workspace is still written, keeping its mode', async () => {
   const workspace = makeWorkspace();
   try {
     chmodSync(join(workspace, 'a.txt'), 0o640);

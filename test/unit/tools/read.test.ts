@@ -21,17 +21,17 @@ async function read(args: Record<string, unknown>, ctx = context) {
 
 const lines = (count: number, width = 0): string => Array.from({ length: count }, (_, index) => `line ${index + 1}`.padEnd(width, '.')).join('\n') + '\n';
 
-test('T1 read declares ReadOnly, Safe, ParallelSafe (E3, R1)', () => {
+test('T1: read declares ReadOnly, Safe, ParallelSafe (E3, R1)', () => {
   assert.deepEqual(readTool.declarationsFor({ path: 'x' }), { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' });
 });
 
-test('issue 2 §9 read returns numbered lines and says the whole file was shown', async () => {
+test('issue 2 §9: read returns numbered lines and says the whole file was shown', async () => {
   writeFileSync(join(workspace, 'small.txt'), 'alpha\r\nbeta\n\ngamma');
   const result = await read({ path: 'small.txt' });
   assert.equal(result.output, '     1\talpha\n     2\tbeta\n     3\t\n     4\tgamma\n\n[small.txt: all 4 lines.]');
 });
 
-test('issue 2 §9 read pages with offset and limit and says how to continue', async () => {
+test('issue 2 §9: read pages with offset and limit and says how to continue', async () => {
   writeFileSync(join(workspace, 'ten.txt'), lines(10));
   const first = await read({ path: 'ten.txt', limit: 3 });
   assert.match(first.output, /^ {5}1\tline 1\n {5}2\tline 2\n {5}3\tline 3\n/);
@@ -80,13 +80,13 @@ test('issue 2 §9 output stays under tool_output.max_bytes: reading stops at the
   assert.match(result.output, new RegExp(`size cap of 50\\.0 KiB\\. To read on, call read with offset=${last + 1}`));
 });
 
-test('issue 2 §9 a very long line is cut with a marker', async () => {
+test('issue 2 §9: a very long line is cut with a marker', async () => {
   writeFileSync(join(workspace, 'minified.js'), `${'x'.repeat(1_000_000)}\nshort\n`);
   const result = await read({ path: 'minified.js' });
   assert.match(result.output, /^ {5}1\tx{2000}… \[line cut: 1000000 characters\]\n {5}2\tshort\n/);
 });
 
-test('issue 2 §9 binary files are described, not dumped', async () => {
+test('issue 2 §9: binary files are described, not dumped', async () => {
   writeFileSync(join(workspace, 'image.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.alloc(20_000, 7)]));
   const png = await read({ path: 'image.png' });
   assert.match(png.output, /image\.png is a binary file \(19\.5 KiB\), so it is not shown/);
@@ -96,7 +96,7 @@ test('issue 2 §9 binary files are described, not dumped', async () => {
   assert.match((await read({ path: 'unicode.txt' })).output, /\théllo wörld — ✓\n/);
 });
 
-test('issue 2 §9 a folder is listed sorted, folders marked with /', async () => {
+test('issue 2 §9: a folder is listed sorted, folders marked with /', async () => {
   mkdirSync(join(workspace, 'tree', 'b-dir'), { recursive: true });
   writeFileSync(join(workspace, 'tree', 'c.txt'), '');
   writeFileSync(join(workspace, 'tree', 'a.txt'), '');
@@ -115,17 +115,17 @@ test('issue 2 §9 a missing path suggests near names: a typo in the folder and t
   await assert.rejects(read({ path: 'zzzzqqq.xyz' }), (error: unknown) => error instanceof ToolError && /Use glob to find the file/.test(error.message));
 });
 
-test('issue 2 §9 a pipe is refused rather than read forever', async () => {
+test('issue 2 §9: a pipe is refused rather than read forever', async () => {
   execFileSync('mkfifo', [join(workspace, 'pipe')]);
   await assert.rejects(read({ path: 'pipe' }), (error: unknown) => error instanceof ToolError && /not a regular file/.test(error.message));
 });
 
-test('issue 2 §9 an empty file says so', async () => {
+test('issue 2 §9: an empty file says so', async () => {
   writeFileSync(join(workspace, 'empty.txt'), '');
   assert.equal((await read({ path: 'empty.txt' })).output, 'empty.txt is empty (0 bytes).');
 });
 
-test('§9 read refuses a symlink out of the workspace at run time when no rule names it', async () => {
+test('§9: read refuses a symlink out of the workspace at run time when no rule names it', async () => {
   const outside = makeTempDir('zuno-read-outside-');
   after(() => removeDir(outside));
   writeFileSync(join(outside, 'secret.txt'), 'secret');

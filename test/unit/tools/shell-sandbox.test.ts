@@ -48,7 +48,7 @@ async function shell(args: Record<string, unknown>, config: ZunoConfigInput = {}
   return shellTool.run(parsed.args, makeToolContext({ workspaceRoot: workspace, stateDir, host, config }));
 }
 
-test('issue 12 a write inside the workspace works in the sandbox, and the result does not say unsandboxed', async () => {
+test('issue 12: a write inside the workspace works in the sandbox, and the result does not say unsandboxed', async () => {
   const result = await shell({ command: 'echo made > inside.txt && cat inside.txt' });
   assert.equal(result.status, 'ok');
   assert.equal(result.output, 'exit code 0\nmade\n');
@@ -56,7 +56,7 @@ test('issue 12 a write inside the workspace works in the sandbox, and the result
   assert.equal(result.metadata?.sandbox, 'workspace-write, network off');
 });
 
-test('issue 12 a write outside the workspace fails, and the result says the sandbox refused it', async () => {
+test('issue 12: a write outside the workspace fails, and the result says the sandbox refused it', async () => {
   const target = join(outside, 'escaped.txt');
   const result = await shell({ command: `echo x > ${target}` });
   assert.equal(result.status, 'error');
@@ -66,7 +66,7 @@ test('issue 12 a write outside the workspace fails, and the result says the sand
   assert.equal(existsSync(target), false);
 });
 
-test('issue 12 .git/config cannot be written from the shell in workspace-write', async () => {
+test('issue 12: .git/config cannot be written from the shell in workspace-write', async () => {
   execFileSync('git', ['init', '-q', workspace]);
   const before = readFileSync(join(workspace, '.git', 'config'), 'utf8');
   const result = await shell({ command: 'echo "[core]\n\thooksPath = /evil" >> .git/config' });
@@ -86,7 +86,7 @@ test('issue 12 the store\'s state dir is not in the sandbox: its files cannot be
   assert.equal(existsSync(join(stateDir, 'x')), false);
 });
 
-test('issue 12 ~/.ssh is not readable in the sandbox', async () => {
+test('issue 12: ~/.ssh is not readable in the sandbox', async () => {
   const result = await shell({ command: `cat ${join(home, '.ssh', 'id_ed25519')}` });
   assert.equal(result.status, 'error');
   assert.doesNotMatch(result.output, /PRIVATE-KEY-MATERIAL/);
@@ -104,7 +104,7 @@ async function listen(): Promise<{ server: Server; port: number }> {
 const connect = (port: number): string =>
   `${JSON.stringify(process.execPath)} -e "const s = require('net').connect(${port}, '127.0.0.1'); s.on('data', (d) => process.stdout.write(d)); s.on('error', (e) => { console.error(e.code); process.exit(7); })"`;
 
-test('issue 12 a connection to a loopback port fails with the network off and works with it on', async () => {
+test('issue 12: a connection to a loopback port fails with the network off and works with it on', async () => {
   const { server, port } = await listen();
   try {
     const off = await shell({ command: connect(port) });
@@ -149,13 +149,13 @@ test('issue 12 read-only mode: nothing is writable but the private temp dir', as
   assert.equal(existsSync(join(workspace, 'readonly.txt')), false);
 });
 
-test('issue 12 sandbox.writable adds a writable path outside the workspace', async () => {
+test('issue 12: sandbox.writable adds a writable path outside the workspace', async () => {
   const result = await shell({ command: `echo ok > ${join(outside, 'allowed.txt')}` }, { sandbox: { writable: [outside] } });
   assert.equal(result.status, 'ok', result.output);
   assert.equal(readFileSync(join(outside, 'allowed.txt'), 'utf8'), 'ok\n');
 });
 
-test('issue 12 without bwrap and without sandbox.required the command runs and the result says unsandboxed, with the reason', async () => {
+test('issue 12: without bwrap and without sandbox.required the command runs and the result says unsandboxed, with the reason', async () => {
   const result = await shell({ command: 'echo ran' }, {}, hostWithoutBwrap);
   assert.equal(result.status, 'ok');
   assert.equal(result.output, 'exit code 0\n[unsandboxed (bwrap (bubblewrap) was not found on PATH): this command ran with your full permissions]\nran\n');
@@ -177,7 +177,7 @@ function schedulerOn(bwrap: 'with bwrap' | 'without bwrap', config: ZunoConfigIn
   return { run, notices, approvals };
 }
 
-test('issue 12 sandbox.required with bwrap missing blocks the call as unavailable, and nothing runs', async () => {
+test('issue 12: sandbox.required with bwrap missing blocks the call as unavailable, and nothing runs', async () => {
   const { run } = schedulerOn('without bwrap', { permission: { mode: 'auto' }, sandbox: { required: true } });
   const result = await run('1', { command: 'touch required-ran' });
   assert.deepEqual(result?.outcome, { kind: 'blocked', category: 'unavailable' });
@@ -185,14 +185,14 @@ test('issue 12 sandbox.required with bwrap missing blocks the call as unavailabl
   assert.equal(existsSync(join(workspace, 'required-ran')), false);
 });
 
-test('issue 12 the unsandboxed notice is given once, however many calls run unsandboxed', async () => {
+test('issue 12: the unsandboxed notice is given once, however many calls run unsandboxed', async () => {
   const { run, notices } = schedulerOn('without bwrap', { permission: { mode: 'auto' } });
   await run('1', { command: 'true' });
   await run('2', { command: 'true' });
   assert.deepEqual(notices.filter((text) => text.startsWith('Commands run unsandboxed')).length, 1);
 });
 
-test('issue 12 sandbox "off" asks even in auto mode, says "outside the sandbox", and then runs unsandboxed', async () => {
+test('issue 12: sandbox "off" asks even in auto mode, says "outside the sandbox", and then runs unsandboxed', async () => {
   const { run, approvals } = schedulerOn('with bwrap', { permission: { mode: 'auto' } });
   const result = await run('1', { command: `echo out > ${join(outside, 'escalated.txt')}`, sandbox: 'off' });
   assert.equal(approvals.requests.length, 1);
@@ -202,7 +202,7 @@ test('issue 12 sandbox "off" asks even in auto mode, says "outside the sandbox",
   assert.equal(readFileSync(join(outside, 'escalated.txt'), 'utf8'), 'out\n');
 });
 
-test('issue 12 an allow rule covers a sandbox "off" call only when it says sandbox: "off"', async () => {
+test('issue 12: an allow rule covers a sandbox "off" call only when it says sandbox: "off"', async () => {
   const plain = schedulerOn('with bwrap', { permission: { mode: 'auto', rules: [{ tool: 'shell', match: 'echo *', action: 'allow' }] } }, new ScriptedApprovals(() => ({ approved: false })));
   const refused = await plain.run('1', { command: 'echo hi', sandbox: 'off' });
   assert.deepEqual(refused?.outcome, { kind: 'blocked', category: 'denied' });
@@ -213,14 +213,14 @@ test('issue 12 an allow rule covers a sandbox "off" call only when it says sandb
   assert.equal(named.approvals.requests.length, 0);
 });
 
-test('issue 12 strict mode still asks before a sandboxed shell call', async () => {
+test('issue 12: strict mode still asks before a sandboxed shell call', async () => {
   const { run, approvals } = schedulerOn('with bwrap', {}, new ScriptedApprovals(() => ({ approved: false })));
   const result = await run('1', { command: 'true' });
   assert.deepEqual(result?.outcome, { kind: 'blocked', category: 'denied' });
   assert.equal(approvals.requests.length, 1);
 });
 
-test('issue 12 a bounded fork bomb is stopped at sandbox.max_processes', async () => {
+test('issue 12: a bounded fork bomb is stopped at sandbox.max_processes', async () => {
   // 150 sleepers, counted from inside the PID namespace; the limit lets about 40 exist at once.
   // dash gives up at the first fork that fails, so the loop runs in a subshell; the count uses builtins only.
   const bomb = '(for i in $(seq 1 150); do sleep 3 & done) 2>/dev/null; set -- /proc/[0-9]*; echo "$#"';
@@ -231,7 +231,7 @@ test('issue 12 a bounded fork bomb is stopped at sandbox.max_processes', async (
   assert.ok(Number(/\n(\d+)\n/.exec(unlimited.output)?.[1]) > 150, 'without the limit every sleeper starts');
 });
 
-test('issue 12 a workspace reached through a symlink is writable in the sandbox', async () => {
+test('issue 12: a workspace reached through a symlink is writable in the sandbox', async () => {
   const link = join(home, 'linked-workspace');
   symlinkSync(workspace, link);
   const parsed = shellTool.parse({ command: 'echo through > linked.txt' });
@@ -241,7 +241,7 @@ test('issue 12 a workspace reached through a symlink is writable in the sandbox'
   assert.equal(readFileSync(join(workspace, 'linked.txt'), 'utf8'), 'through\n');
 });
 
-test('issue 12 background commands and execute tasks run in the same sandbox', async () => {
+test('issue 12: background commands and execute tasks run in the same sandbox', async () => {
   const jobs = new BackgroundJobs({ host: sandboxedHost });
   try {
     const target = join(outside, 'from-background.txt');
@@ -267,7 +267,7 @@ test('issue 12 background commands and execute tasks run in the same sandbox', a
   assert.equal(existsSync(taskTarget), false);
 });
 
-test('issue 12 hooks are the user\'s own commands and run outside the sandbox', async () => {
+test('issue 12: hooks are the user\'s own commands and run outside the sandbox', async () => {
   const marker = join(outside, 'hook-ran');
   const { run } = schedulerOn('with bwrap', { permission: { mode: 'auto' }, hooks: { pre_tool: [{ command: `touch ${marker}`, tools: ['shell'] }] } });
   const result = await run('1', { command: `touch ${join(outside, 'shell-ran')}` });

@@ -23,26 +23,26 @@ async function shell(args: Record<string, unknown>, options: Partial<ToolContext
   return { result: await shellTool.run(parsed.args, context), context };
 }
 
-test('T2 shell declares SideEffecting, Never, Exclusive, and its subject is the command line (§9)', async () => {
+test('T2: shell declares SideEffecting, Never, Exclusive, and its subject is the command line (§9)', async () => {
   assert.deepEqual(shellTool.declarationsFor({ command: 'ls' }), { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' });
   assert.deepEqual(await shellTool.subjectsFor({ command: 'git status' }, makeToolContext({ workspaceRoot: workspace })), [{ kind: 'command', value: 'git status' }]);
 });
 
-test('issue 2 §9 shell runs in the workspace root and reports the exit code; output is mirrored to progress', async () => {
+test('issue 2 §9: shell runs in the workspace root and reports the exit code; output is mirrored to progress', async () => {
   const { result, context } = await shell({ command: 'pwd' });
   assert.equal(result.status, 'ok');
   assert.equal(result.output, `exit code 0\n${workspace}\n`);
   assert.deepEqual(context.progressChunks, [`${workspace}\n`]);
 });
 
-test('issue 2 §9 a non-zero exit is an error result the model reads, with the output', async () => {
+test('issue 2 §9: a non-zero exit is an error result the model reads, with the output', async () => {
   const { result } = await shell({ command: 'echo "compiling"; echo "error: missing semicolon" >&2; exit 3' });
   assert.equal(result.status, 'error');
   assert.equal(result.output, 'exit code 3\ncompiling\nerror: missing semicolon\n');
   assert.equal(result.metadata?.exitCode, 3);
 });
 
-test('issue 2 §9 stdout and stderr are merged in the order they were written', async () => {
+test('issue 2 §9: stdout and stderr are merged in the order they were written', async () => {
   const { result } = await shell({ command: 'echo a; echo b >&2; echo c' });
   assert.equal(result.output, 'exit code 0\na\nb\nc\n');
 });
@@ -52,7 +52,7 @@ test('issue 2 §9 stdin is closed: a command that reads input sees end-of-file',
   assert.equal(result.output, 'exit code 0\nno input\n');
 });
 
-test('issue 2 §9 a background child holding stdout open does not hang the call', async () => {
+test('issue 2 §9: a background child holding stdout open does not hang the call', async () => {
   const { result } = await shell({ command: 'sleep 30 & echo "child=$!"; echo done' }, UNSANDBOXED);
   assert.equal(result.status, 'ok');
   assert.match(result.output, /done\n$/);
@@ -60,7 +60,7 @@ test('issue 2 §9 a background child holding stdout open does not hang the call'
   assert.ok(await waitUntilGone(child));
 });
 
-test('R3 a timeout is indeterminate, keeps the output so far, and kills the whole group', async () => {
+test('R3: a timeout is indeterminate, keeps the output so far, and kills the whole group', async () => {
   const { result } = await shell({ command: 'echo "child=$$"; sleep 60 & echo "grandchild=$!"; echo working; wait', timeout_ms: 1000 }, UNSANDBOXED);
   assert.equal(result.status, 'indeterminate');
   assert.match(result.output, /^timed out: the command was stopped after 1000 ms/);
@@ -74,13 +74,13 @@ test('R3 a timeout is indeterminate, keeps the output so far, and kills the whol
   }
 });
 
-test('issue 2 §9 the default timeout comes from config shell.default_timeout_ms', async () => {
+test('issue 2 §9: the default timeout comes from config shell.default_timeout_ms', async () => {
   const { result } = await shell({ command: 'sleep 30' }, { config: { shell: { default_timeout_ms: 1000 } } });
   assert.equal(result.status, 'indeterminate');
   assert.match(result.output, /stopped after 1000 ms/);
 });
 
-test('issue 2 §6 cancelling propagates the abort and kills the group', async () => {
+test('issue 2 §6: cancelling propagates the abort and kills the group', async () => {
   const controller = new AbortController();
   let child = 0;
   const running = shell(

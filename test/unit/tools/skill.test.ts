@@ -35,7 +35,7 @@ test('S1/R1: skill is ReadOnly, Safe and ParallelSafe for every action', () => {
   }
 });
 
-test('skill list shows workspace and user skills, workspace shadowing user, and reports malformed ones', async () => {
+test('issue 3: skill list shows workspace and user skills, workspace shadowing user, and reports malformed ones', async () => {
   const result = await skillTool.run({ action: 'list' }, context());
   assert.match(result.output, /- release \(workspace\): Cut a release/);
   assert.match(result.output, /- review \(user\): Review a diff/);
@@ -45,24 +45,24 @@ test('skill list shows workspace and user skills, workspace shadowing user, and 
   assert.match(result.output, /nameless\/SKILL\.md has no frontmatter/);
 });
 
-test('skill load returns the body; CRLF files load too', async () => {
+test('issue 3: skill load returns the body; CRLF files load too', async () => {
   const release = await skillTool.run({ action: 'load', name: 'release' }, context());
   assert.match(release.output, /Run the tests, then tag\./);
   const review = await skillTool.run({ action: 'load', name: 'review' }, context());
   assert.match(review.output, /Look for bugs\./);
 });
 
-test('skill load of an unknown or malformed skill is a clear error', async () => {
+test('issue 3: skill load of an unknown or malformed skill is a clear error', async () => {
   await assert.rejects(skillTool.run({ action: 'load', name: 'nope' }, context()), /No skill named "nope". Known skills: release, review/);
   await assert.rejects(skillTool.run({ action: 'load' }, context()), /`load` needs a `name`/);
 });
 
-test('skill arguments are validated: unknown action is refused', () => {
+test('issue 3: skill arguments are validated: unknown action is refused', () => {
   const parsed = skillTool.parse({ action: 'delete' });
   assert.equal(parsed.success, false);
 });
 
-test('parseSkillFile requires name and description', () => {
+test('issue 3: parseSkillFile requires name and description', () => {
   assert.throws(() => parseSkillFile('---\nname: x\n---\nbody'), /description/);
   assert.deepEqual(parseSkillFile('---\nname: x\ndescription: y\n---\nbody\n'), { name: 'x', description: 'y', body: 'body' });
 });

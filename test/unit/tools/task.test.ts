@@ -38,7 +38,7 @@ const base: DelegationResult = {
   ],
 };
 
-test('S1 a delegation result is the final answer plus every call with an effect, in order, and a count of the read-only ones', () => {
+test('S1: a delegation result is the final answer plus every call with an effect, in order, and a count of the read-only ones', () => {
   assert.equal(
     describeDelegation(base),
     [
@@ -55,7 +55,7 @@ test('S1 a delegation result is the final answer plus every call with an effect,
   );
 });
 
-test('S1 a delegation that stopped early says so and what to do next', () => {
+test('S1: a delegation that stopped early says so and what to do next', () => {
   assert.match(describeDelegation({ ...base, reason: 'step-limit', maxSteps: 4 }), /stopped at its step limit \(4 steps\) before it finished: the goal may be incomplete\. Continue the rest yourself, or delegate it again with a larger max_steps\./);
   assert.match(describeDelegation({ ...base, reason: 'error', error: 'HTTP 500 from the model server' }), /failed: HTTP 500 from the model server\. Check what it did below before trying again\./);
   assert.match(describeDelegation({ ...base, reason: 'cancelled', answer: '', calls: [] }), /was cancelled before it finished: part of its work may have happened\.\nIts final answer:\n\(no answer\)\n\n.*\nIt made no tool calls\.$/);

@@ -35,7 +35,7 @@ function currentSchemas(): Record<string, unknown> {
   return Object.fromEntries(tools.map((tool) => [tool.name, jsonSchemaForModel(tool.inputSchema)]));
 }
 
-test(`every built-in tool's parameter schema, and the MCP tools' (issue 11), equals the checked-in snapshot (issue 15)`, () => {
+test(`issue 15: every built-in tool's parameter schema, and the MCP tools' (issue 11), equals the checked-in snapshot`, () => {
   const current = `${JSON.stringify(currentSchemas(), null, 2)}\n`;
   if (process.env.UPDATE_SNAPSHOTS === '1') writeFileSync(snapshotPath, current);
   assert.ok(existsSync(snapshotPath), `No snapshot at ${snapshotPath}. Create it with: ${UPDATE_COMMAND}`);
@@ -46,12 +46,12 @@ test(`every built-in tool's parameter schema, and the MCP tools' (issue 11), equ
   );
 });
 
-test('no schema carries the safe-integer bounds z.int() adds, which tell a model nothing (issue 15)', () => {
+test('issue 15: no schema carries the safe-integer bounds z.int() adds, which tell a model nothing', () => {
   const text = JSON.stringify(currentSchemas());
   assert.ok(!text.includes(String(Number.MAX_SAFE_INTEGER)) && !text.includes(String(Number.MIN_SAFE_INTEGER)));
 });
 
-test('every parameter is described in its schema, and not again in the tool description (issue 15)', () => {
+test('issue 15: every parameter is described in its schema, and not again in the tool description', () => {
   for (const tool of tools) {
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
     for (const [name, property] of Object.entries(properties)) {

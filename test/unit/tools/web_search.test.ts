@@ -66,7 +66,7 @@ test('R2: a 5xx from the provider is transient (the scheduler may retry a Safe t
   await assert.rejects(webSearchTool.run({ queries: ['forbidden'] }, configured()), /HTTP 403.*search\.formats/);
 });
 
-test('web_search rejects an empty batch or blank queries', () => {
+test('issue 3: web_search rejects an empty batch or blank queries', () => {
   assert.equal(webSearchTool.parse({ queries: [] }).success, false);
   assert.equal(webSearchTool.parse({ queries: ['  '] }).success, false);
 });

@@ -85,7 +85,7 @@ async function fetchUrl(url: string, options: Partial<ToolContextOptions> = {}) 
   return webfetchTool.run(parsed.args, makeToolContext({ workspaceRoot: workspace, ...options }));
 }
 
-test('R1 webfetch declares ReadOnly, Safe, ParallelSafe; its subject is the URL (§9)', async () => {
+test('R1: webfetch declares ReadOnly, Safe, ParallelSafe; its subject is the URL (§9)', async () => {
   assert.deepEqual(webfetchTool.declarationsFor({ url: 'https://x.dev' }), { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' });
   assert.deepEqual(await webfetchTool.subjectsFor({ url: 'https://Example.com/a b' }, makeToolContext({ workspaceRoot: workspace })), [{ kind: 'url', value: 'https://example.com/a%20b' }]);
 });
@@ -99,13 +99,13 @@ test('issue 2 §9 HTML becomes readable text: scripts and styles dropped, links 
   assert.doesNotMatch(result.output, /secret|color:red/);
 });
 
-test('issue 2 §9 JSON comes back as it is; a declared charset is honoured; redirects are followed', async () => {
+test('issue 2 §9: JSON comes back as it is; a declared charset is honoured; redirects are followed', async () => {
   assert.match((await fetchUrl(`${base}/data.json`)).output, /\n\n\{"name":"zuno","tools":\[1,2\]\}$/);
   assert.match((await fetchUrl(`${base}/latin1.txt`)).output, /\n\ncafé$/);
   assert.match((await fetchUrl(`${base}/redirect`)).output, new RegExp(`^URL: ${base}/docs/page\\.html\\n`));
 });
 
-test('issue 8 item 6 §9 the node host fetch decodes a compressed response, as the global fetch did', async () => {
+test('issue 8: item 6 §9 the node host fetch decodes a compressed response, as the global fetch did', async () => {
   for (const encoding of ['gzip', 'br']) {
     const result = await fetchUrl(`${base}/compressed.txt?${encoding}`);
     assert.match(result.output, /Status: 200\n/);
@@ -113,45 +113,45 @@ test('issue 8 item 6 §9 the node host fetch decodes a compressed response, as t
   }
 });
 
-test('issue 2 §9 other content types are described by type and size', async () => {
+test('issue 2 §9: other content types are described by type and size', async () => {
   const result = await fetchUrl(`${base}/image.png`);
   assert.match(result.output, /The response is image\/png \(2048 bytes\), which webfetch does not turn into text\./);
 });
 
-test('R2 a 5xx is a TransientError, so the Safe retry can succeed the next time', async () => {
+test('R2: a 5xx is a TransientError, so the Safe retry can succeed the next time', async () => {
   await assert.rejects(fetchUrl(`${base}/flaky`), (error: unknown) => error instanceof TransientError && /HTTP 503/.test(error.message));
   assert.match((await fetchUrl(`${base}/flaky`)).output, /recovered$/);
 });
 
-test('issue 2 §9 a body beyond webfetch.max_bytes is cut, and reading stops there', async () => {
+test('issue 2 §9: a body beyond webfetch.max_bytes is cut, and reading stops there', async () => {
   const result = await fetchUrl(`${base}/endless`, { config: { webfetch: { max_bytes: 100_000 } } });
   assert.match(result.output, /\[The response was cut at the size limit of 100000 bytes \(webfetch\.max_bytes\); the rest was not downloaded\.\]$/);
   assert.equal(result.metadata?.bytes, 100_000);
   assert.equal(result.truncated, true);
 });
 
-test('R2 timeouts and connection resets are TransientErrors', async () => {
+test('R2: timeouts and connection resets are TransientErrors', async () => {
   const config = { webfetch: { timeout_ms: 1000 } };
   await assert.rejects(fetchUrl(`${base}/slow-headers`, { config }), (error: unknown) => error instanceof TransientError && /took longer than 1000 ms/.test(error.message));
   await assert.rejects(fetchUrl(`${base}/slow-body`, { config }), (error: unknown) => error instanceof TransientError && /took longer than 1000 ms/.test(error.message));
   await assert.rejects(fetchUrl(`${base}/reset`), (error: unknown) => error instanceof TransientError && /connection to 127\.0\.0\.1:\d+ failed/.test(error.message));
 });
 
-test('issue 2 §9 a 4xx is a ToolError with the status and what to do', async () => {
+test('issue 2 §9: a 4xx is a ToolError with the status and what to do', async () => {
   await assert.rejects(fetchUrl(`${base}/missing`), (error: unknown) => error instanceof ToolError && /answered HTTP 404 Not Found\. The page does not exist: check the URL/.test(error.message));
 });
 
-test('issue 8 item 6 §9 a status the Fetch API cannot hold is a ToolError, not a crash of the host', async () => {
+test('issue 8: item 6 §9 a status the Fetch API cannot hold is a ToolError, not a crash of the host', async () => {
   await assert.rejects(fetchUrl(`${base}/odd-status`), (error: unknown) => error instanceof ToolError && /Could not fetch .*odd-status: .*HTTP status 600/.test(error.message));
 });
 
-test('issue 2 §9 only http and https are fetched', async () => {
+test('issue 2 §9: only http and https are fetched', async () => {
   await assert.rejects(fetchUrl('file:///etc/passwd'), (error: unknown) => error instanceof ToolError && /only http and https URLs, not file:/.test(error.message));
   await assert.rejects(fetchUrl('ftp://example.com/x'), /not ftp:/);
   await assert.rejects(fetchUrl('not a url'), (error: unknown) => error instanceof ToolError && /not an absolute URL/.test(error.message));
 });
 
-test('issue 2 §6 cancelling a fetch propagates the abort, not a retryable error', async () => {
+test('issue 2 §6: cancelling a fetch propagates the abort, not a retryable error', async () => {
   const controller = new AbortController();
   const running = fetchUrl(`${base}/slow-headers`, { signal: controller.signal });
   setImmediate(() => controller.abort());

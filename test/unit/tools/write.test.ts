@@ -19,17 +19,17 @@ async function write(args: Record<string, unknown>, ctx = context) {
   return writeTool.run(parsed.args, await checkCall(writeTool, parsed.args, ctx));
 }
 
-test('T2 write declares SideEffecting, Never, Exclusive (E3, C2)', () => {
+test('T2: write declares SideEffecting, Never, Exclusive (E3, C2)', () => {
   assert.deepEqual(writeTool.declarationsFor({ path: 'x', content: '' }), { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' });
 });
 
-test('issue 2 §9 write creates parent folders and says it created the file', async () => {
+test('issue 2 §9: write creates parent folders and says it created the file', async () => {
   const result = await write({ path: 'a/b/c/new.txt', content: 'one\ntwo\n' });
   assert.equal(result.output, 'Created a/b/c/new.txt (8 bytes, 2 lines).');
   assert.equal(readFileSync(join(workspace, 'a/b/c/new.txt'), 'utf8'), 'one\ntwo\n');
 });
 
-test('issue 2 §9 write replaces atomically, leaving no temp file, and reports the change of line endings', async () => {
+test('issue 2 §9: write replaces atomically, leaving no temp file, and reports the change of line endings', async () => {
   writeFileSync(join(workspace, 'dos.txt'), 'old\r\ntext\r\n');
   const result = await write({ path: 'dos.txt', content: 'new\ntext\nmore\n' });
   assert.equal(
@@ -43,7 +43,7 @@ test('issue 2 §9 write replaces atomically, leaving no temp file, and reports t
   );
 });
 
-test('issue 2 §9 preview gives the before and after of the file for the diff approval', async () => {
+test('issue 2 §9: preview gives the before and after of the file for the diff approval', async () => {
   writeFileSync(join(workspace, 'preview.txt'), 'before\n');
   assert.deepEqual(await writeTool.preview({ path: 'preview.txt', content: 'after\n' }, context), [
     { path: join(workspace, 'preview.txt'), kind: 'update', before: 'before\n', after: 'after\n' },
@@ -54,7 +54,7 @@ test('issue 2 §9 preview gives the before and after of the file for the diff ap
   assert.equal(existsSync(join(workspace, 'fresh')), false, 'a preview touches nothing');
 });
 
-test('issue 2 §9 text the user edited in the diff preview is what lands, and the model gets the diff', async () => {
+test('issue 2 §9: text the user edited in the diff preview is what lands, and the model gets the diff', async () => {
   const path = join(workspace, 'edited.ts');
   const ctx = makeToolContext({ workspaceRoot: workspace, approvedEdits: { [path]: 'const a = 1;\nconst b = 3;\n' } });
   const result = await write({ path: 'edited.ts', content: 'const a = 1;\nconst b = 2;\n' }, ctx);
@@ -64,7 +64,7 @@ test('issue 2 §9 text the user edited in the diff preview is what lands, and th
   assert.equal(result.metadata?.userEdited, true);
 });
 
-test('§9 write refuses a path that a symlink leads out of the workspace, unless a rule names it', async () => {
+test('§9: write refuses a path that a symlink leads out of the workspace, unless a rule names it', async () => {
   symlinkSync(outside, join(workspace, 'out-link'));
   const [subject] = await writeTool.subjectsFor({ path: 'out-link/x.txt', content: '' }, context);
   assert.deepEqual([subject?.kind, subject?.value, subject?.outsideWorkspace], ['path', join(outside, 'x.txt'), true]);
@@ -77,6 +77,6 @@ test('§9 write refuses a path that a symlink leads out of the workspace, unless
   assert.equal(readFileSync(join(outside, 'x.txt'), 'utf8'), 'yes');
 });
 
-test('issue 2 §9 write onto a folder is an error that says what to do', async () => {
+test('issue 2 §9: write onto a folder is an error that says what to do', async () => {
   await assert.rejects(write({ path: 'a', content: 'x' }), /is a folder/);
 });

@@ -9,7 +9,7 @@ const fs = createNodeFileSystem();
 const root = makeTempDir('zuno-fs-');
 after(() => removeDir(root));
 
-test('§9 realpath of a path that does not exist yet resolves its nearest existing ancestor through symlinks', async () => {
+test('§9: realpath of a path that does not exist yet resolves its nearest existing ancestor through symlinks', async () => {
   const outside = makeTempDir('zuno-fs-outside-');
   after(() => removeDir(outside));
   symlinkSync(outside, join(root, 'escape'));
@@ -17,14 +17,14 @@ test('§9 realpath of a path that does not exist yet resolves its nearest existi
   assert.equal(await fs.realpath(join(root, 'plain', 'new.txt')), join(root, 'plain', 'new.txt'));
 });
 
-test('§9 realpath follows a dangling symlink to where a write would land', async () => {
+test('§9: realpath follows a dangling symlink to where a write would land', async () => {
   const outside = makeTempDir('zuno-fs-dangling-');
   after(() => removeDir(outside));
   symlinkSync(join(outside, 'target.txt'), join(root, 'dangling'));
   assert.equal(await fs.realpath(join(root, 'dangling')), join(outside, 'target.txt'));
 });
 
-test('§9 stat and lstat say undefined for nothing, and lstat sees the link itself', async () => {
+test('§9: stat and lstat say undefined for nothing, and lstat sees the link itself', async () => {
   writeFileSync(join(root, 'real.txt'), 'x');
   symlinkSync(join(root, 'real.txt'), join(root, 'link.txt'));
   assert.equal(await fs.stat(join(root, 'missing')), undefined);
@@ -33,7 +33,7 @@ test('§9 stat and lstat say undefined for nothing, and lstat sees the link itse
   assert.equal((await fs.lstat(join(root, 'link.txt')))?.type, 'symlink');
 });
 
-test('§9 writeFileAtomic creates parents, leaves no temp file and keeps the old mode', async () => {
+test('§9: writeFileAtomic creates parents, leaves no temp file and keeps the old mode', async () => {
   const target = join(root, 'deep', 'er', 'script.sh');
   await fs.writeFileAtomic(target, new TextEncoder().encode('one'));
   assert.equal(readFileSync(target, 'utf8'), 'one');
@@ -52,7 +52,7 @@ test('§9 writeFileAtomic takes a checked real path: a symlink as its last compo
   assert.equal(readFileSync(join(root, 'linked-target.txt'), 'utf8'), 'old');
 });
 
-test('§9 readStream yields the file in chunks and an abort stops it', async () => {
+test('§9: readStream yields the file in chunks and an abort stops it', async () => {
   const path = join(root, 'big.bin');
   writeFileSync(path, Buffer.alloc(1024 * 1024, 97));
   let total = 0;
@@ -70,7 +70,7 @@ test('§9 readStream yields the file in chunks and an abort stops it', async () 
   assert.equal(chunks, 1);
 });
 
-test('§9 readDirectory types entries; remove and mkdir tolerate what is already done', async () => {
+test('§9: readDirectory types entries; remove and mkdir tolerate what is already done', async () => {
   const folder = join(root, 'listing');
   mkdirSync(join(folder, 'sub'), { recursive: true });
   writeFileSync(join(folder, 'file.txt'), '');

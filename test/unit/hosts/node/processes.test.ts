@@ -31,13 +31,13 @@ test('issue 2 §9 shell: merged stdout and stderr keep the order of the writes',
   assert.equal(direct.text, 'x\ny\nz\n');
 });
 
-test('issue 2 §9 without merging, each stream is labelled', async () => {
+test('issue 2 §9: without merging, each stream is labelled', async () => {
   const { chunks } = await run({ command: 'echo out; echo err >&2', shell: true });
   assert.deepEqual(chunks.filter((chunk) => chunk.stream === 'stderr').map((chunk) => chunk.text).join(''), 'err\n');
   assert.deepEqual(chunks.filter((chunk) => chunk.stream === 'stdout').map((chunk) => chunk.text).join(''), 'out\n');
 });
 
-test('issue 2 §9 UTF-8 split across writes is reassembled', async () => {
+test('issue 2 §9: UTF-8 split across writes is reassembled', async () => {
   const { text } = await run({ command: "printf '\\303'; sleep 0.2; printf '\\251\\n'", shell: true });
   assert.equal(text, 'é\n');
 });
@@ -67,7 +67,7 @@ test('issue 2 §9 shell: a timeout kills the whole process group and keeps the o
   assert.ok(await waitUntilGone(child), 'the grandchild sleep is gone too');
 });
 
-test('issue 2 §6 cancelling kills the process group', async () => {
+test('issue 2 §6: cancelling kills the process group', async () => {
   const controller = new AbortController();
   let child = 0;
   const result = await runner.run({
@@ -86,7 +86,7 @@ test('issue 2 §6 cancelling kills the process group', async () => {
   assert.equal(isRunning(child), false);
 });
 
-test('issue 2 §9 a command that cannot start is an error naming it; an aborted signal starts nothing', async () => {
+test('issue 2 §9: a command that cannot start is an error naming it; an aborted signal starts nothing', async () => {
   await assert.rejects(runner.run({ command: 'zuno-no-such-program', cwd: process.cwd() }), /Could not start "zuno-no-such-program"/);
   const controller = new AbortController();
   controller.abort();
@@ -95,7 +95,7 @@ test('issue 2 §9 a command that cannot start is an error naming it; an aborted 
   assert.equal(result.exitCode, null);
 });
 
-test('issue 2 §9 a process killed by a signal reports it', async () => {
+test('issue 2 §9: a process killed by a signal reports it', async () => {
   const { result } = await run({ command: 'kill -TERM $$', shell: true });
   assert.equal(result.exitCode, null);
   assert.equal(result.signal, 'SIGTERM');

@@ -18,20 +18,20 @@ function fakeRipgrep(name: string, version: string): string {
   return path;
 }
 
-test('S4 the bundled rg is found and is version 14 or newer', async () => {
+test('S4: the bundled rg is found and is version 14 or newer', async () => {
   const binary = await resolveRipgrep({ env: { PATH: '' } });
   assert.match(binary.path, /@vscode[\\/]ripgrep-/);
   assert.ok(Number(binary.version.split('.')[0]) >= 14);
 });
 
-test('S4 ZUNO_RG_PATH wins over config ripgrep.path, which wins over the bundled rg', async () => {
+test('S4: ZUNO_RG_PATH wins over config ripgrep.path, which wins over the bundled rg', async () => {
   const fromEnv = fakeRipgrep('rg-env', '14.1.0');
   const fromConfig = fakeRipgrep('rg-config', '15.2.0');
   assert.deepEqual(await resolveRipgrep({ env: { ZUNO_RG_PATH: fromEnv }, configuredPath: fromConfig }), { path: fromEnv, version: '14.1.0' });
   assert.deepEqual(await resolveRipgrep({ env: {}, configuredPath: fromConfig }), { path: fromConfig, version: '15.2.0' });
 });
 
-test('S4 an rg older than 14 is a startup error that says how to fix it', async () => {
+test('S4: an rg older than 14 is a startup error that says how to fix it', async () => {
   const old = fakeRipgrep('rg-old', '13.0.0');
   await assert.rejects(resolveRipgrep({ env: { ZUNO_RG_PATH: old } }), (error: unknown) => {
     assert.ok(error instanceof StartupError);
@@ -42,7 +42,7 @@ test('S4 an rg older than 14 is a startup error that says how to fix it', async 
   });
 });
 
-test('S4 an explicit path that is missing or not rg fails without falling back to another rg', async () => {
+test('S4: an explicit path that is missing or not rg fails without falling back to another rg', async () => {
   await assert.rejects(resolveRipgrep({ env: { ZUNO_RG_PATH: join(scratch, 'nothing-here') } }), (error: unknown) => {
     assert.ok(error instanceof StartupError);
     assert.match(error.message, /ripgrep was not found/);
@@ -56,13 +56,13 @@ test('S4 an explicit path that is missing or not rg fails without falling back t
   await assert.rejects(resolveRipgrep({ env: {}, configuredPath: impostor }), /config ripgrep\.path: .*impostor .*not ripgrep/);
 });
 
-test('S4 the version line of every rg release format parses', () => {
+test('S4: the version line of every rg release format parses', () => {
   assert.deepEqual(parseRipgrepVersion('ripgrep 15.0.0 (rev 3a612f88b8)\n\nfeatures:+pcre2'), { version: '15.0.0', major: 15 });
   assert.deepEqual(parseRipgrepVersion('ripgrep 14.1.1\n'), { version: '14.1.1', major: 14 });
   assert.equal(parseRipgrepVersion('rg: command not found'), undefined);
 });
 
-test('S4 the host resolves rg once and reports a bad ZUNO_RG_PATH as a StartupError', async () => {
+test('S4: the host resolves rg once and reports a bad ZUNO_RG_PATH as a StartupError', async () => {
   const counted = fakeRipgrep('rg-counted', '14.0.3');
   const old = fakeRipgrep('rg-old-host', '13.0.0');
   const previous = process.env.ZUNO_RG_PATH;

@@ -48,7 +48,7 @@ test('issue 12 the default plan: workspace-write, network off, the workspace wri
   assert.equal(planSandbox({ config: parseConfig({ sandbox: { mode: 'off' } }), workspaceRoot: '/w' }), undefined);
 });
 
-test('issue 12 sandbox.writable resolves ~/ against the home and relative paths against the workspace; read-only mode has nothing writable', () => {
+test('issue 12: sandbox.writable resolves ~/ against the home and relative paths against the workspace; read-only mode has nothing writable', () => {
   assert.deepEqual(plan({ sandbox: { writable: ['~/.npm', 'build/out', '/var/cache/x/'] } }).writable, ['/work/project', '/home/dev/.npm', '/work/project/build/out', '/var/cache/x']);
   const readOnly = plan({ sandbox: { mode: 'read-only', writable: ['/var/cache/x'] } });
   assert.deepEqual(readOnly.writable, []);
@@ -87,7 +87,7 @@ test('issue 12 the Seatbelt profile says the same: deny by default, reads but no
   assert.match(quoted, /\(subpath "\/work\/a \\"b\\"\\\\c"\)/, 'quotes and backslashes are escaped');
 });
 
-test('issue 12 a failure that looks like a sandbox refusal is named, with the way out; other failures are not', () => {
+test('issue 12: a failure that looks like a sandbox refusal is named, with the way out; other failures are not', () => {
   assert.match(sandboxRefusalNote('touch: cannot touch \'/etc/x\': Read-only file system', plan()) ?? '', /a write was refused: outside the workspace .* "sandbox": "off"/);
   assert.match(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan()) ?? '', /the network is off in the sandbox/);
   assert.equal(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan({ sandbox: { network: true } })), undefined);
@@ -120,7 +120,7 @@ test('issue 12 the status bar says "sandbox: off (reason)" whenever commands run
   assert.deepEqual(sandboxStatus(parseConfig({}), working), { text: 'sandbox: workspace-write', tooltip: 'Commands run in bubblewrap: workspace-write, network off.', warning: false });
 });
 
-test('issue 12 a bwrap the kernel refuses (a container without user namespaces) is found unavailable by the probe, with the fix', async () => {
+test('issue 12: a bwrap the kernel refuses (a container without user namespaces) is found unavailable by the probe, with the fix', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'zuno-fake-bwrap-'));
   try {
     const fake = join(folder, 'bwrap');

@@ -8,7 +8,7 @@ import { makeTempDir, removeDir } from '../../../support/tool-context';
 const stateDir = makeTempDir('zuno-spill-');
 after(() => removeDir(stateDir));
 
-test('O1 a spill file lives under <stateDir>/outputs and receives every chunk as it is written', async () => {
+test('O1: a spill file lives under <stateDir>/outputs and receives every chunk as it is written', async () => {
   const spill = await createSpill(stateDir, 'call-1.txt');
   assert.equal(spill.path, join(stateDir, 'outputs', 'call-1.txt'));
   spill.write('hello ');
@@ -21,7 +21,7 @@ test('O1 a spill file lives under <stateDir>/outputs and receives every chunk as
   assert.equal(readFileSync(spill.path, 'utf8'), 'hello wörld');
 });
 
-test('O1 a second spill of the same name does not overwrite the first, and names cannot leave outputs/', async () => {
+test('O1: a second spill of the same name does not overwrite the first, and names cannot leave outputs/', async () => {
   const first = await createSpill(stateDir, 'same');
   const second = await createSpill(stateDir, 'same');
   assert.notEqual(first.path, second.path);
@@ -32,7 +32,7 @@ test('O1 a second spill of the same name does not overwrite the first, and names
   await sneaky.close();
 });
 
-test('issue 12 a spill file stops growing at its cap, keeping the head and the tail with a marker between', async () => {
+test('issue 12: a spill file stops growing at its cap, keeping the head and the tail with a marker between', async () => {
   const cap = 1024 * 1024;
   const spill = await createSpill(stateDir, 'capped.txt', cap);
   spill.write('HEAD-START\n');
@@ -50,7 +50,7 @@ test('issue 12 a spill file stops growing at its cap, keeping the head and the t
   assert.deepEqual(readdirSync(join(stateDir, 'outputs')).filter((name) => name.endsWith('.tail')), [], 'the tail ring is removed');
 });
 
-test('issue 12 a spill under its cap is written whole, without a marker, even past half the cap', async () => {
+test('issue 12: a spill under its cap is written whole, without a marker, even past half the cap', async () => {
   const spill = await createSpill(stateDir, 'under-cap.txt', 1024 * 1024);
   const text = `${'é'.repeat(400 * 1024)}end\n`;
   spill.write(text);

@@ -209,7 +209,7 @@ test('issue 4 Approvals: a rule that cannot be written still approves the call t
   assert.match(editor.errors().at(-1) ?? '', /rule could not be written to settings: settings are read-only/);
 });
 
-test('SPEC §9: "Allow like this" for a command allows exactly that command line, metacharacters escaped', () => {
+test('§9: "Allow like this" for a command allows exactly that command line, metacharacters escaped', () => {
   const request: ApprovalRequest = { ...writeRequest('c1', []), tool: 'shell', subject: 'ls *.ts', changes: [] };
   const rule = allowRuleFor(request, root);
   const { subject: _subject, ...noSubject } = request;
@@ -221,7 +221,7 @@ test('SPEC §9: "Allow like this" for a command allows exactly that command line
   assert.equal(escapeGlob('a\\b{c,d}?'), 'a\\\\b\\{c,d\\}\\?');
 });
 
-test('issue 12 "Allow like this" for a shell call outside the sandbox writes a rule that says sandbox: "off"', () => {
+test('issue 12: "Allow like this" for a shell call outside the sandbox writes a rule that says sandbox: "off"', () => {
   const request: ApprovalRequest = { ...writeRequest('c1', []), tool: 'shell', subject: 'npm publish', arguments: { command: 'npm publish', sandbox: 'off' }, changes: [] };
   assert.deepEqual(allowRuleFor(request, root), { tool: 'shell', match: 'npm publish', action: 'allow', sandbox: 'off' });
   assert.deepEqual(allowRuleFor({ ...request, arguments: { command: 'npm publish' } }, root), { tool: 'shell', match: 'npm publish', action: 'allow' });

@@ -308,7 +308,7 @@ test('issue 4 State: a chat whose turn died with the window (reload mid-turn) re
   assert.equal(backend.stored.get('s9')?.length, 3, 'the store is not written by a snapshot');
 });
 
-test('SPEC S4 + issue 4: when the store cannot open (no ripgrep, no folder), the view still gets a page and the reason', async () => {
+test('S4 + issue 4: when the store cannot open (no ripgrep, no folder), the view still gets a page and the reason', async () => {
   const { backend, controller, view } = setup('s1');
   backend.open = async () => {
     throw new Error('ripgrep was not found. Tried: …');

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toChatTurns, toolInput } from '../../../../src/hosts/vscode/lm-messages';
 
-test('SPEC §9 Models (vscode.lm): system prompt first, tool calls as parts, the results of one turn together in call order', () => {
+test('§9 Models (vscode.lm): system prompt first, tool calls as parts, the results of one turn together in call order', () => {
   const turns = toChatTurns('You are Zuno.', [
     { role: 'user', content: 'read both' },
     {
@@ -41,13 +41,13 @@ test('SPEC §9 Models (vscode.lm): system prompt first, tool calls as parts, the
   ]);
 });
 
-test('SPEC B1 invalid_arguments: malformed tool-call JSON is passed back wrapped, never dropped', () => {
+test('B1 invalid_arguments: malformed tool-call JSON is passed back wrapped, never dropped', () => {
   assert.deepEqual(toolInput('{"path": '), { invalid_json: '{"path": ' });
   assert.deepEqual(toolInput('[1,2]'), { invalid_json: '[1,2]' });
   assert.deepEqual(toolInput('{"ok":true}'), { ok: true });
 });
 
-test('SPEC §9 Models (vscode.lm): an assistant turn with only tool calls has no empty text part', () => {
+test('§9 Models (vscode.lm): an assistant turn with only tool calls has no empty text part', () => {
   const turns = toChatTurns('', [{ role: 'assistant', content: '', toolCalls: [{ id: 'x', name: 'glob', arguments: '{}' }] }]);
   assert.deepEqual(turns, [{ role: 'assistant', parts: [{ kind: 'tool-call', callId: 'x', name: 'glob', input: {} }] }]);
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { parseConfig } from '../../../../src/core/config';
 import { keyEnvironmentVariables, modelListRequest, secretKeyFor, setupHint } from '../../../../src/hosts/vscode/model-setup';
 
-test('SPEC §9 Keys: a stored key belongs to one provider and one server origin, so it is never sent elsewhere', () => {
+test('§9 Keys: a stored key belongs to one provider and one server origin, so it is never sent elsewhere', () => {
   assert.equal(secretKeyFor('openai', 'https://api.openai.com/v1'), 'zuno.apiKey.openai.https://api.openai.com');
   assert.equal(secretKeyFor('openai', 'https://api.openai.com/v2/'), secretKeyFor('openai', 'https://api.openai.com/v1'), 'same server, same key');
   assert.notEqual(secretKeyFor('openai', 'https://openrouter.ai/api/v1'), secretKeyFor('openai', 'https://api.openai.com/v1'));

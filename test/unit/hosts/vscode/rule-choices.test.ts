@@ -101,7 +101,7 @@ test('issue 14 item 4: the broker adds the chosen rule; an index the host never 
   assert.deepEqual(added.map((rule) => rule.match), ['npm test *', 'make']);
 });
 
-test('issue 12 every "Allow like this" choice for a call outside the sandbox says sandbox: "off"', () => {
+test('issue 12: every "Allow like this" choice for a call outside the sandbox says sandbox: "off"', () => {
   const request: ApprovalRequest = {
     callId: 'c1',
     sessionId: 's',

@@ -29,7 +29,7 @@ function problem(layers: ConfigLayer[]): string {
   return result.ok ? '' : result.message;
 }
 
-test('SPEC §9 config sources: every config key is a contributed setting, and every described key exists', () => {
+test('§9 config sources: every config key is a contributed setting, and every described key exists', () => {
   const paths = settingDefinitions().map((definition) => definition.path.join('.'));
   assert.deepEqual([...paths].sort(), [...describedConfigPaths()].sort());
   for (const expected of ['concurrency.tool_calls', 'tools', 'tool_output.max_bytes', 'permission.mode', 'permission.rules', 'hooks.pre_tool', 'ripgrep.path', 'model.base_url', 'agents']) {
@@ -37,14 +37,14 @@ test('SPEC §9 config sources: every config key is a contributed setting, and ev
   }
 });
 
-test('SPEC §9: setting names are camelCase per config segment under zuno.', () => {
+test('§9: setting names are camelCase per config segment under zuno.', () => {
   assert.equal(settingKeyFor(['concurrency', 'tool_calls']), 'zuno.concurrency.toolCalls');
   assert.equal(settingKeyFor(['tool_output', 'max_bytes']), 'zuno.toolOutput.maxBytes');
   assert.equal(settingKeyFor(['web_search', 'max_results']), 'zuno.webSearch.maxResults');
   assert.equal(settingKeyFor(['tools']), 'zuno.tools');
 });
 
-test('SPEC C3, O1: each contributed range is exactly the range the one schema accepts', () => {
+test('C3, O1: each contributed range is exactly the range the one schema accepts', () => {
   const ranged = settingDefinitions().filter((definition) => definition.info.minimum !== undefined);
   assert.ok(ranged.length >= 10);
   for (const definition of ranged) {
@@ -60,7 +60,7 @@ test('SPEC C3, O1: each contributed range is exactly the range the one schema ac
   for (const definition of concurrency) assert.deepEqual([definition.info.minimum, definition.info.maximum], [1, 64]);
 });
 
-test('SPEC C3, O1: the defaults of the settings are the schema defaults', () => {
+test('C3, O1: the defaults of the settings are the schema defaults', () => {
   assert.deepEqual(resolved([]), DEFAULT_CONFIG);
   const byKey = new Map(settingDefinitions().map((definition) => [definition.key, definition.defaultValue]));
   assert.equal(byKey.get('zuno.concurrency.toolCalls'), 8);
@@ -114,12 +114,12 @@ test('issue 4 Settings precedence: defaults < .zuno/config.json < User < Workspa
   assert.equal(config.concurrency.mcp_connections, 8, 'defaults fill the rest');
 });
 
-test('SPEC A1 + issue 4 Settings: zuno.tools merges with the file name by name', () => {
+test('A1 + issue 4 Settings: zuno.tools merges with the file name by name', () => {
   const config = resolved([file({ tools: { webfetch: false, grep: false } }), user({ 'zuno.tools': { webfetch: true, shell: false } })]);
   assert.deepEqual(config.tools, { webfetch: true, grep: false, shell: false });
 });
 
-test('SPEC §9 permission rules: rules from settings add to the file rules and never hide a file deny', () => {
+test('§9 permission rules: rules from settings add to the file rules and never hide a file deny', () => {
   const deny = { tool: 'shell', match: 'rm *', action: 'deny' };
   const allow = { tool: 'shell', match: 'npm test', action: 'allow' };
   const config = resolved([file({ permission: { rules: [deny] } }), workspace({ 'zuno.permission.rules': [allow] })]);
@@ -147,7 +147,7 @@ test('issue 4 Settings: a cleared optional text setting means unset, not an inva
   assert.match(problem([user({ 'zuno.model.baseUrl': '' })]), /zuno\.model\.baseUrl \(User settings\)/);
 });
 
-test('SPEC §9: settings values keep the config file shape, so one schema validates both', () => {
+test('§9: settings values keep the config file shape, so one schema validates both', () => {
   const raw = settingsToConfigInput({
     'zuno.toolOutput.maxLines': 300,
     'zuno.agents': { reviewer: { tools: ['read'], max_steps: 5 } },

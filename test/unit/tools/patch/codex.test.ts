@@ -63,14 +63,14 @@ interface ScenarioMeta {
 
 const { scenarios } = load<{ scenarios: Readonly<Record<string, ScenarioMeta>> }>('scenarios.json');
 
-test('every Codex scenario directory has an entry in scenarios.json, and every entry a directory (issue 15)', () => {
+test('issue 15: every Codex scenario directory has an entry in scenarios.json, and every entry a directory', () => {
   assert.deepEqual(readdirSync(join(material, 'scenarios')).sort(), Object.keys(scenarios).sort());
   assert.equal(Object.keys(scenarios).length, 23);
 });
 
 for (const [name, meta] of Object.entries(scenarios)) {
   const title = meta.difference ? `differs deliberately: ${meta.difference}` : meta.outcome === 'applied' ? 'ends as in Codex' : 'is refused as in Codex, nothing changes';
-  test(`Codex scenario ${name} ${title} (issue 15, S1)`, async () => {
+  test(`issue 15, S1: Codex scenario ${name} ${title}`, async () => {
     const directory = join(material, 'scenarios', name);
     const workspace = makeTempDir('zuno-codex-');
     try {
@@ -141,7 +141,7 @@ function inCodexShape(operation: PatchOperation): CodexOperation {
 }
 
 for (const parserCase of load<{ cases: readonly ParserCase[] }>('parser-cases.json').cases) {
-  test(`Codex parser case (${parserCase.source}): ${parserCase.name} (issue 15, S1)`, () => {
+  test(`issue 15, S1: Codex parser case (${parserCase.source}): ${parserCase.name}`, () => {
     const patch = parserCase.patch.join('\n');
     if (parserCase.operations) {
       assert.deepEqual(parsePatch(patch).map(inCodexShape), parserCase.operations);
@@ -169,7 +169,7 @@ interface MatcherCase {
 }
 
 for (const matcherCase of load<{ cases: readonly MatcherCase[] }>('matcher-cases.json').cases) {
-  test(`Codex matcher case ${matcherCase.source} (issue 15, S1)`, () => {
+  test(`issue 15, S1: Codex matcher case ${matcherCase.source}`, () => {
     const found = new LineIndex(matcherCase.lines).find(matcherCase.pattern, { from: matcherCase.from, passes: [EXACT_PASS, ...TOLERANT_PASSES] });
     assert.equal(found?.starts[0] ?? null, matcherCase.start);
   });
@@ -185,7 +185,7 @@ interface LibCase {
 }
 
 for (const libCase of load<{ cases: readonly LibCase[] }>('lib-cases.json').cases) {
-  test(`Codex apply case ${libCase.source} (issue 15, S1)`, async () => {
+  test(`issue 15, S1: Codex apply case ${libCase.source}`, async () => {
     const workspace = makeTempDir('zuno-codex-');
     try {
       writeFiles(workspace, libCase.before);

@@ -6,7 +6,7 @@ import { parsePatch, PatchSyntaxError } from '../../../../src/tools/patch/parser
 
 const envelope = (...lines: string[]): string => ['*** Begin Patch', ...lines, '*** End Patch'].join('\n');
 
-test('parses add, delete, and update with move, stacked @@ headers, End of File and an empty context line (issue 3 apply_patch)', () => {
+test('issue 3 apply_patch: parses add, delete, and update with move, stacked @@ headers, End of File and an empty context line', () => {
   const operations = parsePatch(
     envelope(
       '*** Add File: new.txt',
@@ -49,7 +49,7 @@ test('parses add, delete, and update with move, stacked @@ headers, End of File 
   ]);
 });
 
-test('the first hunk may omit @@, later hunks may not; a bare @@ separates hunks and a git range is not a header (issue 3 apply_patch)', () => {
+test('issue 3 apply_patch: the first hunk may omit @@, later hunks may not; a bare @@ separates hunks and a git range is not a header', () => {
   const [update] = parsePatch(envelope('*** Update File: a', '-x', '+y', '@@', '-p', '+q', '@@ -10,2 +10,2 @@', '-m', '+n'));
   assert.equal(update?.kind, 'update');
   assert.deepEqual(
@@ -65,7 +65,7 @@ test('the first hunk may omit @@, later hunks may not; a bare @@ separates hunks
   });
 });
 
-test('syntax errors name the patch line and what was expected (issue 3 apply_patch)', () => {
+test('issue 3 apply_patch: syntax errors name the patch line and what was expected', () => {
   const cases: Array<[string, string]> = [
     ['', 'The patch is empty; expected "*** Begin Patch" on the first line.'],
     [envelope(), 'The patch between "*** Begin Patch" and "*** End Patch" contains no file operations.'],
@@ -81,7 +81,7 @@ test('syntax errors name the patch line and what was expected (issue 3 apply_pat
   }
 });
 
-test('blank lines between sections are separators, not empty context or added lines (issue 3 apply_patch)', () => {
+test('issue 3 apply_patch: blank lines between sections are separators, not empty context or added lines', () => {
   const operations = parsePatch(envelope('*** Add File: a', '+x', '', '', '*** Update File: b', '-p', '+q', '', '@@', '-r', '+s', ''));
   assert.deepEqual(operations[0], { kind: 'add', path: 'a', lines: ['x'], patchLine: 2 });
   assert.deepEqual(
