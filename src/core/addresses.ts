@@ -74,6 +74,9 @@ export function isIpLiteral(hostname: string): boolean {
 
 /** True when the hostname itself, before any resolution, is a metadata name or address. */
 export function isMetadataHost(hostname: string): boolean {
-  const bare = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.$/, '');
+  const bare = hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase()
+    .replace(/\.$/, '');
   return METADATA_NAMES.has(bare) || isMetadataAddress(bare);
 }

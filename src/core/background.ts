@@ -393,7 +393,9 @@ export class BackgroundJobs {
     const known = this.commands(sessionId).map((candidate) => `${candidate.id} (${candidate.status})`);
     throw new ToolError(
       `There is no background command "${id}" in this session. ` +
-        (known.length > 0 ? `The known ones are: ${known.join(', ')}.` : 'None was started: run shell with "background": true to start one.') +
+        (known.length > 0
+          ? `The known ones are: ${known.join(', ')}.`
+          : 'None was started: run shell with "background": true to start one.') +
         (job?.kind === 'task' ? ` "${id}" is a delegated job: inspect it with the job tool.` : ''),
     );
   }
@@ -405,7 +407,9 @@ export class BackgroundJobs {
     const known = this.tasks(sessionId).map((candidate) => `${candidate.id} (${candidate.status})`);
     throw new ToolError(
       `There is no delegated job "${id}" in this session. ` +
-        (known.length > 0 ? `The known ones are: ${known.join(', ')}.` : 'None was started: call task with "background": true to start one.') +
+        (known.length > 0
+          ? `The known ones are: ${known.join(', ')}.`
+          : 'None was started: call task with "background": true to start one.') +
         (job?.kind === 'command' ? ` "${id}" is a background command: inspect it with the bg tool.` : ''),
     );
   }
@@ -445,12 +449,18 @@ export class BackgroundJobs {
    * `maxBytes` bytes. Without an offset the page ends at the last line, which is what matters
    * while a command runs. Reading stops as soon as the page is full.
    */
-  async readOutput(job: BackgroundCommand, page: { readonly offset?: number; readonly limit: number; readonly maxBytes: number }, signal?: AbortSignal): Promise<OutputPage> {
+  async readOutput(
+    job: BackgroundCommand,
+    page: { readonly offset?: number; readonly limit: number; readonly maxBytes: number },
+    signal?: AbortSignal,
+  ): Promise<OutputPage> {
     const total = job.outputLines;
     if (total === 0) return { lines: [], first: 0, last: 0, total, cutBySize: false };
     const first = page.offset ?? Math.max(1, total - page.limit + 1);
     if (first > total) {
-      throw new ToolError(`offset ${first} is past the end: ${job.id} has ${total} line${total === 1 ? '' : 's'} of output so far. Use an offset from 1 to ${total}, or leave it out to see the last lines.`);
+      throw new ToolError(
+        `offset ${first} is past the end: ${job.id} has ${total} line${total === 1 ? '' : 's'} of output so far. Use an offset from 1 to ${total}, or leave it out to see the last lines.`,
+      );
     }
     const wanted = Math.min(total, first + page.limit - 1);
     const lines: string[] = [];

@@ -20,10 +20,14 @@ function boundedInt(min: number, max: number, fallback: number) {
 const ruleAction = z.enum(['allow', 'ask', 'deny']);
 
 function globSchema(kind: GlobKind) {
-  return z.string().min(1, { error: 'must be a glob, not empty' }).superRefine((pattern, context) => {
-    const problem = globProblem(pattern, kind) ?? (kind === 'path' ? globCostProblem(pattern) : undefined);
-    if (problem !== undefined) context.addIssue({ code: 'custom', message: `${JSON.stringify(pattern)} is not a valid glob: ${problem}` });
-  });
+  return z
+    .string()
+    .min(1, { error: 'must be a glob, not empty' })
+    .superRefine((pattern, context) => {
+      const problem = globProblem(pattern, kind) ?? (kind === 'path' ? globCostProblem(pattern) : undefined);
+      if (problem !== undefined)
+        context.addIssue({ code: 'custom', message: `${JSON.stringify(pattern)} is not a valid glob: ${problem}` });
+    });
 }
 
 /**
@@ -63,9 +67,14 @@ export const permissionRuleSchema = z
     const kind = TEXT_SUBJECT_TOOLS.has(rule.tool) ? 'text' : 'path';
     const invalid = globProblem(rule.match, kind);
     const costly = invalid === undefined && kind === 'path' ? globCostProblem(rule.match) : undefined;
-    if (invalid !== undefined) context.addIssue({ code: 'custom', path: ['match'], message: `${JSON.stringify(rule.match)} is not a valid glob: ${invalid}` });
+    if (invalid !== undefined)
+      context.addIssue({ code: 'custom', path: ['match'], message: `${JSON.stringify(rule.match)} is not a valid glob: ${invalid}` });
     if (costly !== undefined) {
-      context.addIssue({ code: 'custom', path: ['match'], message: `${JSON.stringify(rule.match)} is not a valid glob for the paths of tool "${rule.tool}": ${costly}` });
+      context.addIssue({
+        code: 'custom',
+        path: ['match'],
+        message: `${JSON.stringify(rule.match)} is not a valid glob for the paths of tool "${rule.tool}": ${costly}`,
+      });
     }
   });
 export type PermissionRule = z.infer<typeof permissionRuleSchema>;
@@ -144,9 +153,21 @@ const mcpServerSchema = z
       context.addIssue({ code: 'custom', message: 'needs exactly one of "command" (a stdio server) or "url" (an HTTP server)' });
       return;
     }
-    const misplaced = stdio ? (Object.keys(server.headers).length > 0 ? ['headers'] : []) : [...(server.args.length > 0 ? ['args'] : []), ...(Object.keys(server.env).length > 0 ? ['env'] : []), ...(server.cwd !== undefined ? ['cwd'] : [])];
+    const misplaced = stdio
+      ? Object.keys(server.headers).length > 0
+        ? ['headers']
+        : []
+      : [
+          ...(server.args.length > 0 ? ['args'] : []),
+          ...(Object.keys(server.env).length > 0 ? ['env'] : []),
+          ...(server.cwd !== undefined ? ['cwd'] : []),
+        ];
     for (const key of misplaced) {
-      context.addIssue({ code: 'custom', path: [key], message: `is for ${stdio ? 'HTTP servers (with "url")' : 'stdio servers (with "command")'} only` });
+      context.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `is for ${stdio ? 'HTTP servers (with "url")' : 'stdio servers (with "command")'} only`,
+      });
     }
   });
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
@@ -209,9 +230,12 @@ export const configSchema = z.strictObject({
       /** More writable places in workspace-write: absolute paths, `~/` paths, or paths relative to the workspace. */
       writable: z
         .array(
-          z.string().min(1, { error: 'must be a path, not empty' }).refine((entry) => !/[*?[\]{}]/.test(entry), {
-            error: 'must be a path (absolute, ~/…, or relative to the workspace); globs are not supported here',
-          }),
+          z
+            .string()
+            .min(1, { error: 'must be a path, not empty' })
+            .refine((entry) => !/[*?[\]{}]/.test(entry), {
+              error: 'must be a path (absolute, ~/…, or relative to the workspace); globs are not supported here',
+            }),
         )
         .default([]),
       /** true: when the sandbox cannot be used, shell calls are blocked instead of running unsandboxed. */

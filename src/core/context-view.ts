@@ -70,7 +70,11 @@ export function callsById(messages: readonly TranscriptMessage[]): Map<string, T
  * every long result past the budget.
  * Already pruned ids stay pruned, so the sent prefix changes as little as possible (caching).
  */
-export function choosePrunedOutputs(messages: readonly TranscriptMessage[], keepTokens: number, alreadyPruned: ReadonlySet<string>): Set<string> {
+export function choosePrunedOutputs(
+  messages: readonly TranscriptMessage[],
+  keepTokens: number,
+  alreadyPruned: ReadonlySet<string>,
+): Set<string> {
   const pruned = new Set(alreadyPruned);
   let kept = 0;
   // The newest turn's results are what the model asked for just now: never pruned.

@@ -84,7 +84,11 @@ export class DeferredTools {
 }
 
 /** The words of a query, lower case, without punctuation. */
-const words = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 0);
+const words = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 0);
 
 /**
  * The tools matching `query`, best first: an exact name (Zuno's or the server's) is the only

@@ -76,7 +76,10 @@ export function passesEnvironmentPolicy(policy: EnvironmentPolicy): (name: strin
 }
 
 /** The environment a child process inherits: `environment` without what the policy drops. */
-export function filterEnvironment(environment: Readonly<Record<string, string | undefined>>, policy: EnvironmentPolicy): Record<string, string> {
+export function filterEnvironment(
+  environment: Readonly<Record<string, string | undefined>>,
+  policy: EnvironmentPolicy,
+): Record<string, string> {
   const passes = passesEnvironmentPolicy(policy);
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(environment)) {

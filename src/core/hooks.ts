@@ -35,9 +35,7 @@ export interface HookResultInfo {
 }
 
 export type PreHookVerdict =
-  | { readonly kind: 'continue' }
-  | { readonly kind: 'blocked'; readonly reason: string }
-  | { readonly kind: 'cancelled' };
+  { readonly kind: 'continue' } | { readonly kind: 'blocked'; readonly reason: string } | { readonly kind: 'cancelled' };
 
 interface HookRun {
   readonly status: 'exited' | 'timed-out' | 'cancelled' | 'killed' | 'failed-to-start';
@@ -108,7 +106,11 @@ export class HookRunner {
         return { kind: 'blocked', reason: `pre-tool hook \`${hook.command}\` blocked the call: ${reason}` };
       }
       const failure = `pre-tool hook \`${hook.command}\` failed: ${run.detail}`;
-      this.events.emit(call.sessionId, { type: 'notice', level: 'error', text: `${failure}. The call ${call.callId} (${call.tool}) was blocked, because a failing guard must fail closed.` });
+      this.events.emit(call.sessionId, {
+        type: 'notice',
+        level: 'error',
+        text: `${failure}. The call ${call.callId} (${call.tool}) was blocked, because a failing guard must fail closed.`,
+      });
       return { kind: 'blocked', reason: failure };
     }
     return { kind: 'continue' };
@@ -122,7 +124,11 @@ export class HookRunner {
       const run = await this.run(hook, payload('post_tool', call, result), signal);
       if (run.status === 'cancelled') return;
       if (run.status === 'exited' && run.exitCode === 0) continue;
-      this.events.emit(call.sessionId, { type: 'notice', level: 'warning', text: `post-tool hook \`${hook.command}\` failed for call ${call.callId} (${call.tool}): ${run.detail}` });
+      this.events.emit(call.sessionId, {
+        type: 'notice',
+        level: 'warning',
+        text: `post-tool hook \`${hook.command}\` failed for call ${call.callId} (${call.tool}): ${run.detail}`,
+      });
     }
   }
 
@@ -147,7 +153,14 @@ export class HookRunner {
       const said = firstLines(stderr) || firstLines(stdout);
       const saying = said ? `: ${said}` : '';
       if (result.cancelled) return { status: 'cancelled', exitCode: null, stdout, stderr, detail: 'cancelled' };
-      if (result.timedOut) return { status: 'timed-out', exitCode: null, stdout, stderr, detail: `timed out after ${hook.timeout_ms} ms and was killed${saying}` };
+      if (result.timedOut)
+        return {
+          status: 'timed-out',
+          exitCode: null,
+          stdout,
+          stderr,
+          detail: `timed out after ${hook.timeout_ms} ms and was killed${saying}`,
+        };
       if (result.exitCode === null) {
         return { status: 'killed', exitCode: null, stdout, stderr, detail: `was killed by signal ${result.signal ?? 'unknown'}${saying}` };
       }

@@ -188,8 +188,7 @@ export interface QuestionRequest {
 }
 
 export type QuestionAnswer =
-  | { readonly answered: true; readonly selected: readonly string[]; readonly text?: string }
-  | { readonly answered: false };
+  { readonly answered: true; readonly selected: readonly string[]; readonly text?: string } | { readonly answered: false };
 
 export interface QuestionGateway {
   ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionAnswer>;

@@ -30,11 +30,16 @@ interface Choice {
 function choicesOf(schema: Record<string, unknown>): Choice[] | undefined {
   if (Array.isArray(schema.enum)) {
     const names = Array.isArray(schema.enumNames) ? schema.enumNames : [];
-    return schema.enum.map((value, index) => ({ value: String(value), title: typeof names[index] === 'string' ? names[index] : String(value) }));
+    return schema.enum.map((value, index) => ({
+      value: String(value),
+      title: typeof names[index] === 'string' ? names[index] : String(value),
+    }));
   }
   const variants = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
   if (!variants) return undefined;
-  const choices = variants.filter(isRecord).map((variant) => ({ value: String(variant.const), title: typeof variant.title === 'string' ? variant.title : String(variant.const) }));
+  const choices = variants
+    .filter(isRecord)
+    .map((variant) => ({ value: String(variant.const), title: typeof variant.title === 'string' ? variant.title : String(variant.const) }));
   return choices.length > 0 ? choices : undefined;
 }
 
@@ -64,7 +69,9 @@ export interface ElicitationContext {
 export async function elicitThroughQuestions(request: McpElicitation, context: ElicitationContext): Promise<McpElicitationResult> {
   const schema = isRecord(request.requestedSchema) ? request.requestedSchema : {};
   const properties = isRecord(schema.properties) ? schema.properties : {};
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [],
+  );
   const fields = Object.entries(properties).filter((entry): entry is [string, Record<string, unknown>] => isRecord(entry[1]));
   const ask = (question: string, options?: readonly string[], multiple?: boolean): Promise<QuestionAnswer> =>
     context.questions.ask(
@@ -77,7 +84,9 @@ export async function elicitThroughQuestions(request: McpElicitation, context: E
       context.signal,
     );
 
-  const wanted = fields.map(([name, field]) => `${typeof field.title === 'string' ? field.title : name}${required.has(name) ? ' (required)' : ''}`);
+  const wanted = fields.map(
+    ([name, field]) => `${typeof field.title === 'string' ? field.title : name}${required.has(name) ? ' (required)' : ''}`,
+  );
   const intro = `MCP server "${context.server}" asks you (these are the server's words, not Zuno's):\n\n${request.message}${wanted.length > 0 ? `\n\nIt wants: ${wanted.join(', ')}.` : ''}`;
   const gate = await ask(intro, [ANSWER, DECLINE]);
   if (!gate.answered) return { action: 'cancel' };
@@ -93,7 +102,13 @@ export async function elicitThroughQuestions(request: McpElicitation, context: E
     const single = choicesOf(field);
     const multiple = field.type === 'array' && isRecord(field.items) ? choicesOf(field.items) : undefined;
     if (single || multiple || field.type === 'boolean') {
-      const choices = labelled(single ?? multiple ?? [{ title: YES, value: 'true' }, { title: NO, value: 'false' }]);
+      const choices = labelled(
+        single ??
+          multiple ?? [
+            { title: YES, value: 'true' },
+            { title: NO, value: 'false' },
+          ],
+      );
       const options = [...choices.map((choice) => choice.title), ...(optional ? [SKIP] : [])];
       const answer = await ask(header, options, multiple !== undefined);
       if (!answer.answered) return { action: 'cancel' };
@@ -121,7 +136,8 @@ export async function elicitThroughQuestions(request: McpElicitation, context: E
       if (!numeric) value = text;
       else {
         const number = Number(text);
-        if (!Number.isFinite(number) || (field.type === 'integer' && !Number.isInteger(number))) problem = ` "${text}" is not ${field.type === 'integer' ? 'a whole number' : 'a number'}.`;
+        if (!Number.isFinite(number) || (field.type === 'integer' && !Number.isInteger(number)))
+          problem = ` "${text}" is not ${field.type === 'integer' ? 'a whole number' : 'a number'}.`;
         else if (typeof field.minimum === 'number' && number < field.minimum) problem = ` ${number} is below ${field.minimum}.`;
         else if (typeof field.maximum === 'number' && number > field.maximum) problem = ` ${number} is above ${field.maximum}.`;
         else value = number;

@@ -103,21 +103,37 @@ function stringRecord(value: unknown, key: string, substituteText: (text: string
   return result;
 }
 
-function convertServer(name: string, entry: Record<string, unknown>, variables: WorkspaceMcpVariables, inputIds: ReadonlySet<string>, problems: string[]): WorkspaceMcpServer | undefined {
+function convertServer(
+  name: string,
+  entry: Record<string, unknown>,
+  variables: WorkspaceMcpVariables,
+  inputIds: ReadonlySet<string>,
+  problems: string[],
+): WorkspaceMcpServer | undefined {
   const where = `servers.${name}`;
   try {
     const text = (value: string): string => substitute(value, variables, inputIds);
     const type = entry.type ?? (entry.url !== undefined ? 'http' : 'stdio');
-    if (type !== 'stdio' && type !== 'http' && type !== 'sse') throw new Error(`"type" is ${JSON.stringify(type)}; Zuno knows "stdio", "http" and "sse"`);
-    if (entry.envFile !== undefined) problems.push(`${where}.envFile is not read: secrets come from SecretStorage or the environment, never from a file; name the variables in "env" as \${input:ID} or \${env:NAME}.`);
+    if (type !== 'stdio' && type !== 'http' && type !== 'sse')
+      throw new Error(`"type" is ${JSON.stringify(type)}; Zuno knows "stdio", "http" and "sse"`);
+    if (entry.envFile !== undefined)
+      problems.push(
+        `${where}.envFile is not read: secrets come from SecretStorage or the environment, never from a file; name the variables in "env" as \${input:ID} or \${env:NAME}.`,
+      );
     let raw: Record<string, unknown>;
     let summary: string;
     if (type === 'stdio') {
       if (typeof entry.command !== 'string') throw new Error('a stdio server needs "command"');
-      if (entry.args !== undefined && (!Array.isArray(entry.args) || entry.args.some((item) => typeof item !== 'string'))) throw new Error('"args" is not a list of strings');
+      if (entry.args !== undefined && (!Array.isArray(entry.args) || entry.args.some((item) => typeof item !== 'string')))
+        throw new Error('"args" is not a list of strings');
       const args = ((entry.args ?? []) as string[]).map(text);
       const env = stringRecord(entry.env, 'env', text);
-      raw = { command: text(entry.command), args, ...(env ? { env } : {}), ...(typeof entry.cwd === 'string' ? { cwd: text(entry.cwd) } : {}) };
+      raw = {
+        command: text(entry.command),
+        args,
+        ...(env ? { env } : {}),
+        ...(typeof entry.cwd === 'string' ? { cwd: text(entry.cwd) } : {}),
+      };
       summary = [entry.command, ...((entry.args ?? []) as string[])].join(' ');
     } else {
       if (typeof entry.url !== 'string') throw new Error(`an ${type} server needs "url"`);
@@ -150,7 +166,11 @@ export function parseWorkspaceMcpFile(text: string, variables: WorkspaceMcpVaria
       problems.push(`inputs[${index}] has no "id".`);
       continue;
     }
-    inputs.push({ id: input.id, description: typeof input.description === 'string' ? input.description : input.id, password: input.password === true });
+    inputs.push({
+      id: input.id,
+      description: typeof input.description === 'string' ? input.description : input.id,
+      password: input.password === true,
+    });
   }
   const inputIds = new Set(inputs.map((input) => input.id));
   const servers: WorkspaceMcpServer[] = [];
@@ -179,7 +199,11 @@ export interface WorkspaceMcpStanding {
  * How each server of the file stands against the user's decisions. A name that `mcp.servers`
  * already defines is left to the config (the user's own entry wins) and is not listed.
  */
-export function workspaceMcpStanding(file: WorkspaceMcpFile, decisions: WorkspaceMcpDecisions, configured: Readonly<Record<string, unknown>>): WorkspaceMcpStanding {
+export function workspaceMcpStanding(
+  file: WorkspaceMcpFile,
+  decisions: WorkspaceMcpDecisions,
+  configured: Readonly<Record<string, unknown>>,
+): WorkspaceMcpStanding {
   const approved: Record<string, McpServerConfig> = {};
   const pending: (WorkspaceMcpServer & { changed: boolean })[] = [];
   const declined: WorkspaceMcpServer[] = [];

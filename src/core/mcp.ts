@@ -44,7 +44,13 @@ export interface McpToolDefinition {
 export type McpContent =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'image' | 'audio'; readonly data: string; readonly mimeType: string }
-  | { readonly type: 'resource_link'; readonly uri: string; readonly name?: string | undefined; readonly description?: string | undefined; readonly mimeType?: string | undefined }
+  | {
+      readonly type: 'resource_link';
+      readonly uri: string;
+      readonly name?: string | undefined;
+      readonly description?: string | undefined;
+      readonly mimeType?: string | undefined;
+    }
   | { readonly type: 'resource'; readonly resource: McpResourceContents }
   | { readonly type: string };
 
@@ -133,7 +139,13 @@ export interface McpPinStore {
 }
 
 /** The user accepts what `server` presents now (all its tools, or only `tool`): pinned, and kept for later diffs. */
-export async function acceptAndKeep(store: McpPinStore, pins: McpPins, server: string, definitions: readonly McpToolDefinition[], tool?: string): Promise<McpPins> {
+export async function acceptAndKeep(
+  store: McpPinStore,
+  pins: McpPins,
+  server: string,
+  definitions: readonly McpToolDefinition[],
+  tool?: string,
+): Promise<McpPins> {
   const accepted = acceptDefinitions(pins, server, definitions, tool);
   await store.save(accepted);
   await store.saveDefinitions(
@@ -180,7 +192,12 @@ function canonicalJson(value: unknown): string {
 
 /** What pinning compares: name, description, input schema and annotations (issue 11). */
 export function definitionHash(definition: McpToolDefinition): string {
-  const pinned = { name: definition.name, description: definition.description ?? '', inputSchema: definition.inputSchema, annotations: definition.annotations ?? {} };
+  const pinned = {
+    name: definition.name,
+    description: definition.description ?? '',
+    inputSchema: definition.inputSchema,
+    annotations: definition.annotations ?? {},
+  };
   return `sha256:${createHash('sha256').update(canonicalJson(pinned)).digest('hex')}`;
 }
 
@@ -260,7 +277,8 @@ function describeSchemaErrors(validate: ValidateFunction): string {
     .slice(0, 8)
     .map((error) => {
       const where = error.instancePath === '' ? 'arguments' : error.instancePath.slice(1).replace(/\//g, '.');
-      const missing = error.keyword === 'required' && typeof error.params.missingProperty === 'string' ? ` "${error.params.missingProperty}"` : '';
+      const missing =
+        error.keyword === 'required' && typeof error.params.missingProperty === 'string' ? ` "${error.params.missingProperty}"` : '';
       return `${where}: ${error.message ?? 'invalid'}${missing}`;
     })
     .join('; ');
@@ -285,12 +303,15 @@ export function formatCallResult(server: string, result: McpCallResult): string 
       parts.push(`[${item.type}: ${item.mimeType}, ${decodedSize(item.data)} bytes, not shown]`);
     } else if (item.type === 'resource_link' && 'uri' in item) {
       const about = [item.name, item.mimeType, item.description].filter((text) => text !== undefined && text !== '').join(', ');
-      parts.push(`[resource link: ${item.uri}${about ? ` (${about})` : ''}; read it with mcp_read {"server": ${JSON.stringify(server)}, "uri": ${JSON.stringify(item.uri)}}]`);
+      parts.push(
+        `[resource link: ${item.uri}${about ? ` (${about})` : ''}; read it with mcp_read {"server": ${JSON.stringify(server)}, "uri": ${JSON.stringify(item.uri)}}]`,
+      );
     } else if (item.type === 'resource' && 'resource' in item) {
       parts.push(`[resource ${item.resource.uri}]\n${formatResourceContents(server, item.resource)}`);
     } else parts.push(`[${item.type} content, not shown]`);
   }
-  if (result.structuredContent !== undefined && !result.content.some((item) => item.type === 'text')) parts.push(JSON.stringify(result.structuredContent, null, 2));
+  if (result.structuredContent !== undefined && !result.content.some((item) => item.type === 'text'))
+    parts.push(JSON.stringify(result.structuredContent, null, 2));
   return parts.join('\n') || '(the tool returned no content)';
 }
 
@@ -340,7 +361,12 @@ export class McpToolSource implements ToolSource {
     return this.preparing;
   }
 
-  private reportOnce(server: string, level: 'info' | 'warning' | 'error', text: string, report: (level: 'info' | 'warning' | 'error', text: string) => void): void {
+  private reportOnce(
+    server: string,
+    level: 'info' | 'warning' | 'error',
+    text: string,
+    report: (level: 'info' | 'warning' | 'error', text: string) => void,
+  ): void {
     if (this.reported.get(server) === text) return;
     this.reported.set(server, text);
     report(level, text);
@@ -363,7 +389,12 @@ export class McpToolSource implements ToolSource {
         } catch (error) {
           const status = clients.status(server);
           const reason = status.reason ?? (error instanceof Error ? error.message : String(error));
-          this.reportOnce(server, 'warning', `MCP server "${server}" is not available: ${reason}${status.stderrTail ? `\nIts stderr ends with:\n${status.stderrTail}` : ''}`, report);
+          this.reportOnce(
+            server,
+            'warning',
+            `MCP server "${server}" is not available: ${reason}${status.stderrTail ? `\nIts stderr ends with:\n${status.stderrTail}` : ''}`,
+            report,
+          );
           return { server, failure: reason };
         }
       }),
@@ -384,11 +415,13 @@ export class McpToolSource implements ToolSource {
       if (config === undefined) continue;
       if ('failure' in entry) {
         for (const offered of this.offered.values()) {
-          if (offered.server === server) offered.withheld = `MCP server "${server}" is not running: ${entry.failure}. It is started again at the next request.`;
+          if (offered.server === server)
+            offered.withheld = `MCP server "${server}" is not running: ${entry.failure}. It is started again at the next request.`;
         }
         continue;
       }
-      if (this.reported.has(server)) this.reportOnce(server, 'info', `MCP server "${server}" is running (${entry.definitions.length} tools).`, report);
+      if (this.reported.has(server))
+        this.reportOnce(server, 'info', `MCP server "${server}" is running (${entry.definitions.length} tools).`, report);
       // First offer of a server never seen before: pin every tool it has now.
       if (pinProblem === undefined && pins[server] === undefined) {
         pins = acceptDefinitions(pins, server, entry.definitions);
@@ -429,18 +462,30 @@ export class McpToolSource implements ToolSource {
         await pinStore.save(pins);
         for (const { server, definitions } of firstPinned) await pinStore.saveDefinitions(server, definitions);
       } catch (error) {
-        report('error', `The MCP tool definitions could not be pinned in ${pinStore.path} (${error instanceof Error ? error.message : String(error)}); they will be pinned at the next run.`);
+        report(
+          'error',
+          `The MCP tool definitions could not be pinned in ${pinStore.path} (${error instanceof Error ? error.message : String(error)}); they will be pinned at the next run.`,
+        );
       }
     }
   }
 
-  private withheldReason(server: string, config: McpServerConfig, definition: McpToolDefinition, pins: McpPins, pinProblem: string | undefined): string | undefined {
-    if (config.tools[definition.name]?.enabled === false) return `switched off in config (mcp.servers.${server}.tools.${definition.name}.enabled = false)`;
+  private withheldReason(
+    server: string,
+    config: McpServerConfig,
+    definition: McpToolDefinition,
+    pins: McpPins,
+    pinProblem: string | undefined,
+  ): string | undefined {
+    if (config.tools[definition.name]?.enabled === false)
+      return `switched off in config (mcp.servers.${server}.tools.${definition.name}.enabled = false)`;
     if (pinProblem !== undefined) return pinProblem;
     const verdict = pinVerdict(pins, server, definition);
     const accept = `Nothing was sent to the server. The user can review it and run \`zuno mcp accept ${server} ${definition.name}\` to approve it.`;
-    if (verdict === 'changed') return `its definition changed since it was approved (MCP server "${server}", tool "${definition.name}"). ${accept}`;
-    if (verdict === 'new') return `it is a new tool of MCP server "${server}" that was not there when the server's tools were approved. ${accept}`;
+    if (verdict === 'changed')
+      return `its definition changed since it was approved (MCP server "${server}", tool "${definition.name}"). ${accept}`;
+    if (verdict === 'new')
+      return `it is a new tool of MCP server "${server}" that was not there when the server's tools were approved. ${accept}`;
     return undefined;
   }
 
@@ -466,7 +511,8 @@ export class McpToolSource implements ToolSource {
     const declarations = mcpDeclarations(config, definition);
     const note = annotationNote(server, config, definition);
     const clients = this.options.clients;
-    const inputSchema: JsonSchema = definition.inputSchema.type === undefined ? { type: 'object', ...definition.inputSchema } : definition.inputSchema;
+    const inputSchema: JsonSchema =
+      definition.inputSchema.type === undefined ? { type: 'object', ...definition.inputSchema } : definition.inputSchema;
     const title = definition.title ?? definition.annotations?.title;
     return {
       name,
@@ -486,11 +532,13 @@ export class McpToolSource implements ToolSource {
         try {
           const questions = context.host.questions;
           const elicit = questions
-            ? (request: McpElicitation, signal: AbortSignal) => elicitThroughQuestions(request, { server, callId: context.callId, sessionId: context.sessionId, questions, signal })
+            ? (request: McpElicitation, signal: AbortSignal) =>
+                elicitThroughQuestions(request, { server, callId: context.callId, sessionId: context.sessionId, questions, signal })
             : undefined;
           result = await clients.callTool(server, definition.name, args, { signal: context.signal, onProgress: context.progress, elicit });
         } catch (error) {
-          if (error instanceof McpNotSentError) return { output: `The call was not sent: ${error.message}. Nothing happened.`, status: 'error' };
+          if (error instanceof McpNotSentError)
+            return { output: `The call was not sent: ${error.message}. Nothing happened.`, status: 'error' };
           throw error;
         }
         const output = formatCallResult(server, result);

@@ -185,7 +185,8 @@ export class OutputCapture {
     const saved = spill && this.spillError === undefined;
     let where: string;
     if (!saved) where = `The full output could not be saved (${this.spillError ?? 'no file'}).`;
-    else if (this.lostBytes > 0) where = `The output is saved at ${spill.path}, except ${formatBytes(this.lostBytes)} that arrived before that file was open; read it with an offset to see the rest.`;
+    else if (this.lostBytes > 0)
+      where = `The output is saved at ${spill.path}, except ${formatBytes(this.lostBytes)} that arrived before that file was open; read it with an offset to see the rest.`;
     else where = `The full output is saved at ${spill.path}; read it with an offset to see the rest.`;
     const omittedBytes = `${formatBytes(Math.max(0, this.totalBytes - keptBytes))} of ${formatBytes(this.totalBytes)}`;
     // When a single long line is cut, no whole line is omitted: then only bytes are counted.
@@ -228,22 +229,24 @@ export class OutputCapture {
     this.pending = [this.head + this.tail];
     this.pendingChars = this.head.length + this.tail.length;
     // Through a promise, so that even a host that throws synchronously ends up in the handler.
-    this.spillOpening = Promise.resolve().then(() => this.openSpill()).then(
-      (file) => {
-        const waiting = this.pending;
-        this.pending = [];
-        this.pendingChars = 0;
-        this.spill = file;
-        for (const chunk of waiting) this.writeSpill(chunk, 0);
-        return file;
-      },
-      (error: unknown) => {
-        this.spillError = error instanceof Error ? error.message : String(error);
-        this.pending = [];
-        this.pendingChars = 0;
-        return undefined;
-      },
-    );
+    this.spillOpening = Promise.resolve()
+      .then(() => this.openSpill())
+      .then(
+        (file) => {
+          const waiting = this.pending;
+          this.pending = [];
+          this.pendingChars = 0;
+          this.spill = file;
+          for (const chunk of waiting) this.writeSpill(chunk, 0);
+          return file;
+        },
+        (error: unknown) => {
+          this.spillError = error instanceof Error ? error.message : String(error);
+          this.pending = [];
+          this.pendingChars = 0;
+          return undefined;
+        },
+      );
   }
 
   private writeSpill(chunk: string, bytes: number): void {

@@ -195,7 +195,12 @@ function insideStateDir(path: string, stateDir: string): boolean {
 const appliesToTool = (rule: PermissionRule, tool: string): boolean => rule.tool === '*' || rule.tool === tool;
 
 /** The first ask/deny rule that hits any subject (or, without `match`, the call itself). */
-function findScreeningRule(rules: readonly PermissionRule[], subjects: readonly CallSubject[], workspaceRoot: string, analyses: Analyses): PermissionRule | undefined {
+function findScreeningRule(
+  rules: readonly PermissionRule[],
+  subjects: readonly CallSubject[],
+  workspaceRoot: string,
+  analyses: Analyses,
+): PermissionRule | undefined {
   return rules.find((rule) => {
     const glob = rule.match;
     if (glob === undefined) return true;
@@ -216,7 +221,10 @@ function coverSubject(rules: readonly PermissionRule[], subject: CallSubject, wo
   if (globbed.length === 0) return { covered: false };
   const analysis = analyses.get(subject) ?? UNANALYSED;
   if (analysis.plain === undefined) {
-    return { covered: false, askReason: `no allow rule can approve this command line by pattern, because ${analysis.notPlain ?? 'it could not be analysed'}` };
+    return {
+      covered: false,
+      askReason: `no allow rule can approve this command line by pattern, because ${analysis.notPlain ?? 'it could not be analysed'}`,
+    };
   }
   let first: PermissionRule | undefined;
   for (const [index, command] of analysis.plain.entries()) {
@@ -229,7 +237,11 @@ function coverSubject(rules: readonly PermissionRule[], subject: CallSubject, wo
 }
 
 /** The deny or ask rule an uncertain command line defeats, with why the line is uncertain. */
-function uncertainLine(rules: readonly PermissionRule[], subjects: readonly CallSubject[], analyses: Analyses): { rule: PermissionRule; why: string } | undefined {
+function uncertainLine(
+  rules: readonly PermissionRule[],
+  subjects: readonly CallSubject[],
+  analyses: Analyses,
+): { rule: PermissionRule; why: string } | undefined {
   const rule = rules.find((candidate) => candidate.action !== 'allow');
   if (rule === undefined) return undefined;
   for (const subject of subjects) {
@@ -295,7 +307,8 @@ export function evaluatePermission(query: PermissionQuery): PermissionDecision {
 function protectedPathCheck(query: PermissionQuery): PermissionDecision | undefined {
   const patterns = [...DEFAULT_PROTECTED_PATHS, ...(query.permission.protected ?? [])];
   const allows = query.permission.rules.filter(
-    (rule): rule is PermissionRule & { match: string } => rule.action === 'allow' && rule.match !== undefined && appliesToTool(rule, query.tool),
+    (rule): rule is PermissionRule & { match: string } =>
+      rule.action === 'allow' && rule.match !== undefined && appliesToTool(rule, query.tool),
   );
   for (const subject of query.subjects) {
     if (subject.kind !== 'path') continue;
@@ -393,7 +406,9 @@ function evaluateRules(query: PermissionQuery): PermissionDecision {
     let covered = true;
     for (const subject of subjects) {
       const outsideRule = outsideAllowedBy.get(subject);
-      const coverage: Coverage = outsideRule ? { covered: true, rule: outsideRule } : coverSubject(allows, subject, workspaceRoot, analyses);
+      const coverage: Coverage = outsideRule
+        ? { covered: true, rule: outsideRule }
+        : coverSubject(allows, subject, workspaceRoot, analyses);
       if (coverage.covered) {
         deciding ??= coverage.rule;
         continue;
@@ -402,7 +417,9 @@ function evaluateRules(query: PermissionQuery): PermissionDecision {
       // The rule cannot vouch for this line, so it does not apply; when the mode then asks, say why.
       if (coverage.askReason !== undefined) {
         const byMode = fallback(query);
-        return byMode.action === 'ask' ? { action: 'ask', reason: coverage.askReason, ...(coverage.rule ? { rule: coverage.rule } : {}) } : byMode;
+        return byMode.action === 'ask'
+          ? { action: 'ask', reason: coverage.askReason, ...(coverage.rule ? { rule: coverage.rule } : {}) }
+          : byMode;
       }
     }
     if (covered && deciding) return { action: 'allow', reason: `allowed by the ${describeRule(deciding)}`, rule: deciding };
@@ -566,7 +583,9 @@ export function pathVisibility(query: VisibilityQuery): PathVisibility {
     isHidden: (realPath, type) => hiddenBy(realPath, type) !== undefined,
     hiddenReason(realPath) {
       const rule = hiddenBy(realPath);
-      return rule && `the ${describeRule(rule)} keeps it from read, and so from every tool that could reveal it, searches and listings included`;
+      return (
+        rule && `the ${describeRule(rule)} keeps it from read, and so from every tool that could reveal it, searches and listings included`
+      );
     },
     excludeGlobs(searchRoot) {
       const base = slashes(searchRoot).replace(/(.)\/+$/, '$1');

@@ -33,7 +33,10 @@ export function costUsd(usage: PricedUsage, price: ModelPrice): number {
   const written = usage.cacheWriteTokens ?? 0;
   const uncached = Math.max(0, usage.inputTokens - cached - written);
   const dollars =
-    uncached * price.input + cached * (price.cached_input ?? price.input) + written * (price.cache_write ?? price.input) + usage.outputTokens * price.output;
+    uncached * price.input +
+    cached * (price.cached_input ?? price.input) +
+    written * (price.cache_write ?? price.input) +
+    usage.outputTokens * price.output;
   return dollars / 1_000_000;
 }
 

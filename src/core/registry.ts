@@ -107,7 +107,10 @@ export class ToolRegistry {
     const split = this.deferral.split(this.surface(env, allowlist), (tool) => !this.registrations.has(tool.name), budget, sessionId);
     if (split.deferred.length === 0) return split;
     const note = ` Not listed now: ${split.deferred.length} MCP tool${split.deferred.length === 1 ? '' : 's'} (${deferredServers(split.deferred)}); search them with this tool to use them.`;
-    return { ...split, sent: split.sent.map((tool) => (tool.name === DEFERRED_TOOL_SEARCH ? { ...tool, description: `${tool.description}${note}` } : tool)) };
+    return {
+      ...split,
+      sent: split.sent.map((tool) => (tool.name === DEFERRED_TOOL_SEARCH ? { ...tool, description: `${tool.description}${note}` } : tool)),
+    };
   }
 
   /** Why `name` may not be called here, or the tool when it may. */
@@ -115,14 +118,20 @@ export class ToolRegistry {
     const registration = this.registration(name);
     if (!registration) {
       const offered = this.surface(env, allowlist).map((tool) => tool.name);
-      return { available: false, reason: `There is no tool named "${name}". The tools you can call are: ${offered.join(', ') || '(none)'}.` };
+      return {
+        available: false,
+        reason: `There is no tool named "${name}". The tools you can call are: ${offered.join(', ') || '(none)'}.`,
+      };
     }
     if (allowlist) {
       if (!allowlist.includes(name)) {
         return { available: false, reason: `"${name}" is not in this agent's tool allowlist (${allowlist.join(', ') || 'empty'}).` };
       }
     } else if (!registration.defaultSurface) {
-      return { available: false, reason: `"${name}" is a registered slot that is not on the default tool surface; only an agent whose tool allowlist names it may call it.` };
+      return {
+        available: false,
+        reason: `"${name}" is a registered slot that is not on the default tool surface; only an agent whose tool allowlist names it may call it.`,
+      };
     }
     if (env.config.tools[name] === false) {
       return { available: false, reason: `"${name}" is switched off in config (tools.${name} = false).` };

@@ -81,7 +81,8 @@ function joinPath(base: string, relative: string): string {
 
 /** `~/x` against the home, a relative path against the workspace, an absolute one as is. */
 export function resolveWritable(entry: string, workspaceRoot: string, home: string | undefined): string | undefined {
-  if (entry === '~' || entry.startsWith('~/')) return home === undefined ? undefined : entry === '~' ? trimSlashes(home) : joinPath(home, entry.slice(2));
+  if (entry === '~' || entry.startsWith('~/'))
+    return home === undefined ? undefined : entry === '~' ? trimSlashes(home) : joinPath(home, entry.slice(2));
   if (entry.startsWith('/') || /^[A-Za-z]:[\\/]/.test(entry)) return trimSlashes(entry);
   return joinPath(workspaceRoot, entry);
 }
@@ -145,10 +146,12 @@ const REFUSALS: readonly { readonly pattern: RegExp; readonly what: (plan: Sandb
   },
   {
     pattern: /permission denied|EACCES|EPERM|operation not permitted/i,
-    what: () => 'an access was refused: the sandbox hides credentials (~/.ssh, ~/.aws, …) and Zuno\'s state, and allows writes only where configured',
+    what: () =>
+      "an access was refused: the sandbox hides credentials (~/.ssh, ~/.aws, …) and Zuno's state, and allows writes only where configured",
   },
   {
-    pattern: /connection refused|ECONNREFUSED|network is unreachable|ENETUNREACH|could not resolve|temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|getaddrinfo/i,
+    pattern:
+      /connection refused|ECONNREFUSED|network is unreachable|ENETUNREACH|could not resolve|temporary failure in name resolution|EAI_AGAIN|ENOTFOUND|getaddrinfo/i,
     what: (plan) => (plan.network ? undefined : 'a connection failed: the network is off in the sandbox, loopback included'),
   },
 ];
@@ -158,7 +161,9 @@ const REFUSALS: readonly { readonly pattern: RegExp; readonly what: (plan: Sandb
  * explicit"), with the way out; undefined when nothing in the output points at it.
  */
 export function sandboxRefusalNote(output: string, plan: SandboxPlan): string | undefined {
-  const found = REFUSALS.flatMap((refusal) => (refusal.pattern.test(output) ? [refusal.what(plan)] : [])).filter((what): what is string => what !== undefined);
+  const found = REFUSALS.flatMap((refusal) => (refusal.pattern.test(output) ? [refusal.what(plan)] : [])).filter(
+    (what): what is string => what !== undefined,
+  );
   if (found.length === 0) return undefined;
   return (
     `[sandbox (${describePlan(plan)}): the failure looks like the sandbox refused it: ${found.join('; ')}. ` +
@@ -168,12 +173,24 @@ export function sandboxRefusalNote(output: string, plan: SandboxPlan): string | 
 }
 
 /** What the editor's status bar says about the sandbox: `sandbox: off (reason)` whenever commands run unsandboxed. */
-export function sandboxStatus(config: ZunoConfig, availability: SandboxAvailability): { readonly text: string; readonly tooltip: string; readonly warning: boolean } {
+export function sandboxStatus(
+  config: ZunoConfig,
+  availability: SandboxAvailability,
+): { readonly text: string; readonly tooltip: string; readonly warning: boolean } {
   const settings = config.sandbox;
-  if (settings.mode === 'off') return { text: 'sandbox: off (sandbox.mode)', tooltip: 'sandbox.mode is "off": commands run with your full permissions.', warning: true };
+  if (settings.mode === 'off')
+    return {
+      text: 'sandbox: off (sandbox.mode)',
+      tooltip: 'sandbox.mode is "off": commands run with your full permissions.',
+      warning: true,
+    };
   if (!availability.available) {
     const outcome = settings.required ? 'shell calls are blocked (sandbox.required)' : 'commands run unsandboxed';
-    return { text: `sandbox: off (${availability.reason})`, tooltip: `The sandbox cannot be used: ${availability.reason}; ${outcome}. ${availability.fix}`, warning: true };
+    return {
+      text: `sandbox: off (${availability.reason})`,
+      tooltip: `The sandbox cannot be used: ${availability.reason}; ${outcome}. ${availability.fix}`,
+      warning: true,
+    };
   }
   return {
     text: `sandbox: ${settings.mode}`,

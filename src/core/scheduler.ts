@@ -32,9 +32,17 @@ import { capOutput, OutputCapture, type OutputLimits } from './output';
 import { evaluatePermission, pathVisibility, type PathVisibility } from './policy';
 import type { ToolRegistry } from './registry';
 import type { ShellAnalysis, ShellAnalyzer } from './shell/analysis';
-import { checkedPathsOf, type Authorization, type CallEnvironment, type CallSubject, type CheckedPaths, type Tool, type ToolContext, type ToolResult } from './tool';
+import {
+  checkedPathsOf,
+  type Authorization,
+  type CallEnvironment,
+  type CallSubject,
+  type CheckedPaths,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+} from './tool';
 import { looseningChanges, snapshotRules, stricterDecision, withUserRule, type RulesSnapshot } from './turn-rules';
-
 
 /** Characters of live output sent as events per call (about 1 MiB of text). */
 export const LIVE_OUTPUT_LIMIT = 1024 * 1024;
@@ -152,7 +160,13 @@ const RESULT_STATUSES: ReadonlySet<unknown> = new Set([undefined, 'ok', 'error',
 
 /** Tools are typed, but a JavaScript tool or an extension's may still break the contract. */
 function isToolResult(value: unknown): value is ToolResult {
-  return typeof value === 'object' && value !== null && 'output' in value && typeof value.output === 'string' && RESULT_STATUSES.has('status' in value ? value.status : undefined);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'output' in value &&
+    typeof value.output === 'string' &&
+    RESULT_STATUSES.has('status' in value ? value.status : undefined)
+  );
 }
 
 const describeError = (error: unknown): string => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
@@ -287,10 +301,24 @@ export class Scheduler {
       let outcome: ReadyCall | SettledCall;
       if (turn.signal.aborted) outcome = this.notStarted(turn, position, request, undefined, 'cancelled');
       else if (seen.has(request.id)) {
-        outcome = this.block(turn, position, request, undefined, 'invalid_arguments', `Another call in this turn already has the id "${request.id}"; every call needs its own id.`);
+        outcome = this.block(
+          turn,
+          position,
+          request,
+          undefined,
+          'invalid_arguments',
+          `Another call in this turn already has the id "${request.id}"; every call needs its own id.`,
+        );
       } else {
         outcome = await this.preflight(turn, position, request).catch((error: unknown) =>
-          this.notStarted(turn, position, request, undefined, 'error', `The call to "${request.name}" was not executed: preparing it failed unexpectedly (${describeError(error)}).`),
+          this.notStarted(
+            turn,
+            position,
+            request,
+            undefined,
+            'error',
+            `The call to "${request.name}" was not executed: preparing it failed unexpectedly (${describeError(error)}).`,
+          ),
         );
       }
       seen.add(request.id);
@@ -302,7 +330,14 @@ export class Scheduler {
     const lock = new FairSharedLock(this.env.config.concurrency.tool_calls);
     for (const call of ready) {
       settled[call.position] = this.execute(turn, call, lock).catch((error: unknown) =>
-        this.notStarted(turn, call.position, call.request, call.declarations, 'error', `The call to "${call.request.name}" failed inside the scheduler (${describeError(error)}); it may not have run.`),
+        this.notStarted(
+          turn,
+          call.position,
+          call.request,
+          call.declarations,
+          'error',
+          `The call to "${call.request.name}" failed inside the scheduler (${describeError(error)}); it may not have run.`,
+        ),
       );
     }
 
@@ -425,11 +460,25 @@ export class Scheduler {
       // Models send "" for a tool without parameters.
       raw = JSON.parse(request.arguments.trim() === '' ? '{}' : request.arguments);
     } catch (error) {
-      return this.block(turn, position, request, undefined, 'invalid_arguments', `The arguments are not valid JSON (${messageOf(error)}). Send one JSON object matching this schema: ${schemaHint()}`);
+      return this.block(
+        turn,
+        position,
+        request,
+        undefined,
+        'invalid_arguments',
+        `The arguments are not valid JSON (${messageOf(error)}). Send one JSON object matching this schema: ${schemaHint()}`,
+      );
     }
     const parsed = tool.parse(raw);
     if (!parsed.success) {
-      return this.block(turn, position, request, undefined, 'invalid_arguments', `${parsed.error.replace(/\.$/, '')}. The arguments must match this JSON Schema: ${schemaHint()}`);
+      return this.block(
+        turn,
+        position,
+        request,
+        undefined,
+        'invalid_arguments',
+        `${parsed.error.replace(/\.$/, '')}. The arguments must match this JSON Schema: ${schemaHint()}`,
+      );
     }
     const args = parsed.args;
     const unready = await tool.readiness?.(args, this.env);
@@ -441,7 +490,11 @@ export class Scheduler {
     } catch (error) {
       // A classifier that fails must not make a call look safer than the strictest default (T2).
       declarations = STRICTEST_DECLARATIONS;
-      this.emit(turn, { type: 'notice', level: 'warning', text: `Tool "${tool.name}" could not classify call ${request.id} (${describeError(error)}); treating it with the strictest declarations.` });
+      this.emit(turn, {
+        type: 'notice',
+        level: 'warning',
+        text: `Tool "${tool.name}" could not classify call ${request.id} (${describeError(error)}); treating it with the strictest declarations.`,
+      });
     }
 
     let subjects: readonly CallSubject[];
@@ -449,7 +502,14 @@ export class Scheduler {
       subjects = await tool.subjectsFor(args, this.env);
     } catch (error) {
       if (error instanceof ToolError) return this.block(turn, position, request, declarations, 'invalid_arguments', error.message);
-      return this.block(turn, position, request, declarations, 'denied', `Permission could not be evaluated, because what the call touches could not be determined (${describeError(error)}).`);
+      return this.block(
+        turn,
+        position,
+        request,
+        declarations,
+        'denied',
+        `Permission could not be evaluated, because what the call touches could not be determined (${describeError(error)}).`,
+      );
     }
 
     if (turn.signal.aborted) return this.notStarted(turn, position, request, declarations, 'cancelled');
@@ -469,7 +529,15 @@ export class Scheduler {
     const stateDir = await this.stateDir();
     const workspaceRoot = await this.workspaceRoot();
     const outsideSandbox = tool.outsideSandbox?.(args, this.env) ?? false;
-    const query = { tool: tool.name, declarations, subjects, workspaceRoot, outsideSandbox, ...(stateDir !== undefined ? { stateDir } : {}), ...(shell ? { shell } : {}) };
+    const query = {
+      tool: tool.name,
+      declarations,
+      subjects,
+      workspaceRoot,
+      outsideSandbox,
+      ...(stateDir !== undefined ? { stateDir } : {}),
+      ...(shell ? { shell } : {}),
+    };
     // The prompt's rules and the live ones: tightening applies at once, loosening waits (issue 8 §3).
     const decision = stricterDecision(
       evaluatePermission({ ...query, permission: this.rules().permission }),
@@ -478,17 +546,27 @@ export class Scheduler {
     if (decision.action === 'deny') return this.block(turn, position, request, declarations, 'denied', `Refused: ${decision.reason}.`);
     // A path hidden from read is refused to every tool: searching or listing it would reveal it too (issue 8 §5).
     // Deny rules of the prompt's snapshot and of the live config both hide.
-    const visibility = pathVisibility({ tool: tool.name, rules: [...this.rules().permission.rules, ...this.env.config.permission.rules], workspaceRoot });
+    const visibility = pathVisibility({
+      tool: tool.name,
+      rules: [...this.rules().permission.rules, ...this.env.config.permission.rules],
+      workspaceRoot,
+    });
     for (const subject of subjects) {
       const hidden = subject.kind === 'path' ? visibility.hiddenReason(subject.value) : undefined;
-      if (hidden !== undefined) return this.block(turn, position, request, declarations, 'denied', `Refused: ${subject.value} is hidden: ${hidden}.`);
+      if (hidden !== undefined)
+        return this.block(turn, position, request, declarations, 'denied', `Refused: ${subject.value} is hidden: ${hidden}.`);
     }
     const ready: ReadyCall = { position, request, tool, args, declarations, visibility, paths: checkedPathsOf(subjects) };
     if (decision.action === 'allow') return ready;
     return this.askApproval(turn, ready, subjects, decision.reason);
   }
 
-  private async askApproval(turn: Turn, call: ReadyCall, subjects: readonly CallSubject[], reason: string): Promise<ReadyCall | SettledCall> {
+  private async askApproval(
+    turn: Turn,
+    call: ReadyCall,
+    subjects: readonly CallSubject[],
+    reason: string,
+  ): Promise<ReadyCall | SettledCall> {
     const { request, tool, position, declarations } = call;
     let changes: readonly FileChange[] | undefined;
     if (tool.hasPreview) {
@@ -497,7 +575,14 @@ export class Scheduler {
       } catch (error) {
         // The change cannot even be shown; asking the user to approve it would be pointless.
         const why = error instanceof ToolError ? error.message : describeError(error);
-        return this.notStarted(turn, position, request, declarations, 'error', `The call to "${tool.name}" was not executed: its proposed change could not be prepared. ${why}`);
+        return this.notStarted(
+          turn,
+          position,
+          request,
+          declarations,
+          'error',
+          `The call to "${tool.name}" was not executed: its proposed change could not be prepared. ${why}`,
+        );
       }
     }
     const subject = subjects[0]?.value;
@@ -541,7 +626,14 @@ export class Scheduler {
       ...(decision.approved && decision.addedRule !== undefined ? { added_rule: decision.addedRule } : {}),
     });
     if (!decision.approved) {
-      return this.block(turn, position, request, declarations, 'denied', userReason !== undefined ? `The user declined: ${userReason}` : 'The user declined this call.');
+      return this.block(
+        turn,
+        position,
+        request,
+        declarations,
+        'denied',
+        userReason !== undefined ? `The user declined: ${userReason}` : 'The user declined this call.',
+      );
     }
     // A rule the user added while approving is the user's act, not a loosening to hold back.
     if (decision.addedRule) this.snapshot = withUserRule(this.rules(), decision.addedRule);
@@ -600,9 +692,17 @@ export class Scheduler {
 
       // A cancel that landed while the start was being recorded: the row exists, the effect never began.
       if (signal.aborted) {
-        return this.finishRun(turn, call, signal, start, began, { kind: 'cancelled' }, {
-          output: `CANCELLED: the call to "${tool.name}" was cancelled before it began. Nothing happened.`,
-        });
+        return this.finishRun(
+          turn,
+          call,
+          signal,
+          start,
+          began,
+          { kind: 'cancelled' },
+          {
+            output: `CANCELLED: the call to "${tool.name}" was cancelled before it began. Nothing happened.`,
+          },
+        );
       }
 
       let result: ToolResult | undefined;
@@ -623,9 +723,17 @@ export class Scheduler {
         return this.finishRun(turn, call, signal, start, began, { kind }, result);
       }
       if (signal.aborted) {
-        return this.finishRun(turn, call, signal, start, began, { kind: 'cancelled' }, {
-          output: `CANCELLED: the call to "${tool.name}" was interrupted while running. Part of its effect may have happened; check the current state before repeating it.`,
-        });
+        return this.finishRun(
+          turn,
+          call,
+          signal,
+          start,
+          began,
+          { kind: 'cancelled' },
+          {
+            output: `CANCELLED: the call to "${tool.name}" was interrupted while running. Part of its effect may have happened; check the current state before repeating it.`,
+          },
+        );
       }
       if (failure instanceof TransientError && attempt < maxAttempts) {
         const delay = this.env.config.retry.base_delay_ms * 2 ** (attempt - 1);
@@ -637,14 +745,28 @@ export class Scheduler {
         try {
           await this.sleep(delay, signal);
         } catch {
-          return this.finishRun(turn, call, signal, start, began, { kind: 'cancelled' }, {
-            output: `CANCELLED: the call to "${tool.name}" was cancelled while waiting to retry after a transient error (${failure.message}).`,
-          });
+          return this.finishRun(
+            turn,
+            call,
+            signal,
+            start,
+            began,
+            { kind: 'cancelled' },
+            {
+              output: `CANCELLED: the call to "${tool.name}" was cancelled while waiting to retry after a transient error (${failure.message}).`,
+            },
+          );
         }
         continue;
       }
       if (failure instanceof BlockedError) {
-        this.emit(turn, { type: 'dispatch-blocked', call_id: request.id, tool: tool.name, category: failure.category, reason: failure.message });
+        this.emit(turn, {
+          type: 'dispatch-blocked',
+          call_id: request.id,
+          tool: tool.name,
+          category: failure.category,
+          reason: failure.message,
+        });
       }
       return this.finishRun(turn, call, signal, start, began, ...this.describeFailure(call, failure, attempt));
     }
@@ -662,7 +784,10 @@ export class Scheduler {
     const name = call.tool.name;
     if (failure instanceof TransientError) {
       if (call.declarations.replay === 'Safe') {
-        return [{ kind: 'error' }, { output: `"${name}" failed after ${attempts} attempt${attempts === 1 ? '' : 's'} with a transient error: ${failure.message}` }];
+        return [
+          { kind: 'error' },
+          { output: `"${name}" failed after ${attempts} attempt${attempts === 1 ? '' : 's'} with a transient error: ${failure.message}` },
+        ];
       }
       if (call.declarations.effect !== 'ReadOnly') {
         // R3: a lost response near a side effect says nothing about whether the effect happened.
@@ -681,7 +806,9 @@ export class Scheduler {
       // The call started, so this is not B1's "nothing happened": only the refused step never ran.
       return [
         { kind: 'blocked', category: failure.category },
-        { output: `BLOCKED (${failure.category}): the call to "${name}" was stopped by permission before the refused step, which did NOT run.\nReason: ${failure.message}` },
+        {
+          output: `BLOCKED (${failure.category}): the call to "${name}" was stopped by permission before the refused step, which did NOT run.\nReason: ${failure.message}`,
+        },
       ];
     }
     if (failure instanceof ToolError) return [{ kind: 'error' }, { output: failure.message }];
@@ -698,7 +825,8 @@ export class Scheduler {
       attempt,
       signal,
       progress: this.liveOutput(turn, callId),
-      captureOutput: () => new OutputCapture(this.limits, () => this.env.host.createSpill(`${callId}.txt`, this.env.config.tool_output.max_spill_bytes)),
+      captureOutput: () =>
+        new OutputCapture(this.limits, () => this.env.host.createSpill(`${callId}.txt`, this.env.config.tool_output.max_spill_bytes)),
       visibility: call.visibility,
       ...(call.approvedEdits ? { approvedEdits: call.approvedEdits } : {}),
       authorize: (subject) => this.authorize(call, subject),
@@ -709,7 +837,13 @@ export class Scheduler {
   /** The policy for a subject a running call discovered, with the call's own tool and declarations. */
   private async authorize(call: ReadyCall, subject: CallSubject): Promise<Authorization> {
     const stateDir = await this.stateDir();
-    const query = { tool: call.tool.name, declarations: call.declarations, subjects: [subject], workspaceRoot: await this.workspaceRoot(), ...(stateDir !== undefined ? { stateDir } : {}) };
+    const query = {
+      tool: call.tool.name,
+      declarations: call.declarations,
+      subjects: [subject],
+      workspaceRoot: await this.workspaceRoot(),
+      ...(stateDir !== undefined ? { stateDir } : {}),
+    };
     // As in preflight: the prompt's snapshot and the live config, the stricter wins.
     const decision = stricterDecision(
       evaluatePermission({ ...query, permission: this.rules().permission }),
@@ -727,7 +861,11 @@ export class Scheduler {
     return (chunk) => {
       if (budget <= 0) return;
       budget -= chunk.length;
-      this.emit(turn, { type: 'tool-call-output', call_id: callId, chunk: budget > 0 ? chunk : `${chunk}\n[live output stops here; the result keeps the head and tail, and the full output]\n` });
+      this.emit(turn, {
+        type: 'tool-call-output',
+        call_id: callId,
+        chunk: budget > 0 ? chunk : `${chunk}\n[live output stops here; the result keeps the head and tail, and the full output]\n`,
+      });
     };
   }
 
@@ -745,14 +883,26 @@ export class Scheduler {
     let truncated = result.truncated === true;
     let metadata = result.metadata;
     if (!truncated) {
-      const capped = await capOutput(output, this.limits, () => this.env.host.createSpill(`${call.request.id}.txt`, this.env.config.tool_output.max_spill_bytes));
+      const capped = await capOutput(output, this.limits, () =>
+        this.env.host.createSpill(`${call.request.id}.txt`, this.env.config.tool_output.max_spill_bytes),
+      );
       output = capped.text;
       truncated = capped.truncated;
       if (capped.spillPath !== undefined) metadata = { ...metadata, fullOutputPath: capped.spillPath };
     }
-    const hookCall: HookCall = { sessionId: turn.sessionId, callId: call.request.id, tool: call.tool.name, arguments: call.args, declarations: call.declarations };
+    const hookCall: HookCall = {
+      sessionId: turn.sessionId,
+      callId: call.request.id,
+      tool: call.tool.name,
+      arguments: call.args,
+      declarations: call.declarations,
+    };
     await this.hooks.afterCall(hookCall, { outcome: outcome.kind, output }, signal).catch((error: unknown) => {
-      this.emit(turn, { type: 'notice', level: 'warning', text: `post-tool hooks for call ${call.request.id} failed: ${describeError(error)}` });
+      this.emit(turn, {
+        type: 'notice',
+        level: 'warning',
+        text: `post-tool hooks for call ${call.request.id} failed: ${describeError(error)}`,
+      });
     });
     const finishedAt = Date.now();
     return {
@@ -792,7 +942,11 @@ export class Scheduler {
       if (call.started) await this.ledger.recordFinish(finish);
       else await this.ledger.recordBlocked(call.start, finish);
     } catch (error) {
-      this.emit(turn, { type: 'notice', level: 'error', text: `The outcome of call ${result.callId} (${result.tool}: ${result.outcome.kind}) could not be persisted: ${describeError(error)}` });
+      this.emit(turn, {
+        type: 'notice',
+        level: 'error',
+        text: `The outcome of call ${result.callId} (${result.tool}: ${result.outcome.kind}) could not be persisted: ${describeError(error)}`,
+      });
     }
     this.emit(turn, {
       type: 'tool-call-finished',

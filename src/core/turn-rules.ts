@@ -56,7 +56,8 @@ export function looseningChanges(before: RulesSnapshot, after: RulesSnapshot): s
   const to = after.permission;
   if (MODE_LOOSENESS[to.mode] > MODE_LOOSENESS[from.mode]) changes.push(`permission mode ${from.mode} → ${to.mode}`);
   for (const rule of added(from.rules, to.rules)) if (rule.action === 'allow') changes.push(`allow rule added ${describeRule(rule)}`);
-  for (const rule of added(to.rules, from.rules)) if (rule.action !== 'allow') changes.push(`${rule.action} rule removed ${describeRule(rule)}`);
+  for (const rule of added(to.rules, from.rules))
+    if (rule.action !== 'allow') changes.push(`${rule.action} rule removed ${describeRule(rule)}`);
   for (const glob of added(to.protected, from.protected)) changes.push(`protected path removed "${glob}"`);
   const hooks = (kind: 'pre_tool' | 'post_tool', list: (snapshot: RulesSnapshot) => readonly HookConfig[]): void => {
     for (const hook of added(list(before), list(after))) changes.push(`${kind} hook added \`${hook.command}\``);

@@ -7,7 +7,17 @@
  * sequence it contains, so replay skips lines already inside it, and a gap (lines lost) is
  * detected instead of silently producing a store with holes.
  */
-import { appendFileSync, closeSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  fdatasync,
+  fdatasyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import { promisify } from 'node:util';
 import { StoreCorruptError } from './errors';
 
@@ -103,7 +113,9 @@ export function readJournal(path: string, snapshotSeq: number): JournalContents 
       expected++;
       lastSeq = parsed.seq;
     } else if (entries.length > 0) {
-      throw new StoreCorruptError(`The journal ${path} line ${line} has sequence ${parsed.seq} after ${lastSeq}: the sequence goes backwards.`);
+      throw new StoreCorruptError(
+        `The journal ${path} line ${line} has sequence ${parsed.seq} after ${lastSeq}: the sequence goes backwards.`,
+      );
     }
     start = end + 1;
   }

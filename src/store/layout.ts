@@ -30,7 +30,10 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 /** The folder of a session, derived from its id alone (no lookup). */
 export function sessionDir(stateDir: string, sessionId: string): string {
-  const name = SAFE_ID.test(sessionId) && !sessionId.endsWith('.') ? sessionId : `id-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
+  const name =
+    SAFE_ID.test(sessionId) && !sessionId.endsWith('.')
+      ? sessionId
+      : `id-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
   return join(stateDir, SESSIONS_DIR, name);
 }
 
@@ -51,10 +54,14 @@ export function readLayout(stateDir: string): number | undefined {
     layout = undefined;
   }
   if (typeof layout !== 'number' || !Number.isSafeInteger(layout)) {
-    throw new StoreCorruptError(`${path} is not a Zuno layout file (expected {"layout": ${LAYOUT_VERSION}}). Restore it, or move the state dir ${stateDir} aside to start afresh.`);
+    throw new StoreCorruptError(
+      `${path} is not a Zuno layout file (expected {"layout": ${LAYOUT_VERSION}}). Restore it, or move the state dir ${stateDir} aside to start afresh.`,
+    );
   }
   if (layout > LAYOUT_VERSION) {
-    throw new StoreUsageError(`The state dir ${stateDir} was written by a newer Zuno (layout ${layout} in ${path}; this one knows up to ${LAYOUT_VERSION}). Update Zuno, or use another --state-dir.`);
+    throw new StoreUsageError(
+      `The state dir ${stateDir} was written by a newer Zuno (layout ${layout} in ${path}; this one knows up to ${LAYOUT_VERSION}). Update Zuno, or use another --state-dir.`,
+    );
   }
   return layout;
 }
@@ -91,7 +98,12 @@ function parseSessionFile(text: string): SessionRow | string {
     return `it is not valid JSON (${(error as Error).message})`;
   }
   const row = value as Partial<Record<keyof SessionRow, unknown>>;
-  if (typeof row.id !== 'string' || typeof row.workspace !== 'string' || typeof row.createdAt !== 'number' || typeof row.updatedAt !== 'number') {
+  if (
+    typeof row.id !== 'string' ||
+    typeof row.workspace !== 'string' ||
+    typeof row.createdAt !== 'number' ||
+    typeof row.updatedAt !== 'number'
+  ) {
     return 'it lacks the id, workspace, createdAt or updatedAt of a session';
   }
   if (!SESSION_STATUSES.some((status) => status === row.status)) return `its status ${JSON.stringify(row.status)} is not a session status`;

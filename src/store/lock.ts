@@ -65,7 +65,10 @@ export interface LockSubject {
 const stateDirSubject = (stateDir: string): LockSubject => ({ name: `The state dir ${stateDir}`, alternative: 'use another --state-dir' });
 
 function inUse(subject: LockSubject, path: string, owner: LockOwner): StateDirInUseError {
-  const who = owner.pid === process.pid && owner.host === hostname() ? `pid ${owner.pid} (this process, through another open store)` : `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}`;
+  const who =
+    owner.pid === process.pid && owner.host === hostname()
+      ? `pid ${owner.pid} (this process, through another open store)`
+      : `pid ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}`;
   return new StateDirInUseError(
     `${subject.name} is in use by ${who}. Only one Zuno process may write it at a time; ` +
       `wait for that one to finish, or ${subject.alternative}. If no such process is running, delete ${path}.`,

@@ -25,9 +25,16 @@ function parseChange(line: string): MemoryChange | undefined {
     if (typeof value['id'] !== 'string') return undefined;
     if (value['op'] === 'propose' && typeof value['text'] === 'string' && typeof value['createdAt'] === 'number') {
       const source = value['sourceSessionId'];
-      return { op: 'propose', id: value['id'], text: value['text'], createdAt: value['createdAt'], ...(typeof source === 'string' ? { sourceSessionId: source } : {}) };
+      return {
+        op: 'propose',
+        id: value['id'],
+        text: value['text'],
+        createdAt: value['createdAt'],
+        ...(typeof source === 'string' ? { sourceSessionId: source } : {}),
+      };
     }
-    if (value['op'] === 'accept' && typeof value['acceptedAt'] === 'number') return { op: 'accept', id: value['id'], acceptedAt: value['acceptedAt'] };
+    if (value['op'] === 'accept' && typeof value['acceptedAt'] === 'number')
+      return { op: 'accept', id: value['id'], acceptedAt: value['acceptedAt'] };
     if (value['op'] === 'delete') return { op: 'delete', id: value['id'] };
   } catch {
     // A torn last line (a crash mid-append) or a foreign line: skipped, see read().
@@ -58,17 +65,25 @@ export class MemoryLog {
       const change = parseChange(line);
       if (!change) {
         // The final line may be an append cut short by a crash, never acknowledged; others are damage.
-        if (index < lines.length - 1) this.warn(`Skipping line ${index + 1} of ${this.path}: it is not a memory change. Remove the line to silence this warning.`);
+        if (index < lines.length - 1)
+          this.warn(`Skipping line ${index + 1} of ${this.path}: it is not a memory change. Remove the line to silence this warning.`);
         return;
       }
       if (change.op === 'propose') {
         // Two processes may propose the same text at once; the first one stands.
         if (![...memories.values()].some((memory) => memory.text === change.text)) {
-          memories.set(change.id, { id: change.id, text: change.text, status: 'proposed', createdAt: change.createdAt, ...(change.sourceSessionId !== undefined ? { sourceSessionId: change.sourceSessionId } : {}) });
+          memories.set(change.id, {
+            id: change.id,
+            text: change.text,
+            status: 'proposed',
+            createdAt: change.createdAt,
+            ...(change.sourceSessionId !== undefined ? { sourceSessionId: change.sourceSessionId } : {}),
+          });
         }
       } else if (change.op === 'accept') {
         const memory = memories.get(change.id);
-        if (memory && memory.status !== 'accepted') memories.set(change.id, { ...memory, status: 'accepted', acceptedAt: change.acceptedAt });
+        if (memory && memory.status !== 'accepted')
+          memories.set(change.id, { ...memory, status: 'accepted', acceptedAt: change.acceptedAt });
       } else memories.delete(change.id);
     });
     return [...memories.values()].sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
@@ -100,12 +115,26 @@ export class MemoryLog {
     const trimmed = typeof memoryText === 'string' ? memoryText.trim() : '';
     if (trimmed === '') throw new WorkStateError('The memory was not stored: its text is empty.');
     if (trimmed.length > MAX_MEMORY_LENGTH) {
-      throw new WorkStateError(`The memory was not stored: it has ${trimmed.length} characters, and at most ${MAX_MEMORY_LENGTH} are allowed. Make it shorter.`);
+      throw new WorkStateError(
+        `The memory was not stored: it has ${trimmed.length} characters, and at most ${MAX_MEMORY_LENGTH} are allowed. Make it shorter.`,
+      );
     }
     const existing = this.read().find((memory) => memory.text === trimmed);
     if (existing) return existing;
-    const row: MemoryRow = { id: randomUUID(), text: trimmed, status: 'proposed', createdAt: Date.now(), ...(sourceSessionId !== undefined ? { sourceSessionId } : {}) };
-    this.append({ op: 'propose', id: row.id, text: row.text, createdAt: row.createdAt, ...(sourceSessionId !== undefined ? { sourceSessionId } : {}) });
+    const row: MemoryRow = {
+      id: randomUUID(),
+      text: trimmed,
+      status: 'proposed',
+      createdAt: Date.now(),
+      ...(sourceSessionId !== undefined ? { sourceSessionId } : {}),
+    };
+    this.append({
+      op: 'propose',
+      id: row.id,
+      text: row.text,
+      createdAt: row.createdAt,
+      ...(sourceSessionId !== undefined ? { sourceSessionId } : {}),
+    });
     return row;
   }
 
@@ -137,8 +166,16 @@ export class MemoryLog {
   static linesFor(memories: readonly MemoryRow[]): string {
     return memories
       .flatMap((memory): MemoryChange[] => [
-        { op: 'propose', id: memory.id, text: memory.text, createdAt: memory.createdAt, ...(memory.sourceSessionId !== undefined ? { sourceSessionId: memory.sourceSessionId } : {}) },
-        ...(memory.status === 'accepted' ? [{ op: 'accept' as const, id: memory.id, acceptedAt: memory.acceptedAt ?? memory.createdAt }] : []),
+        {
+          op: 'propose',
+          id: memory.id,
+          text: memory.text,
+          createdAt: memory.createdAt,
+          ...(memory.sourceSessionId !== undefined ? { sourceSessionId: memory.sourceSessionId } : {}),
+        },
+        ...(memory.status === 'accepted'
+          ? [{ op: 'accept' as const, id: memory.id, acceptedAt: memory.acceptedAt ?? memory.createdAt }]
+          : []),
       ])
       .map((change) => `${JSON.stringify(change)}\n`)
       .join('');

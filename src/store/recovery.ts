@@ -64,7 +64,8 @@ export function recoveryNoticeText(notices: readonly RecoveryNotice[]): string {
   if (notices.length === 0) return '';
   const one = notices.length === 1;
   const lines = notices.map(
-    (notice) => `- call ${notice.callId}: tool "${notice.tool}" with ${notice.argumentSummary}; attempt ${notice.attempt}; outcome: indeterminate.`,
+    (notice) =>
+      `- call ${notice.callId}: tool "${notice.tool}" with ${notice.argumentSummary}; attempt ${notice.attempt}; outcome: indeterminate.`,
   );
   return [
     `RECOVERY NOTICE (from the session store): the previous run of this session stopped while ${one ? 'this tool call was' : `these ${notices.length} tool calls were`} running:`,

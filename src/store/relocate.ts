@@ -10,7 +10,21 @@
  * new directory in place.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, cpSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import type { EventBus } from '../core/events';
@@ -131,7 +145,9 @@ function syncPath(path: string): void {
 function syncTree(root: string): void {
   for (const file of listFiles(root)) if (!lstatSync(join(root, file)).isSymbolicLink()) syncPath(join(root, file));
   const folders = (under: string): string[] =>
-    readdirSync(join(root, under), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [...folders(join(under, entry.name)), join(under, entry.name)] : []));
+    readdirSync(join(root, under), { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? [...folders(join(under, entry.name)), join(under, entry.name)] : [],
+    );
   for (const folder of folders('')) syncPath(join(root, folder));
   syncPath(root);
 }
@@ -244,7 +260,10 @@ export function announceMigration(events: EventBus, migration: MigrationResult):
 }
 
 /** Resolves the state dir and migrates the old in-workspace state into it on first open. */
-export async function prepareStateDir(choice: StateDirChoice, options: Pick<MigrationOptions, 'now' | 'waitMs'> = {}): Promise<{ stateDir: string; migration?: MigrationResult }> {
+export async function prepareStateDir(
+  choice: StateDirChoice,
+  options: Pick<MigrationOptions, 'now' | 'waitMs'> = {},
+): Promise<{ stateDir: string; migration?: MigrationResult }> {
   const { stateDir, legacyDir } = resolveStateDir(choice);
   if (legacyDir === undefined) return { stateDir };
   const migration = await migrateStateDir({ from: legacyDir, to: stateDir, ...options });

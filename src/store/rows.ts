@@ -92,7 +92,8 @@ function column(row: Row, name: string): SqlValue {
 
 export function text(row: Row, name: string): string {
   const value = column(row, name);
-  if (typeof value !== 'string') throw new StoreCorruptError(`The store holds ${String(value)} in column "${name}", where text was expected.`);
+  if (typeof value !== 'string')
+    throw new StoreCorruptError(`The store holds ${String(value)} in column "${name}", where text was expected.`);
   return value;
 }
 
@@ -102,7 +103,8 @@ function optionalText(row: Row, name: string): string | undefined {
 
 export function integer(row: Row, name: string): number {
   const value = column(row, name);
-  if (typeof value !== 'number') throw new StoreCorruptError(`The store holds ${String(value)} in column "${name}", where a number was expected.`);
+  if (typeof value !== 'number')
+    throw new StoreCorruptError(`The store holds ${String(value)} in column "${name}", where a number was expected.`);
   return value;
 }
 
@@ -113,7 +115,8 @@ function optionalInteger(row: Row, name: string): number | undefined {
 export function member<T extends string>(row: Row, name: string, allowed: readonly T[]): T {
   const value = text(row, name);
   const found = allowed.find((candidate) => candidate === value);
-  if (found === undefined) throw new StoreCorruptError(`The store holds "${value}" in column "${name}", which is not one of ${allowed.join(', ')}.`);
+  if (found === undefined)
+    throw new StoreCorruptError(`The store holds "${value}" in column "${name}", which is not one of ${allowed.join(', ')}.`);
   return found;
 }
 

@@ -158,7 +158,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    description: 'one session per database (issue 9); an output is kept once, in its call row (the latest attempt and a tool result in the transcript refer to it)',
+    description:
+      'one session per database (issue 9); an output is kept once, in its call row (the latest attempt and a tool result in the transcript refer to it)',
     statements: [
       // Each output is stored once: CallAttemptRow.output of the latest attempt is read from calls.
       `UPDATE call_attempts SET output = NULL

@@ -71,7 +71,10 @@ export function excerptOf(text: string, terms: readonly string[], width = 240): 
   const found = terms.map((term) => lower.indexOf(term)).filter((index) => index >= 0);
   const at = found.length > 0 ? Math.min(...found) : 0;
   const start = Math.max(0, at - Math.floor(width / 3));
-  const window = text.slice(start, start + width).replace(/\s+/g, ' ').trim();
+  const window = text
+    .slice(start, start + width)
+    .replace(/\s+/g, ' ')
+    .trim();
   return `${start > 0 ? '…' : ''}${window}${start + width < text.length ? '…' : ''}`;
 }
 
@@ -122,7 +125,8 @@ export class SearchIndex {
    */
   private catchUp(db: Database, sessions: readonly SessionEntry[], open: (id: string) => SessionDb | undefined): void {
     const known = new Map<string, { key: string; seq: number }>();
-    for (const [id, key, seq] of db.exec('SELECT session_id, files_key, message_seq FROM sources')[0]?.values ?? []) known.set(String(id), { key: String(key), seq: Number(seq) });
+    for (const [id, key, seq] of db.exec('SELECT session_id, files_key, message_seq FROM sources')[0]?.values ?? [])
+      known.set(String(id), { key: String(key), seq: Number(seq) });
     let changed = false;
     const present = new Set(sessions.map((entry) => entry.row.id));
     for (const id of known.keys()) {
@@ -158,13 +162,17 @@ export class SearchIndex {
         for (const message of session.messagesAfter(id, seq)) {
           seq = message.seq;
           if (message.message.role === 'user') add('prompt', String(message.seq), message.message.content);
-          else if (message.message.role === 'assistant' && message.message.content !== '') add('answer', String(message.seq), message.message.content);
+          else if (message.message.role === 'assistant' && message.message.content !== '')
+            add('answer', String(message.seq), message.message.content);
         }
         // A call is indexed once it has finished, with its tool and arguments so those words find it too.
         for (const call of session.calls(id)) {
           if (call.status !== 'running') add('output', call.callId, `${call.tool} ${call.argumentsJson}\n${call.output ?? ''}`);
         }
-        db.run('INSERT INTO sources (session_id, files_key, message_seq) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET files_key = excluded.files_key, message_seq = excluded.message_seq', [id, key, seq]);
+        db.run(
+          'INSERT INTO sources (session_id, files_key, message_seq) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET files_key = excluded.files_key, message_seq = excluded.message_seq',
+          [id, key, seq],
+        );
         db.run('COMMIT');
         changed = true;
       }
@@ -191,16 +199,21 @@ export class SearchIndex {
    * The sessions whose prompts, answers or tool outputs contain every word of `query`, best
    * first (most occurrences, then most recent), with an excerpt of their best matches.
    */
-  search(query: string, sessions: readonly SessionEntry[], open: (id: string) => SessionDb | undefined, options: SearchOptions): SearchHit[] {
+  search(
+    query: string,
+    sessions: readonly SessionEntry[],
+    open: (id: string) => SessionDb | undefined,
+    options: SearchOptions,
+  ): SearchHit[] {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
     const db = this.load();
     try {
       this.catchUp(db, sessions, open);
-      const rows = db.exec(
-        `SELECT d.session_id, d.kind, d.ref, matchinfo(fts, 'x') FROM fts JOIN docs d ON d.rowid = fts.docid WHERE fts MATCH ?`,
-        [terms.map((term) => `"${term}"`).join(' ')],
-      )[0]?.values ?? [];
+      const rows =
+        db.exec(`SELECT d.session_id, d.kind, d.ref, matchinfo(fts, 'x') FROM fts JOIN docs d ON d.rowid = fts.docid WHERE fts MATCH ?`, [
+          terms.map((term) => `"${term}"`).join(' '),
+        ])[0]?.values ?? [];
       const bySession = new Map<string, { score: number; docs: { kind: SearchHitKind; ref: string; hits: number }[] }>();
       for (const [sessionId, kind, ref, info] of rows) {
         const id = String(sessionId);
@@ -224,7 +237,13 @@ export class SearchIndex {
           const text = session ? documentText(session, id, doc.kind, doc.ref) : undefined;
           return text === undefined ? [] : [{ kind: doc.kind, ref: doc.ref, text: excerptOf(text, terms) }];
         });
-        return { sessionId: id, ...(row?.title !== undefined ? { title: row.title } : {}), updatedAt: row?.updatedAt ?? 0, score: entry.score, excerpts };
+        return {
+          sessionId: id,
+          ...(row?.title !== undefined ? { title: row.title } : {}),
+          updatedAt: row?.updatedAt ?? 0,
+          score: entry.score,
+          excerpts,
+        };
       });
     } finally {
       db.close();

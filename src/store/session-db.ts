@@ -75,7 +75,8 @@ export interface SessionDbOptions {
 }
 
 /** A transcript message as stored: a tool result may refer to its call's output instead of repeating it (schema 4). */
-type StoredMessage = TranscriptMessage | { readonly role: 'tool'; readonly callId: string; readonly toolName: string; readonly contentInCall: true };
+type StoredMessage =
+  TranscriptMessage | { readonly role: 'tool'; readonly callId: string; readonly toolName: string; readonly contentInCall: true };
 
 /** Shorter tool results are kept as they are: the reference would save next to nothing. */
 const MIN_SHARED_OUTPUT = 256;
@@ -122,7 +123,9 @@ function snapshotState(db: Database, path: string): { version: number; seq: numb
     const seq = Number(db.exec(`SELECT value FROM store_meta WHERE key = 'journal_seq'`)[0]?.values[0]?.[0] ?? 0);
     return { version, seq };
   } catch (error) {
-    throw new StoreCorruptError(`The snapshot ${path} is not a readable Zuno store (${(error as Error).message}). Move it aside to start afresh from the journal alone.`);
+    throw new StoreCorruptError(
+      `The snapshot ${path} is not a readable Zuno store (${(error as Error).message}). Move it aside to start afresh from the journal alone.`,
+    );
   }
 }
 
@@ -153,7 +156,9 @@ function replay(db: Database, journal: JournalContents, journalPath: string): vo
         db.exec('COMMIT');
       } catch (error) {
         db.exec('ROLLBACK');
-        throw new StoreCorruptError(`The journal ${journalPath} line ${entry.line} (sequence ${entry.seq}) cannot be applied: ${(error as Error).message}.`);
+        throw new StoreCorruptError(
+          `The journal ${journalPath} line ${entry.line} (sequence ${entry.seq}) cannot be applied: ${(error as Error).message}.`,
+        );
       }
     }
   } finally {
@@ -225,7 +230,9 @@ export class SessionDb {
       if (!readOnly) {
         if (torn) {
           const aside = removeTornTail(journalPath, loaded.journal.validLength);
-          warn(`The last line of ${journalPath} (line ${torn.line}, ${torn.bytes} bytes) was cut short by a crash while it was written; it was never committed and has been removed (kept in ${aside}).`);
+          warn(
+            `The last line of ${journalPath} (line ${torn.line}, ${torn.bytes} bytes) was cut short by a crash while it was written; it was never committed and has been removed (kept in ${aside}).`,
+          );
         }
         const leftover = join(dir, `${SNAPSHOT_FILE}.tmp`);
         if (existsSync(leftover)) unlinkSync(leftover);
@@ -264,7 +271,8 @@ export class SessionDb {
    */
   promote(lockSubject: LockSubject, unchanged: () => boolean): boolean {
     const loaded = this.loadedJournal;
-    if (this.writable || this.closed || !loaded || assertKnownVersion(this.db, this.stateDir) !== SCHEMA_VERSION || this.migratedInMemory) return false;
+    if (this.writable || this.closed || !loaded || assertKnownVersion(this.db, this.stateDir) !== SCHEMA_VERSION || this.migratedInMemory)
+      return false;
     const lock = acquireLock(this.stateDir, lockSubject);
     if (!unchanged()) {
       lock.release();
@@ -382,7 +390,9 @@ export class SessionDb {
     } catch (error) {
       // The journal still holds everything, so nothing is lost; try again after as much growth.
       this.nextCompactionCheck = journal.bytes + threshold;
-      this.warn(`Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); the journal keeps growing until it can.`);
+      this.warn(
+        `Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); the journal keeps growing until it can.`,
+      );
     }
   }
 
@@ -396,7 +406,9 @@ export class SessionDb {
     const snapshotPath = join(this.stateDir, SNAPSHOT_FILE);
     const temporary = `${snapshotPath}.tmp`;
     // Belongs to this snapshot file only, so it is deliberately not journaled.
-    this.db.run(`INSERT INTO store_meta (key, value) VALUES ('journal_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(journal.sequence)]);
+    this.db.run(`INSERT INTO store_meta (key, value) VALUES ('journal_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+      String(journal.sequence),
+    ]);
     const data = this.db.export();
     try {
       writeFileDurably(temporary, data);
@@ -478,7 +490,8 @@ export class SessionDb {
   /** Writes the session's row; this database holds that one session (the facade checked the id). */
   createSession(input: { readonly id: string; readonly workspace: string; readonly title?: string }): SessionRow {
     const { id } = input;
-    if (this.getSession(id)) throw new StoreUsageError(`A session "${id}" already exists in ${this.stateDir}; continue it instead of creating it.`);
+    if (this.getSession(id))
+      throw new StoreUsageError(`A session "${id}" already exists in ${this.stateDir}; continue it instead of creating it.`);
     const now = Date.now();
     this.write([
       [
@@ -486,7 +499,14 @@ export class SessionDb {
         [id, input.workspace, input.title ?? null, now, now],
       ],
     ]);
-    return { id, workspace: input.workspace, ...(input.title !== undefined ? { title: input.title } : {}), createdAt: now, updatedAt: now, status: 'active' };
+    return {
+      id,
+      workspace: input.workspace,
+      ...(input.title !== undefined ? { title: input.title } : {}),
+      createdAt: now,
+      updatedAt: now,
+      status: 'active',
+    };
   }
 
   getSession(id: string): SessionRow | undefined {
@@ -500,7 +520,8 @@ export class SessionDb {
   }
 
   setSessionStatus(id: string, status: SessionStatus): void {
-    if (!SESSION_STATUSES.includes(status)) throw new StoreUsageError(`"${String(status)}" is not a session status; use one of ${SESSION_STATUSES.join(', ')}.`);
+    if (!SESSION_STATUSES.includes(status))
+      throw new StoreUsageError(`"${String(status)}" is not a session status; use one of ${SESSION_STATUSES.join(', ')}.`);
     this.requireSession(id);
     this.write([['UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?', [status, Date.now(), id]]]);
   }
@@ -512,11 +533,16 @@ export class SessionDb {
     this.requireSession(sessionId);
     // Each output is stored once (issue 9): a tool result that is its call's stored output refers to it.
     const stored: StoredMessage =
-      message.role === 'tool' && message.content.length >= MIN_SHARED_OUTPUT && this.callRow(sessionId, message.callId)?.output === message.content
+      message.role === 'tool' &&
+      message.content.length >= MIN_SHARED_OUTPUT &&
+      this.callRow(sessionId, message.callId)?.output === message.content
         ? { role: 'tool', callId: message.callId, toolName: message.toolName, contentInCall: true }
         : message;
     this.write([
-      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)', [sessionId, this.nextSeq('messages', sessionId), JSON.stringify(stored)]],
+      [
+        'INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)',
+        [sessionId, this.nextSeq('messages', sessionId), JSON.stringify(stored)],
+      ],
       ['UPDATE sessions SET updated_at = ? WHERE id = ?', [Date.now(), sessionId]],
     ]);
   }
@@ -527,7 +553,9 @@ export class SessionDb {
     if (!('contentInCall' in stored)) return stored;
     const output = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, stored.callId])?.['output'];
     if (typeof output !== 'string') {
-      throw new StoreCorruptError(`The transcript of session ${sessionId} in ${this.stateDir} refers to the output of call ${stored.callId}, which is not stored. Move ${this.stateDir} aside.`);
+      throw new StoreCorruptError(
+        `The transcript of session ${sessionId} in ${this.stateDir} refers to the output of call ${stored.callId}, which is not stored. Move ${this.stateDir} aside.`,
+      );
     }
     return { role: 'tool', callId: stored.callId, toolName: stored.toolName, content: output };
   }
@@ -546,7 +574,9 @@ export class SessionDb {
   }
 
   messages(sessionId: string): TranscriptMessage[] {
-    return this.all('SELECT json FROM messages WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => this.decodeMessage(sessionId, text(row, 'json')));
+    return this.all('SELECT json FROM messages WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) =>
+      this.decodeMessage(sessionId, text(row, 'json')),
+    );
   }
 
   /**
@@ -554,11 +584,18 @@ export class SessionDb {
    * (the event bus cannot report an error), so the session is not checked here.
    */
   recordEvent(event: ZunoEvent): void {
-    this.write([['INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, ?)', [event.session_id, this.nextSeq('events', event.session_id), event.type, JSON.stringify(event)]]]);
+    this.write([
+      [
+        'INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, ?)',
+        [event.session_id, this.nextSeq('events', event.session_id), event.type, JSON.stringify(event)],
+      ],
+    ]);
   }
 
   events(sessionId: string): ZunoEvent[] {
-    return this.all('SELECT json FROM events WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) => JSON.parse(text(row, 'json')) as ZunoEvent);
+    return this.all('SELECT json FROM events WHERE session_id = ? ORDER BY seq', [sessionId]).map(
+      (row) => JSON.parse(text(row, 'json')) as ZunoEvent,
+    );
   }
 
   // ---- token usage ---------------------------------------------------------------------------
@@ -640,7 +677,14 @@ export class SessionDb {
         [
           // The failed attempt's output moves from the call row (where the latest attempt's output is kept, once) to its attempt row.
           `UPDATE call_attempts SET status = 'error', output = COALESCE(output, ?, ?), finished_at = COALESCE(finished_at, ?) WHERE session_id = ? AND call_id = ? AND attempt = ?`,
-          [existing.output ?? null, `This attempt failed; the call was tried again as attempt ${start.attempt}.`, start.startedAt, start.sessionId, start.callId, existing.attempt],
+          [
+            existing.output ?? null,
+            `This attempt failed; the call was tried again as attempt ${start.attempt}.`,
+            start.startedAt,
+            start.sessionId,
+            start.callId,
+            existing.attempt,
+          ],
         ],
         [
           `UPDATE calls SET status = 'running', attempt = ?, category = NULL, output = NULL, truncated = 0, metadata_json = NULL, finished_at = NULL, duration_ms = NULL WHERE session_id = ? AND call_id = ?`,
@@ -656,7 +700,10 @@ export class SessionDb {
   }
 
   private insertCall(start: CallStart, status: CallStatus, finish?: CallFinish): JournalOperation {
-    const ordinal = integer(this.one('SELECT COALESCE(MAX(ordinal), 0) + 1 AS next FROM calls WHERE session_id = ?', [start.sessionId]) ?? { next: 1 }, 'next');
+    const ordinal = integer(
+      this.one('SELECT COALESCE(MAX(ordinal), 0) + 1 AS next FROM calls WHERE session_id = ?', [start.sessionId]) ?? { next: 1 },
+      'next',
+    );
     // Without an explicit turn, the turn is the transcript's latest message: the assistant
     // message that asked for the call, which the agent loop appends before running the calls.
     const latest = this.one('SELECT MAX(seq) AS latest FROM messages WHERE session_id = ?', [start.sessionId])?.['latest'];
@@ -695,7 +742,10 @@ export class SessionDb {
    * cancelled or failed before it began. Durable before resolving. It has no attempt row.
    */
   async recordBlocked(start: CallStart, finish: CallFinish): Promise<void> {
-    const valid = finish.outcome === 'blocked' ? finish.category !== undefined : (finish.outcome === 'cancelled' || finish.outcome === 'error') && finish.category === undefined;
+    const valid =
+      finish.outcome === 'blocked'
+        ? finish.category !== undefined
+        : (finish.outcome === 'cancelled' || finish.outcome === 'error') && finish.category === undefined;
     if (!valid) {
       throw new StoreUsageError(
         `Call ${start.callId} never started, so it can only be recorded as blocked (with a category), cancelled or error; got ${finish.outcome}${finish.category ? ` (${finish.category})` : ''}.`,
@@ -703,7 +753,9 @@ export class SessionDb {
     }
     this.requireSession(start.sessionId);
     if (this.callRow(start.sessionId, start.callId)) {
-      throw new StoreUsageError(`Call ${start.callId} of session ${start.sessionId} is already recorded; a call that never started is recorded once. Call ids must be unique within a session.`);
+      throw new StoreUsageError(
+        `Call ${start.callId} of session ${start.sessionId} is already recorded; a call that never started is recorded once. Call ids must be unique within a session.`,
+      );
     }
     const seq = this.write([this.insertCall(start, finish.outcome, finish)]);
     await this.journal?.syncThrough(seq);
@@ -713,10 +765,13 @@ export class SessionDb {
   async recordFinish(finish: CallFinish): Promise<void> {
     // A started call ends blocked only when permission stopped it midway (a BlockedError); that needs its category.
     if (finish.outcome === 'blocked' && finish.category === undefined) {
-      throw new StoreUsageError(`Call ${finish.callId} cannot finish as blocked without a category; a call blocked before it started is recorded with recordBlocked.`);
+      throw new StoreUsageError(
+        `Call ${finish.callId} cannot finish as blocked without a category; a call blocked before it started is recorded with recordBlocked.`,
+      );
     }
     const existing = this.callRow(finish.sessionId, finish.callId);
-    if (!existing) throw new StoreUsageError(`Call ${finish.callId} of session ${finish.sessionId} was never started, so it cannot finish.`);
+    if (!existing)
+      throw new StoreUsageError(`Call ${finish.callId} of session ${finish.sessionId} was never started, so it cannot finish.`);
     if (existing.status !== 'running' || existing.attempt !== finish.attempt) {
       throw new StoreUsageError(
         `Call ${finish.callId} of session ${finish.sessionId} cannot finish attempt ${finish.attempt}: it is ${existing.status} at attempt ${existing.attempt}.`,
@@ -725,7 +780,17 @@ export class SessionDb {
     const seq = this.write([
       [
         `UPDATE calls SET status = ?, category = ?, output = ?, truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
-        [finish.outcome, finish.category ?? null, finish.output, finish.truncated ? 1 : 0, metadataJson(finish.metadata), finish.finishedAt, finish.durationMs, finish.sessionId, finish.callId],
+        [
+          finish.outcome,
+          finish.category ?? null,
+          finish.output,
+          finish.truncated ? 1 : 0,
+          metadataJson(finish.metadata),
+          finish.finishedAt,
+          finish.durationMs,
+          finish.sessionId,
+          finish.callId,
+        ],
       ],
       [
         // The output is stored once, in the call row; callAttempts reads it from there (issue 9).
@@ -864,7 +929,10 @@ export class SessionDb {
     if (problems.length > 0) throw new WorkStateError(`The todo list was not changed: ${problems.join('; ')}.`);
     this.write([
       ['DELETE FROM todos WHERE session_id = ?', [sessionId]],
-      ...todos.map((todo, position): JournalOperation => ['INSERT INTO todos (session_id, id, content, status, position) VALUES (?, ?, ?, ?, ?)', [sessionId, todo.id, todo.content, todo.status, position]]),
+      ...todos.map((todo, position): JournalOperation => [
+        'INSERT INTO todos (session_id, id, content, status, position) VALUES (?, ?, ?, ?, ?)',
+        [sessionId, todo.id, todo.content, todo.status, position],
+      ]),
     ]);
     return this.getTodos(sessionId);
   }
@@ -877,7 +945,9 @@ export class SessionDb {
     const problems: string[] = [];
     for (const change of changes) {
       if (!known.has(change.id)) {
-        problems.push(`there is no todo with id "${change.id}" (${known.size > 0 ? `known ids: ${[...known].join(', ')}` : 'the list is empty'})`);
+        problems.push(
+          `there is no todo with id "${change.id}" (${known.size > 0 ? `known ids: ${[...known].join(', ')}` : 'the list is empty'})`,
+        );
       }
       if (change.status !== undefined) problems.push(...statusProblems(change.status, `todo "${change.id}"`));
       if (change.content !== undefined && change.content.trim() === '') problems.push(`todo "${change.id}" would have empty content`);
@@ -894,14 +964,19 @@ export class SessionDb {
 
   getGoal(sessionId: string): Goal | undefined {
     const row = this.one('SELECT text, status, updated_at FROM goals WHERE session_id = ?', [sessionId]);
-    return row ? { text: text(row, 'text'), status: member(row, 'status', GOAL_STATUSES), updatedAt: integer(row, 'updated_at') } : undefined;
+    return row
+      ? { text: text(row, 'text'), status: member(row, 'status', GOAL_STATUSES), updatedAt: integer(row, 'updated_at') }
+      : undefined;
   }
 
   setGoal(sessionId: string, goal: { readonly text: string; readonly status?: GoalStatus }): Goal {
     this.requireSession(sessionId);
     const status = goal.status ?? 'active';
     if (typeof goal.text !== 'string' || goal.text.trim() === '') throw new WorkStateError('The goal was not changed: its text is empty.');
-    if (!GOAL_STATUSES.includes(status)) throw new WorkStateError(`The goal was not changed: "${String(status)}" is not a goal status; use one of ${GOAL_STATUSES.join(', ')}.`);
+    if (!GOAL_STATUSES.includes(status))
+      throw new WorkStateError(
+        `The goal was not changed: "${String(status)}" is not a goal status; use one of ${GOAL_STATUSES.join(', ')}.`,
+      );
     const now = Date.now();
     this.write([
       [
@@ -914,5 +989,7 @@ export class SessionDb {
 }
 
 function statusProblems(status: unknown, what: string): string[] {
-  return TODO_STATUSES.some((known) => known === status) ? [] : [`${what} has the status ${JSON.stringify(status)}, which is not one of ${TODO_STATUSES.join(', ')}`];
+  return TODO_STATUSES.some((known) => known === status)
+    ? []
+    : [`${what} has the status ${JSON.stringify(status)}, which is not one of ${TODO_STATUSES.join(', ')}`];
 }

@@ -74,7 +74,10 @@ export function splitLegacyStore(SQL: SqlJsStatic, stateDir: string, warn: (mess
   const loaded = loadDatabase(SQL, stateDir, true);
   const old = loaded.db;
   try {
-    if (loaded.journal.torn) warn(`Ignoring the unfinished last line of ${join(stateDir, JOURNAL_FILE)} (line ${loaded.journal.torn.line}): it was cut short by a crash and never committed.`);
+    if (loaded.journal.torn)
+      warn(
+        `Ignoring the unfinished last line of ${join(stateDir, JOURNAL_FILE)} (line ${loaded.journal.torn.line}): it was cut short by a crash and never committed.`,
+      );
     migrateInMemory(old);
     const ids = new Set<string>();
     for (const [table, column] of SESSION_TABLES) {
@@ -105,8 +108,10 @@ export function splitLegacyStore(SQL: SqlJsStatic, stateDir: string, warn: (mess
         }),
       );
     }
-    const memories = (old.exec('SELECT * FROM memories ORDER BY created_at, id')[0] ?? { columns: [], values: [] });
-    const memoryRows = memories.values.map((values) => toMemoryRow(Object.fromEntries(memories.columns.map((name, index) => [name, values[index] ?? null]))));
+    const memories = old.exec('SELECT * FROM memories ORDER BY created_at, id')[0] ?? { columns: [], values: [] };
+    const memoryRows = memories.values.map((values) =>
+      toMemoryRow(Object.fromEntries(memories.columns.map((name, index) => [name, values[index] ?? null]))),
+    );
     return { sessions, memories: memoryRows, counts };
   } finally {
     old.close();
@@ -117,7 +122,9 @@ export function splitLegacyStore(SQL: SqlJsStatic, stateDir: string, warn: (mess
 export function sessionRowOf(db: Database): SessionRow | undefined {
   const result = db.exec('SELECT * FROM sessions')[0];
   const values = result?.values[0];
-  return result && values ? toSessionRow(Object.fromEntries(result.columns.map((name, index) => [name, values[index] ?? null]))) : undefined;
+  return result && values
+    ? toSessionRow(Object.fromEntries(result.columns.map((name, index) => [name, values[index] ?? null])))
+    : undefined;
 }
 
 /** `<name>.migrated-<date>`, or with the time too when that name is taken. */
@@ -189,7 +196,12 @@ export function splitStateDir(SQL: SqlJsStatic, stateDir: string, warn: (message
 function verifySplit(SQL: SqlJsStatic, staging: string, stateDir: string, split: SplitStore): void {
   for (const [id, expected] of split.counts) {
     const dir = join(staging, SESSIONS_DIR, basename(sessionDir(stateDir, id)));
-    const db = SessionDb.open(SQL, { dir, readOnly: true, warn: () => undefined, compaction: { minJournalBytes: 0, journalToSnapshotRatio: 0 } });
+    const db = SessionDb.open(SQL, {
+      dir,
+      readOnly: true,
+      warn: () => undefined,
+      compaction: { minJournalBytes: 0, journalToSnapshotRatio: 0 },
+    });
     try {
       const actual = SESSION_TABLES.map(([table]) => db.countRows(table));
       if (actual.join() !== expected.join()) {
@@ -204,12 +216,18 @@ function verifySplit(SQL: SqlJsStatic, staging: string, stateDir: string, split:
   }
   const memories = new MemoryLog(join(staging, MEMORIES_FILE), true, () => undefined).list();
   if (memories.length !== split.memories.length) {
-    throw new StoreCorruptError(`The copy of the memories in ${staging} holds ${memories.length} of ${split.memories.length}. The old store was left as it was.`);
+    throw new StoreCorruptError(
+      `The copy of the memories in ${staging} holds ${memories.length} of ${split.memories.length}. The old store was left as it was.`,
+    );
   }
 }
 
 /** Copies whole sessions out of the old store for reading only (a read-only open writes nothing). */
-export function readLegacySessions(SQL: SqlJsStatic, stateDir: string, warn: (message: string) => void): { sessions: Map<string, SessionDb>; memories: MemoryRow[] } {
+export function readLegacySessions(
+  SQL: SqlJsStatic,
+  stateDir: string,
+  warn: (message: string) => void,
+): { sessions: Map<string, SessionDb>; memories: MemoryRow[] } {
   const split = splitLegacyStore(SQL, stateDir, warn);
   const sessions = new Map<string, SessionDb>();
   for (const [id, db] of split.sessions) sessions.set(id, SessionDb.inMemory(db, `${stateDir} (session ${id})`, warn));

@@ -9,7 +9,6 @@ import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { StoreStartupError } from './errors';
 
-
 const WASM_NAME = 'sql-wasm.wasm';
 
 /** The candidate wasm paths, in the order they are tried. */

@@ -124,7 +124,8 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     const readOnly = options.readOnly ?? false;
     const warn = options.onWarning ?? ((message: string) => console.warn(message));
     const compaction = options.compaction ?? DEFAULT_COMPACTION;
-    if (readOnly && !existsSync(stateDir)) throw new StoreUsageError(`There is no Zuno state in ${stateDir}: the directory does not exist.`);
+    if (readOnly && !existsSync(stateDir))
+      throw new StoreUsageError(`There is no Zuno state in ${stateDir}: the directory does not exist.`);
     const memories = join(stateDir, MEMORIES_FILE);
     let layout = readLayout(stateDir);
     if (readOnly) {
@@ -183,7 +184,9 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     const promoted = cached !== undefined && cached.db.promote(lockSubject, () => filesKey(dir) === cached.key);
     if (cached) this.cached = undefined;
     if (cached && !promoted) cached.db.closeSync();
-    const db = promoted ? cached.db : SessionDb.open(this.SQL, { dir, readOnly: false, warn: this.warn, compaction: this.compaction, lockSubject });
+    const db = promoted
+      ? cached.db
+      : SessionDb.open(this.SQL, { dir, readOnly: false, warn: this.warn, compaction: this.compaction, lockSubject });
     this.writers.set(sessionId, db);
     this.evictIdleWriters(sessionId);
     // A crash between the database and session.json left the index without this session.
@@ -265,7 +268,8 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
   createSession(input: { readonly id?: string; readonly workspace: string; readonly title?: string }): SessionRow {
     const id = input.id ?? randomUUID();
     if (id.trim() === '') throw new StoreUsageError('A session id must not be empty.');
-    if (this.getSession(id)) throw new StoreUsageError(`A session "${id}" already exists in ${this.stateDir}; continue it instead of creating it.`);
+    if (this.getSession(id))
+      throw new StoreUsageError(`A session "${id}" already exists in ${this.stateDir}; continue it instead of creating it.`);
     const db = this.writer(id, false);
     // The database first (it is the truth), then the index; see layout.ts for a crash between.
     const row = db.createSession({ id, workspace: input.workspace, ...(input.title !== undefined ? { title: input.title } : {}) });
@@ -308,7 +312,9 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
           const row = this.unindexedRow(dir);
           if (row) rows.push({ ...row, bytes: directoryBytes(dir), dir });
         } catch (error) {
-          this.warn(`Leaving out the session in ${dir}: ${(error as Error).message} Its other sessions are not affected; move ${dir} aside to silence this warning.`);
+          this.warn(
+            `Leaving out the session in ${dir}: ${(error as Error).message} Its other sessions are not affected; move ${dir} aside to silence this warning.`,
+          );
         }
       }
     }
@@ -350,14 +356,18 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     const held = this.writers.get(id);
     if (held?.busy) throw new StoreUsageError(`Session ${id} has calls running in this process; delete it once they finish.`);
     const dir = this.sessionDir(id);
-    if (!existsSync(dir)) throw new StoreUsageError(`There is no session "${id}" in ${this.stateDir}. List the sessions with \`zuno sessions\`.`);
+    if (!existsSync(dir))
+      throw new StoreUsageError(`There is no session "${id}" in ${this.stateDir}. List the sessions with \`zuno sessions\`.`);
     if (held) {
       held.closeSync();
       this.writers.delete(id);
     }
     if (this.cached?.id === id) this.dropCache();
     // Taking the lock proves no other process writes the session; it moves away with the folder.
-    acquireLock(dir, { name: `The session ${id} in the state dir ${this.stateDir}`, alternative: 'delete it once that process has finished' });
+    acquireLock(dir, {
+      name: `The session ${id} in the state dir ${this.stateDir}`,
+      alternative: 'delete it once that process has finished',
+    });
     const aside = join(this.stateDir, 'sessions', `.deleted-${randomUUID()}`);
     renameSync(dir, aside);
     rmSync(aside, { recursive: true, force: true });
@@ -382,7 +392,8 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
         this.deleteSession(session.id);
         deleted.push(session.id);
       } catch (error) {
-        if (!(error instanceof StateDirInUseError)) this.warn(`Could not delete session ${session.id} (history retention): ${(error as Error).message}`);
+        if (!(error instanceof StateDirInUseError))
+          this.warn(`Could not delete session ${session.id} (history retention): ${(error as Error).message}`);
       }
     }
     return deleted;
@@ -398,7 +409,12 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
   searchSessions(query: string, options: SearchOptions): SearchHit[] {
     this.assertOpen();
     const sessions = this.listSummaries().map(({ bytes: _bytes, dir, ...row }) => ({ row, dir }));
-    return new SearchIndex(this.SQL, this.stateDir, this.readOnly || this.legacy !== undefined, this.warn).search(query, sessions, (id) => this.reader(id), options);
+    return new SearchIndex(this.SQL, this.stateDir, this.readOnly || this.legacy !== undefined, this.warn).search(
+      query,
+      sessions,
+      (id) => this.reader(id),
+      options,
+    );
   }
 
   /** One session's row and transcript; undefined when there is no such session. */

@@ -85,7 +85,18 @@ const MISREAD_WORD = 'the parser kept a blank or newline inside an unquoted word
 const WINDOWS_METACHARACTERS = /[&|<>^%!()"\n]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** Redirections that neither read nor write a file anyone cares about. */
-const HARMLESS_REDIRECTIONS = new Set(['2>&1', '1>&2', '>&2', '>/dev/null', '1>/dev/null', '2>/dev/null', '>>/dev/null', '2>>/dev/null', '</dev/null', '0</dev/null']);
+const HARMLESS_REDIRECTIONS = new Set([
+  '2>&1',
+  '1>&2',
+  '>&2',
+  '>/dev/null',
+  '1>/dev/null',
+  '2>/dev/null',
+  '>>/dev/null',
+  '2>>/dev/null',
+  '</dev/null',
+  '0</dev/null',
+]);
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 /** Node kinds a plain line may consist of, with the operators joining them. */
 const PLAIN_JOINERS = new Set([';', '&', '&&', '||', '|', '\n']);
@@ -198,7 +209,21 @@ function resolveDoubleQuoted(text: string): string {
   return text.replace(/\\([$`"\\\n])/g, (_match, escaped: string) => (escaped === '\n' ? '' : escaped));
 }
 
-const ANSI_C_ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+const ANSI_C_ESCAPES: Readonly<Record<string, string>> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
 
 /** Resolves `$'…'` as bash does, for screening only; undefined for an escape it does not know. */
 function resolveAnsiC(inner: string): string | undefined {
@@ -273,7 +298,8 @@ class Analysis {
     }
     const screened = [...this.screened];
     const uncertain = this.uncertain === undefined ? {} : { uncertain: this.uncertain };
-    if (plain.commands && plain.commands.length > 0) return { plain: plain.commands, plainWritten: plain.written ?? [], screened, ...uncertain, work: this.counter.work };
+    if (plain.commands && plain.commands.length > 0)
+      return { plain: plain.commands, plainWritten: plain.written ?? [], screened, ...uncertain, work: this.counter.work };
     return { notPlain: plain.reason ?? 'the line has no command', screened, ...uncertain, work: this.counter.work };
   }
 
@@ -286,7 +312,8 @@ class Analysis {
       if (node.type === 'ERROR' || node.missing) this.doubt(`the parser could not read part of the line ("${excerpt(text, node)}")`);
       if (node.type === 'command') this.command(node, text, nesting);
       // `export`, `declare`, `local`, `unset`: not commands to the grammar, but builtins a rule may name.
-      if (node.type === 'declaration_command' || node.type === 'unset_command') this.screened.add(collapse(text.slice(node.start, node.end)));
+      if (node.type === 'declaration_command' || node.type === 'unset_command')
+        this.screened.add(collapse(text.slice(node.start, node.end)));
       if (node.type === 'comment') this.comment(node, text, nesting);
       if (node.type === 'word' && !misreadScreened) misreadScreened = this.word(node, text, nesting);
       if (node.type === 'ansi_c_string') this.doubt("the line has an ANSI-C string ($'…'), which bash and dash read differently");
@@ -295,7 +322,11 @@ class Analysis {
         if (destinations.length > 1) {
           // dash reads `&>x touch y` as `&` then `>x touch y`: the extra words may be a command.
           this.doubt(`the redirection "${excerpt(text, node)}" has several target words, which shells read differently`);
-          this.expand(destinations.slice(1).map((word) => wordOf(word, text)), nesting, 0);
+          this.expand(
+            destinations.slice(1).map((word) => wordOf(word, text)),
+            nesting,
+            0,
+          );
         }
       }
       for (const child of node.children) stack.push(child);
@@ -324,7 +355,8 @@ class Analysis {
     const words: Word[] = [];
     for (const child of node.children) {
       if (child.type === 'variable_assignment') assignments.push(collapse(text.slice(child.start, child.end)));
-      else if (child.field === 'name' || child.field === 'argument') words.push(wordOf(child.type === 'command_name' ? (child.children[0] ?? child) : child, text));
+      else if (child.field === 'name' || child.field === 'argument')
+        words.push(wordOf(child.type === 'command_name' ? (child.children[0] ?? child) : child, text));
     }
     this.screened.add(collapse(text.slice(node.start, node.end)));
     if (words.length === 0) return;
@@ -424,9 +456,37 @@ function unwrap(name: string, args: readonly Word[]): Unwrapped | undefined {
     }
     case 'sudo':
     case 'doas':
-      return one(dropAssignments(skipOptions(args, new Set(['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-U', '-T', '--user', '--group', '--host', '--prompt', '--chdir']))));
+      return one(
+        dropAssignments(
+          skipOptions(
+            args,
+            new Set(['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-U', '-T', '--user', '--group', '--host', '--prompt', '--chdir']),
+          ),
+        ),
+      );
     case 'xargs': {
-      const rest = skipOptions(args, new Set(['-a', '-d', '-E', '-e', '-I', '-L', '-l', '-n', '-P', '-s', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-lines', '--max-chars', '--replace']));
+      const rest = skipOptions(
+        args,
+        new Set([
+          '-a',
+          '-d',
+          '-E',
+          '-e',
+          '-I',
+          '-L',
+          '-l',
+          '-n',
+          '-P',
+          '-s',
+          '--arg-file',
+          '--delimiter',
+          '--max-args',
+          '--max-procs',
+          '--max-lines',
+          '--max-chars',
+          '--replace',
+        ]),
+      );
       return one(rest.length > 0 ? rest : [{ value: 'echo' }]);
     }
     case 'find': {
@@ -434,7 +494,8 @@ function unwrap(name: string, args: readonly Word[]): Unwrapped | undefined {
       for (let index = 0; index < args.length; index++) {
         if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[index]?.value ?? '')) continue;
         const command: Word[] = [];
-        for (index++; index < args.length && args[index]?.value !== ';' && args[index]?.value !== '+'; index++) command.push(args[index] as Word);
+        for (index++; index < args.length && args[index]?.value !== ';' && args[index]?.value !== '+'; index++)
+          command.push(args[index] as Word);
         commands.push(command);
       }
       return { commands };
@@ -451,7 +512,11 @@ function unwrap(name: string, args: readonly Word[]): Unwrapped | undefined {
     }
     case 'alias':
       // An alias runs its value wherever its name is used on a later line (dash expands aliases in scripts).
-      return { scripts: args.filter((word) => word.value.includes('=')).map((word) => ({ ...word, value: word.value.slice(word.value.indexOf('=') + 1) })) };
+      return {
+        scripts: args
+          .filter((word) => word.value.includes('='))
+          .map((word) => ({ ...word, value: word.value.slice(word.value.indexOf('=') + 1) })),
+      };
     case 'su': {
       const flag = args.findIndex((word) => word.value === '-c' || word.value === '--command');
       const script = flag === -1 ? undefined : args[flag + 1];
@@ -529,7 +594,8 @@ function plainCommand(node: SyntaxNode, text: string, redirects: readonly Syntax
     if (child.type === 'variable_assignment') {
       const value = child.children.find((part) => part.field === 'value');
       const literal = value ? wordOf(value, text) : { value: '' };
-      if (literal.computed !== undefined || value?.type === 'ansi_c_string') return { reason: `the assignment "${excerpt(text, child)}" is not literal` };
+      if (literal.computed !== undefined || value?.type === 'ansi_c_string')
+        return { reason: `the assignment "${excerpt(text, child)}" is not literal` };
       words.push(collapse(text.slice(child.start, (value ?? child).start)) + literal.value);
       continue;
     }
@@ -545,7 +611,8 @@ function plainCommand(node: SyntaxNode, text: string, redirects: readonly Syntax
     if (word.computed !== undefined) return { reason: `the word "${shorten(word.value)}" is not literal (${word.computed})` };
     // `'git status'` runs a program named "git status": joined with spaces, its resolved name
     // would read as `git` with an argument, so such a command is only matched as written.
-    if (child.field === 'name' && (word.value === '' || /\s/.test(word.value))) return { command: collapse(text.slice(node.start, node.end)) };
+    if (child.field === 'name' && (word.value === '' || /\s/.test(word.value)))
+      return { command: collapse(text.slice(node.start, node.end)) };
     words.push(word.value);
   }
   for (const redirect of redirects) {
@@ -598,7 +665,8 @@ function plainCommands(root: SyntaxNode, text: string): { commands?: string[]; w
       case 'redirected_statement': {
         const body = node.children.find((child) => child.field === 'body');
         const redirects = node.children.filter((child) => child.field === 'redirect');
-        if (body?.type !== 'command' || node.children.length !== redirects.length + 1) return { reason: `it has ${describe(body?.type ?? 'redirected_statement')} with a redirection` };
+        if (body?.type !== 'command' || node.children.length !== redirects.length + 1)
+          return { reason: `it has ${describe(body?.type ?? 'redirected_statement')} with a redirection` };
         const result = plainCommand(body, text, redirects);
         if (result.command === undefined) return result;
         commands.push(result.command);
