@@ -78,7 +78,9 @@ async function planOperation(operation: PatchOperation, env: CallEnvironment, pa
   const path = await paths(operation.path);
   if (operation.kind === 'add') {
     if (await fs.lstat(path.real)) {
-      throw new ToolError(`${origin(operation)}: ${path.display} already exists. Use Update File to change it, or write to replace it whole.`);
+      throw new ToolError(
+        `${origin(operation)}: ${path.display} already exists. Use Update File to change it, or write to replace it whole.`,
+      );
     }
     const after = { format: NEW_FILE_FORMAT, lines: operation.lines, endsWithNewline: operation.lines.length > 0 };
     return { kind: 'create', path, after };
@@ -96,7 +98,9 @@ async function planOperation(operation: PatchOperation, env: CallEnvironment, pa
   const movedTo = await paths(operation.moveTo);
   if (movedTo.real === path.real) return { kind: 'update', path, before, after };
   if (await fs.lstat(movedTo.real)) {
-    throw new ToolError(`${origin(operation)}: cannot move to ${movedTo.display}, which already exists. Choose another destination, or delete it in a separate patch first.`);
+    throw new ToolError(
+      `${origin(operation)}: cannot move to ${movedTo.display}, which already exists. Choose another destination, or delete it in a separate patch first.`,
+    );
   }
   return { kind: 'move', path, movedTo, before, after };
 }
@@ -140,7 +144,9 @@ async function planPatch(patch: string, env: CallEnvironment, paths: PathSource)
   const duplicate = problems.length === 0 ? duplicateProblem(changes, operations) : undefined;
   if (duplicate) problems.push(duplicate);
   if (problems.length > 0) {
-    throw new ToolError(`${problems.join('\n\n')}\n\nNo file was changed. Fix ${problems.length === 1 ? 'this' : 'these'} and send the whole patch again.`);
+    throw new ToolError(
+      `${problems.join('\n\n')}\n\nNo file was changed. Fix ${problems.length === 1 ? 'this' : 'these'} and send the whole patch again.`,
+    );
   }
   return changes;
 }

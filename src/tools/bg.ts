@@ -27,7 +27,8 @@ const NOTE_BYTES = 512;
 /** The environment of background commands, as for foreground ones: no pager waits for a key. */
 export const COMMAND_ENVIRONMENT: Readonly<Record<string, string>> = { PAGER: 'cat', GIT_PAGER: 'cat' };
 
-export const NO_BACKGROUND = 'Background commands are not available in this host, so nothing runs in the background here. Run the command in the foreground (shell without "background").';
+export const NO_BACKGROUND =
+  'Background commands are not available in this host, so nothing runs in the background here. Run the command in the foreground (shell without "background").';
 
 const DESCRIPTION = `Inspect or cancel background commands of this session, which you start with shell {"command": "...", "background": true}. A command's status is running, exited, killed or timed out; its output is saved in full, and a page of it starts with "lines a–b of N so far" and whether it still runs.
 
@@ -35,13 +36,21 @@ You are also told when a background command ends, before your next step.`;
 
 const parameters = z
   .strictObject({
-    action: z.enum(['list', 'output', 'wait', 'cancel']).describe(
-      `list: every background command with its status and output size. output: lines of its saved output; without offset the last ones. wait: until it ends or timeout_ms passes, whichever comes first, with the last lines. cancel: kill it and every process it started.`,
-    ),
+    action: z
+      .enum(['list', 'output', 'wait', 'cancel'])
+      .describe(
+        `list: every background command with its status and output size. output: lines of its saved output; without offset the last ones. wait: until it ends or timeout_ms passes, whichever comes first, with the last lines. cancel: kill it and every process it started.`,
+      ),
     id: z.string().trim().min(1).optional().describe('The background command, e.g. "bg-1"; needed for output, wait and cancel'),
     offset: z.number().int().min(1).optional().describe('output: the 1-based line to page from; default the last lines'),
     limit: z.number().int().min(1).max(2000).optional().describe(`output: how many lines; default ${DEFAULT_PAGE_LINES}`),
-    timeout_ms: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe(`wait: the longest wait in milliseconds; default ${DEFAULT_WAIT_MS}`),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WAIT_MS)
+      .optional()
+      .describe(`wait: the longest wait in milliseconds; default ${DEFAULT_WAIT_MS}`),
   })
   .refine((args) => args.action === 'list' || args.id !== undefined, {
     message: 'output, wait and cancel need the id of a background command; bg {"action": "list"} shows them',
@@ -70,7 +79,10 @@ function tailBlock(job: BackgroundCommand): string {
   if (total === 0) return '(no output yet)';
   const tail = job.tail(TAIL_LINES);
   const shown = tail === '' ? 0 : tail.split('\n').length;
-  const heading = shown < total ? `Last ${plural(shown, 'line')} of ${total} (bg {"action": "output", "id": "${job.id}"} pages through all of them):` : 'Output:';
+  const heading =
+    shown < total
+      ? `Last ${plural(shown, 'line')} of ${total} (bg {"action": "output", "id": "${job.id}"} pages through all of them):`
+      : 'Output:';
   return `${heading}\n${tail}`;
 }
 
@@ -82,7 +94,10 @@ function shown(job: BackgroundCommand): void {
 function list(jobs: BackgroundJobs, context: ToolContext): ToolResult {
   const commands = jobs.commands(context.sessionId);
   if (commands.length === 0) {
-    return { output: 'No background commands in this session. Start one with shell {"command": "...", "background": true}.', metadata: { commands: 0 } };
+    return {
+      output: 'No background commands in this session. Start one with shell {"command": "...", "background": true}.',
+      metadata: { commands: 0 },
+    };
   }
   const now = Date.now();
   const lines = commands.map((job) => {
@@ -99,7 +114,11 @@ function list(jobs: BackgroundJobs, context: ToolContext): ToolResult {
 async function output(jobs: BackgroundJobs, job: BackgroundCommand, args: BgArgs, context: ToolContext): Promise<ToolResult> {
   const limit = args.limit ?? DEFAULT_PAGE_LINES;
   const maxBytes = Math.max(1024, context.config.tool_output.max_bytes - NOTE_BYTES);
-  const page = await jobs.readOutput(job, { ...(args.offset !== undefined ? { offset: args.offset } : {}), limit, maxBytes }, context.signal);
+  const page = await jobs.readOutput(
+    job,
+    { ...(args.offset !== undefined ? { offset: args.offset } : {}), limit, maxBytes },
+    context.signal,
+  );
   const state = statusLine(job, Date.now());
   shown(job);
   const metadata = { id: job.id, status: job.status, first: page.first, last: page.last, total: page.total, outputFile: job.outputPath };
@@ -107,7 +126,8 @@ async function output(jobs: BackgroundJobs, job: BackgroundCommand, args: BgArgs
   if (page.total === 0) return { output: `${job.id} (\`${job.command}\`) has no output yet; it is ${state}.${damaged}`, metadata };
   const notes: string[] = [];
   if (page.first > 1) notes.push(`Earlier lines: offset=1 to ${page.first - 1}.`);
-  if (page.last < page.total) notes.push(`Continue with offset=${page.last + 1}${page.cutBySize ? ' (this page was cut to stay within the output size cap)' : ''}.`);
+  if (page.last < page.total)
+    notes.push(`Continue with offset=${page.last + 1}${page.cutBySize ? ' (this page was cut to stay within the output size cap)' : ''}.`);
   if (job.running) notes.push('More output may follow.');
   return {
     output:
@@ -143,7 +163,10 @@ async function cancel(jobs: BackgroundJobs, job: BackgroundCommand): Promise<Too
   shown(job);
   const metadata = { id: job.id, status: job.status, cancelled: stopped };
   if (!stopped) {
-    return { output: `${job.id} (\`${job.command}\`) had already ended (${job.describeStatus()}); nothing was cancelled.\n${tailBlock(job)}`, metadata };
+    return {
+      output: `${job.id} (\`${job.command}\`) had already ended (${job.describeStatus()}); nothing was cancelled.\n${tailBlock(job)}`,
+      metadata,
+    };
   }
   return {
     output:
@@ -193,7 +216,10 @@ export async function startBackgroundCommand(
     maxOutputBytes: context.config.tool_output.max_spill_bytes,
     ...(args.timeout_ms !== undefined ? { timeoutMs: args.timeout_ms } : {}),
   });
-  const limit = args.timeout_ms !== undefined ? `it is killed after ${formatDuration(args.timeout_ms)}` : 'it has no timeout: it runs until it exits, you cancel it, or the session ends';
+  const limit =
+    args.timeout_ms !== undefined
+      ? `it is killed after ${formatDuration(args.timeout_ms)}`
+      : 'it has no timeout: it runs until it exits, you cancel it, or the session ends';
   return {
     output:
       (sandbox.unsandboxed !== undefined ? `${sandbox.unsandboxed}\n` : '') +

@@ -53,11 +53,17 @@ export async function runCaptured(context: ToolContext, run: CommandRun): Promis
     truncated: output.truncated,
     metadata,
   });
-  if (result.timedOut) return stopped('timed out', 'if it simply needs more time, run it again with a larger timeout_ms, or in the background.');
+  if (result.timedOut)
+    return stopped('timed out', 'if it simply needs more time, run it again with a larger timeout_ms, or in the background.');
   // Cancelled from outside the turn (Ctrl+C in the Zuno terminal): the model must not read it as a crash.
   if (result.cancelled) return stopped('cancelled by the user', 'ask the user before running it again.');
   const header = result.exitCode !== null ? `exit code ${result.exitCode}` : `killed by signal ${result.signal ?? 'unknown'}`;
   const refused = result.exitCode !== 0 && sandbox?.plan ? sandboxRefusalNote(output.text, sandbox.plan) : undefined;
   const note = refused !== undefined ? `${body.endsWith('\n') ? '' : '\n'}${refused}\n` : '';
-  return { status: result.exitCode === 0 ? 'ok' : 'error', output: `${header}\n${body}${note}`, truncated: output.truncated, metadata: { ...metadata, ...(refused !== undefined ? { sandboxRefused: true } : {}) } };
+  return {
+    status: result.exitCode === 0 ? 'ok' : 'error',
+    output: `${header}\n${body}${note}`,
+    truncated: output.truncated,
+    metadata: { ...metadata, ...(refused !== undefined ? { sandboxRefused: true } : {}) },
+  };
 }

@@ -21,7 +21,14 @@ const DESCRIPTION = `Ask the configured council of advisers one question, and ge
 Members are asked in parallel. A member that fails is reported, and the others still count.`;
 
 const parameters = z.strictObject({
-  question: z.string().trim().min(1).max(50_000).describe('Self-contained, with the facts the members need: they do not see your conversation or the workspace and have no tools, so paste the relevant code or plan in'),
+  question: z
+    .string()
+    .trim()
+    .min(1)
+    .max(50_000)
+    .describe(
+      'Self-contained, with the facts the members need: they do not see your conversation or the workspace and have no tools, so paste the relevant code or plan in',
+    ),
 });
 
 function councilUnavailable(env: CallEnvironment): string | undefined {

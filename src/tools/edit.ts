@@ -8,7 +8,17 @@ import { z } from 'zod';
 import { ToolError } from '../core/errors';
 import { defineTool, type CallEnvironment, type ToolContext, type ToolResult } from '../core/tool';
 import { pathSubject } from './paths';
-import { applyUserEdits, commitChanges, previewOf, previewPaths, readExisting, runPaths, type FileOnDisk, type PathSource, type PlannedChange } from './patch/changes';
+import {
+  applyUserEdits,
+  commitChanges,
+  previewOf,
+  previewPaths,
+  readExisting,
+  runPaths,
+  type FileOnDisk,
+  type PathSource,
+  type PlannedChange,
+} from './patch/changes';
 import { adoptText, NEW_FILE_FORMAT, normalizedText, splitLines, withLines, type FileText } from './patch/format';
 import { describeCandidates, describeClosestRegion, EXACT_PASS, LineIndex, TOLERANT_PASSES, type MatchPass } from './patch/matcher';
 import { describeOutcome } from './patch/report';
@@ -73,7 +83,12 @@ function exactSpans(text: string, wanted: string): Span[] {
 }
 
 /** Non-overlapping whole-line matches under the tolerant passes, as spans of the text. */
-function tolerantSpans(text: string, starts: readonly number[], index: LineIndex, wanted: string): { spans: Span[]; pass: MatchPass } | undefined {
+function tolerantSpans(
+  text: string,
+  starts: readonly number[],
+  index: LineIndex,
+  wanted: string,
+): { spans: Span[]; pass: MatchPass } | undefined {
   const { lines: wantedLines, endsWithNewline } = splitLines(wanted);
   if (wantedLines.length === 0) return undefined;
   const candidates = index.find(wantedLines, { from: 0, passes: TOLERANT_PASSES });
@@ -147,7 +162,10 @@ async function planEdit(args: Arguments, env: CallEnvironment, paths: PathSource
     if (before.text.lines.length > 0) {
       throw new ToolError(`${path.display} already exists and is not empty, so old_string cannot be empty. Give the text to replace.`);
     }
-    return { change: { kind: 'update', path, before, after: adoptText(args.new_string, before.text.format) }, heading: `Filled the empty ${path.display}:` };
+    return {
+      change: { kind: 'update', path, before, after: adoptText(args.new_string, before.text.format) },
+      heading: `Filled the empty ${path.display}:`,
+    };
   }
   const { after, note } = replaceIn(before, args, path.display);
   return { change: { kind: 'update', path, before, after }, heading: note };

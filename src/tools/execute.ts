@@ -28,11 +28,22 @@ Returns "exit code N" and the output, stdout and stderr merged. Long output keep
 
 const parameters = z
   .strictObject({
-    action: z.enum(['list', 'run']).describe('list: the tasks, with what each runs. run: run one in the workspace and wait for it to finish.'),
+    action: z
+      .enum(['list', 'run'])
+      .describe('list: the tasks, with what each runs. run: run one in the workspace and wait for it to finish.'),
     name: z.string().trim().min(1).optional().describe('The task to run, as list shows it, e.g. "npm: test"'),
-    timeout_ms: z.number().int().min(1000).max(MAX_TIMEOUT_MS).optional().describe('run: timeout in milliseconds; default the configured shell.default_timeout_ms'),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1000)
+      .max(MAX_TIMEOUT_MS)
+      .optional()
+      .describe('run: timeout in milliseconds; default the configured shell.default_timeout_ms'),
   })
-  .refine((args) => args.action === 'list' || args.name !== undefined, { message: 'run needs the name of a task; execute {"action": "list"} shows them', path: ['name'] });
+  .refine((args) => args.action === 'list' || args.name !== undefined, {
+    message: 'run needs the name of a task; execute {"action": "list"} shows them',
+    path: ['name'],
+  });
 
 function requireTasks(context: ToolContext): WorkspaceTasks {
   if (!context.host.tasks) throw new ToolError(NO_TASKS);
@@ -49,7 +60,13 @@ async function runTask(tasks: WorkspaceTasks, task: WorkspaceTask, timeoutMs: nu
     timeoutMs,
     metadata: { task: task.name },
     sandbox,
-    start: (onOutput) => tasks.run(task, context.workspaceRoot, { timeoutMs, signal: context.signal, onOutput, ...(sandbox.plan ? { sandbox: sandbox.plan } : {}) }),
+    start: (onOutput) =>
+      tasks.run(task, context.workspaceRoot, {
+        timeoutMs,
+        signal: context.signal,
+        onOutput,
+        ...(sandbox.plan ? { sandbox: sandbox.plan } : {}),
+      }),
   });
 }
 
@@ -66,12 +83,21 @@ export const executeTool = defineTool({
   async run(args, context) {
     const tasks = requireTasks(context);
     const listing = await tasks.list(context.workspaceRoot);
-    const problems = listing.problems.length > 0 ? `\nSome task definitions could not be read:\n${listing.problems.map((line) => `- ${line}`).join('\n')}` : '';
+    const problems =
+      listing.problems.length > 0
+        ? `\nSome task definitions could not be read:\n${listing.problems.map((line) => `- ${line}`).join('\n')}`
+        : '';
     if (args.action === 'list') {
       if (listing.tasks.length === 0) {
-        return { output: `The workspace defines no tasks (no package.json scripts, no .vscode/tasks.json tasks). Use shell instead.${problems}`, metadata: { tasks: 0 } };
+        return {
+          output: `The workspace defines no tasks (no package.json scripts, no .vscode/tasks.json tasks). Use shell instead.${problems}`,
+          metadata: { tasks: 0 },
+        };
       }
-      return { output: `Workspace tasks (${listing.tasks.length}):\n${listing.tasks.map(describeTask).join('\n')}${problems}`, metadata: { tasks: listing.tasks.length } };
+      return {
+        output: `Workspace tasks (${listing.tasks.length}):\n${listing.tasks.map(describeTask).join('\n')}${problems}`,
+        metadata: { tasks: listing.tasks.length },
+      };
     }
     const name = args.name ?? '';
     // Exact names only: the name is what permission rules match, so no other spelling may reach a task.
@@ -85,7 +111,9 @@ export const executeTool = defineTool({
       );
     }
     if (task.unsupported !== undefined) {
-      throw new ToolError(`The task "${task.name}" cannot run here: ${task.unsupported}. Run what it does with shell instead: \`${task.command}\`.`);
+      throw new ToolError(
+        `The task "${task.name}" cannot run here: ${task.unsupported}. Run what it does with shell instead: \`${task.command}\`.`,
+      );
     }
     return runTask(tasks, task, args.timeout_ms ?? context.config.shell.default_timeout_ms, context);
   },

@@ -7,7 +7,16 @@ import type { Declarations } from '../core/declarations';
 import { ToolError } from '../core/errors';
 import { defineTool } from '../core/tool';
 import { displayJoin, pathSubject } from './paths';
-import { comparePaths, COMMON_RIPGREP_FLAGS, EXCLUDE_GIT_DIRECTORY, pathGlobFilter, ripgrepFailure, runRipgrep, SmallestItems, withheldNote } from './ripgrep-run';
+import {
+  comparePaths,
+  COMMON_RIPGREP_FLAGS,
+  EXCLUDE_GIT_DIRECTORY,
+  pathGlobFilter,
+  ripgrepFailure,
+  runRipgrep,
+  SmallestItems,
+  withheldNote,
+} from './ripgrep-run';
 import { resolveSearchRoot } from './search-root';
 
 const DECLARATIONS: Declarations = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' };
@@ -18,9 +27,12 @@ const DESCRIPTION = `Find files by name pattern. Use it to locate files before r
 Returns matching file paths relative to the workspace root, one per line, sorted by path, and how many matched in total. Files ignored by .gitignore, .ignore or .rgignore are skipped (even outside a git repository), the .git folder is skipped, other hidden files are included, and symlinks are not followed. Only files are listed, not folders.`;
 
 const parameters = z.strictObject({
-  pattern: z.string().min(1).describe(
-    'Glob, relative to `path`. `*` and `?` stay within one folder, `**` crosses folders, `{a,b}` and `[abc]` work, a leading `!` lists the files that do NOT match. Without a slash it matches file names at any depth: `*.ts` finds every TypeScript file, `src/**/*.test.ts` only those under src/.',
-  ),
+  pattern: z
+    .string()
+    .min(1)
+    .describe(
+      'Glob, relative to `path`. `*` and `?` stay within one folder, `**` crosses folders, `{a,b}` and `[abc]` work, a leading `!` lists the files that do NOT match. Without a slash it matches file names at any depth: `*.ts` finds every TypeScript file, `src/**/*.test.ts` only those under src/.',
+    ),
   path: z.string().min(1).optional().describe('Folder to search, relative to the workspace root; default the root'),
   limit: z.number().int().min(1).max(10_000).optional().describe(`How many paths to return; default ${DEFAULT_LIMIT}`),
 });
@@ -61,7 +73,8 @@ export const globTool = defineTool({
       };
     }
     const shown = paths.values().map((path) => displayJoin(root.displayBase, path));
-    const more = paths.total > shown.length ? `\n[${paths.total - shown.length} more not shown: narrow the pattern or the path, or raise limit.]` : '';
+    const more =
+      paths.total > shown.length ? `\n[${paths.total - shown.length} more not shown: narrow the pattern or the path, or raise limit.]` : '';
     const errors = failure && run.stderr.length > 0 ? `\n[rg reported problems with some files: ${run.stderr}]` : '';
     return {
       output: `${paths.total} file${paths.total === 1 ? '' : 's'} match ${JSON.stringify(args.pattern)} in ${where}${paths.total > shown.length ? `; the first ${shown.length} by path` : ''}:\n${shown.join('\n')}${more}${withheld}${errors}`,

@@ -32,19 +32,35 @@ const DESCRIPTION = `Search file contents with ripgrep. Use it to find where som
 Results are sorted by path, then line number, and say how many matched in total. Lines longer than ${MAX_LINE_CHARS} characters are cut. Files ignored by .gitignore, .ignore or .rgignore are skipped (even outside a git repository), as are the .git folder and binary files; other hidden files are searched; symlinks are not followed.`;
 
 const parameters = z.strictObject({
-  pattern: z.string().min(1).describe(
-    'Regular expression (Rust syntax: like PCRE without look-around or backreferences). Escape ( ) [ ] { } . * + ? | \\ to match them literally, e.g. "foo\\(" for "foo(".',
-  ),
+  pattern: z
+    .string()
+    .min(1)
+    .describe(
+      'Regular expression (Rust syntax: like PCRE without look-around or backreferences). Escape ( ) [ ] { } . * + ? | \\ to match them literally, e.g. "foo\\(" for "foo(".',
+    ),
   path: z.string().min(1).optional().describe('File or folder to search, relative to the workspace root; default the whole workspace'),
-  glob: z.string().min(1).optional().describe(
-    'Only search files whose path (relative to `path`) matches, e.g. "*.ts" or "src/**/*.{js,jsx}"; without a slash it matches the file name at any depth; a leading "!" excludes.',
-  ),
+  glob: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Only search files whose path (relative to `path`) matches, e.g. "*.ts" or "src/**/*.{js,jsx}"; without a slash it matches the file name at any depth; a leading "!" excludes.',
+    ),
   case_insensitive: z.boolean().optional().describe('Ignore case; default false (case-sensitive)'),
   context: z.number().int().min(0).max(20).optional().describe('Lines shown before and after each match (content mode); default 0'),
-  output_mode: z.enum(['content', 'files', 'count']).optional().describe(
-    '"content" (default): matching lines as path:line:text, context lines as path-line-text, "--" between groups; "files": only the paths of matching files; "count": path:count per file',
-  ),
-  limit: z.number().int().min(1).max(5000).optional().describe(`The most matching lines (content) or files (files, count) to return; default ${DEFAULT_LIMIT}`),
+  output_mode: z
+    .enum(['content', 'files', 'count'])
+    .optional()
+    .describe(
+      '"content" (default): matching lines as path:line:text, context lines as path-line-text, "--" between groups; "files": only the paths of matching files; "count": path:count per file',
+    ),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(5000)
+    .optional()
+    .describe(`The most matching lines (content) or files (files, count) to return; default ${DEFAULT_LIMIT}`),
 });
 type GrepArgs = z.output<typeof parameters>;
 
@@ -84,7 +100,8 @@ function clip(text: string): string {
 
 /** rg's JSON carries text as `{text}`, or as `{bytes}` (base64) when it is not valid UTF-8. */
 const jsonText = z.union([z.object({ text: z.string() }), z.object({ bytes: z.string() })]);
-const decodeText = (value: z.infer<typeof jsonText>): string => ('text' in value ? value.text : Buffer.from(value.bytes, 'base64').toString('utf8'));
+const decodeText = (value: z.infer<typeof jsonText>): string =>
+  'text' in value ? value.text : Buffer.from(value.bytes, 'base64').toString('utf8');
 
 const lineMessage = z.object({
   type: z.enum(['match', 'context']),
@@ -154,7 +171,12 @@ function parseOverlong(record: RipgrepRecord): { type: string; path: string; lin
   const path = /"path":\{"text":("(?:[^"\\]|\\.)*")\}/.exec(record.head)?.[1];
   const line = /"line_number":(\d+)/.exec(record.tail)?.[1];
   if (type === undefined || path === undefined) return undefined;
-  return { type, path: JSON.parse(path) as string, line: line === undefined ? 0 : Number(line), text: `[a line of about ${record.length} characters, too long to show]` };
+  return {
+    type,
+    path: JSON.parse(path) as string,
+    line: line === undefined ? 0 : Number(line),
+    text: `[a line of about ${record.length} characters, too long to show]`,
+  };
 }
 
 /**
@@ -182,8 +204,15 @@ async function searchContent(args: GrepArgs, context: ToolContext, root: SearchR
   const hidden = hiddenFilter(context, root);
   let hiddenFiles = 0;
   /** `rawPath` when known; otherwise `path` is compared, decoded. */
-  const addLine = (file: { readonly path: () => string; readonly rawPath: string | undefined }, source: string | ParsedLine, match: boolean): void => {
-    if (!current || (file.rawPath !== undefined && current.rawPath !== undefined ? current.rawPath !== file.rawPath : current.path !== file.path())) {
+  const addLine = (
+    file: { readonly path: () => string; readonly rawPath: string | undefined },
+    source: string | ParsedLine,
+    match: boolean,
+  ): void => {
+    if (
+      !current ||
+      (file.rawPath !== undefined && current.rawPath !== undefined ? current.rawPath !== file.rawPath : current.path !== file.path())
+    ) {
       const path = file.path();
       if (!included(path) || hidden(path)) {
         current = undefined;
@@ -223,7 +252,11 @@ async function searchContent(args: GrepArgs, context: ToolContext, root: SearchR
         const message = lineMessage.safeParse(JSON.parse(text));
         if (message.success) {
           const { data } = message.data;
-          addLine({ path: () => decodeText(data.path), rawPath: undefined }, { line: data.line_number, text: decodeText(data.lines) }, match);
+          addLine(
+            { path: () => decodeText(data.path), rawPath: undefined },
+            { line: data.line_number, text: decodeText(data.lines) },
+            match,
+          );
         }
       } else if (text.startsWith('{"type":"end"')) {
         const rawPath = rawPathOf(text, 'end');
@@ -310,7 +343,10 @@ export const grepTool = defineTool({
     const root = await resolveSearchRoot(context, args.path);
     const limit = args.limit ?? DEFAULT_LIMIT;
     const mode = args.output_mode ?? 'content';
-    const result = mode === 'content' ? await searchContent(args, context, root, limit) : await searchFiles(args, context, root, limit, mode === 'count');
+    const result =
+      mode === 'content'
+        ? await searchContent(args, context, root, limit)
+        : await searchFiles(args, context, root, limit, mode === 'count');
     const failure = ripgrepFailure(result.run, `Searching for ${JSON.stringify(args.pattern)}`);
     if (failure && result.totalFiles === 0) throw failure;
     const where = root.displayBase === '.' && !root.target ? 'the workspace' : displayJoin(root.displayBase, root.target ?? '');
@@ -333,8 +369,12 @@ export const grepTool = defineTool({
           ? `${plural(result.totalFiles, 'file')} with ${plural(result.totalLines, 'matching line')}`
           : `${plural(result.totalFiles, 'file')} match`;
     const partial = total > result.shown ? `; showing the first ${result.shown} by path and line` : '';
-    const more = total > result.shown ? `\n[${total - result.shown} more ${unit}s not shown: narrow the pattern, path or glob, or raise limit.]` : '';
-    const capped = await capText(context, `${header} for ${JSON.stringify(args.pattern)} in ${where}${partial}:\n${result.text}${more}${withheld}${problems}`);
+    const more =
+      total > result.shown ? `\n[${total - result.shown} more ${unit}s not shown: narrow the pattern, path or glob, or raise limit.]` : '';
+    const capped = await capText(
+      context,
+      `${header} for ${JSON.stringify(args.pattern)} in ${where}${partial}:\n${result.text}${more}${withheld}${problems}`,
+    );
     return {
       output: capped.output,
       truncated: capped.truncated,

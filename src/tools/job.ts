@@ -18,7 +18,11 @@ You are also told when a delegated job ends, before your next step.`;
 
 const parameters = z
   .strictObject({
-    action: z.enum(['list', 'status', 'result']).describe("list: every delegated job with its status. status: one job's status and goal. result: once it has ended, the agent's answer and what it changed (its status while it runs)."),
+    action: z
+      .enum(['list', 'status', 'result'])
+      .describe(
+        "list: every delegated job with its status. status: one job's status and goal. result: once it has ended, the agent's answer and what it changed (its status while it runs).",
+      ),
     id: z.string().trim().min(1).optional().describe('The job, e.g. "job-1"; needed for status and result'),
   })
   .refine((args) => args.action === 'list' || args.id !== undefined, {
@@ -43,16 +47,26 @@ export const jobTool = defineTool({
     if (args.action === 'list') {
       const tasks = jobs.tasks(context.sessionId);
       if (tasks.length === 0) {
-        return { output: 'No delegated jobs in this session. Start one with task {"goal": "...", "background": true}.', metadata: { jobs: 0 } };
+        return {
+          output: 'No delegated jobs in this session. Start one with task {"goal": "...", "background": true}.',
+          metadata: { jobs: 0 },
+        };
       }
       const lines = tasks.map((job) => `- ${job.id} (${job.agent}): ${statusLine(job, now)}: "${job.shortGoal}"`);
       const running = tasks.filter((job) => job.running).length;
-      return { output: `Delegated jobs in this session (${tasks.length}, ${running} running):\n${lines.join('\n')}`, metadata: { jobs: tasks.length, running } };
+      return {
+        output: `Delegated jobs in this session (${tasks.length}, ${running} running):\n${lines.join('\n')}`,
+        metadata: { jobs: tasks.length, running },
+      };
     }
     // The schema requires an id for the other actions.
     const job = jobs.task(context.sessionId, args.id ?? '');
     const result = job.result;
-    const metadata = { id: job.id, status: job.status, ...(result?.childSessionId !== undefined ? { childSessionId: result.childSessionId } : {}) };
+    const metadata = {
+      id: job.id,
+      status: job.status,
+      ...(result?.childSessionId !== undefined ? { childSessionId: result.childSessionId } : {}),
+    };
     if (!result) {
       return {
         output:
@@ -62,7 +76,10 @@ export const jobTool = defineTool({
       };
     }
     if (args.action === 'status') {
-      return { output: `${job.id} (${job.agent}) ${statusLine(job, now)}. Goal: "${job.shortGoal}". Read what it did with job {"action": "result", "id": "${job.id}"}.`, metadata };
+      return {
+        output: `${job.id} (${job.agent}) ${statusLine(job, now)}. Goal: "${job.shortGoal}". Read what it did with job {"action": "result", "id": "${job.id}"}.`,
+        metadata,
+      };
     }
     job.reported = true;
     return { output: `${job.id} (${job.agent}) ${statusLine(job, now)}.\n${result.text}`, metadata };

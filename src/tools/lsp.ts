@@ -24,14 +24,19 @@ const parameters = z
   .strictObject({
     action: z
       .enum(['definition', 'references', 'hover', 'symbols', 'diagnostics'])
-      .describe('definition, references, hover (need line and character); symbols (a file\'s outline); diagnostics (a file, or every file below a folder)'),
+      .describe(
+        "definition, references, hover (need line and character); symbols (a file's outline); diagnostics (a file, or every file below a folder)",
+      ),
     path: z.string().min(1).describe('File (or folder, for diagnostics), relative to the workspace root'),
     line: z.number().int().min(1).optional().describe('1-based line of the symbol, as read numbers lines'),
     character: z.number().int().min(1).optional().describe('1-based column of the symbol'),
   })
-  .refine((args) => !['definition', 'references', 'hover'].includes(args.action) || (args.line !== undefined && args.character !== undefined), {
-    message: 'definition, references and hover need line and character (both counting from 1)',
-  });
+  .refine(
+    (args) => !['definition', 'references', 'hover'].includes(args.action) || (args.line !== undefined && args.character !== undefined),
+    {
+      message: 'definition, references and hover need line and character (both counting from 1)',
+    },
+  );
 
 /** A counting semaphore whose size follows the config as it is when each request starts. */
 class RequestLimit {
@@ -96,7 +101,8 @@ async function display(context: ToolContext): Promise<Display> {
 }
 
 async function formatLocations(what: string, ranges: readonly SourceRange[], show: Display): Promise<string> {
-  if (ranges.length === 0) return `No ${what} found. The language server may not know this symbol: check the position (line and character count from 1) with read.`;
+  if (ranges.length === 0)
+    return `No ${what} found. The language server may not know this symbol: check the position (line and character count from 1) with read.`;
   const lines = await Promise.all(
     ranges.slice(0, MAX_LOCATIONS).map(async (range) => {
       const text = await show.lineText(range.path, range.line);
@@ -109,19 +115,27 @@ async function formatLocations(what: string, ranges: readonly SourceRange[], sho
 
 function formatSymbols(symbols: readonly SourceSymbol[], where: string): string {
   if (symbols.length === 0) return `No symbols in ${where}: the file is empty or no language server covers its language.`;
-  const lines = symbols.map((symbol) => `${'  '.repeat(symbol.depth)}${symbol.kind} ${symbol.name}${symbol.detail ? ` ${symbol.detail}` : ''}  (lines ${symbol.line}-${symbol.endLine})`);
+  const lines = symbols.map(
+    (symbol) =>
+      `${'  '.repeat(symbol.depth)}${symbol.kind} ${symbol.name}${symbol.detail ? ` ${symbol.detail}` : ''}  (lines ${symbol.line}-${symbol.endLine})`,
+  );
   return `Outline of ${where}:\n${lines.join('\n')}`;
 }
 
 function formatDiagnostics(diagnostics: readonly SourceDiagnostic[], where: string, show: Display): string {
-  if (diagnostics.length === 0) return `No diagnostics for ${where}. Only files a language server has analysed (usually the open ones) have diagnostics.`;
+  if (diagnostics.length === 0)
+    return `No diagnostics for ${where}. Only files a language server has analysed (usually the open ones) have diagnostics.`;
   const order = { error: 0, warning: 1, information: 2, hint: 3 } as const;
-  const sorted = [...diagnostics].sort((left, right) => order[left.severity] - order[right.severity] || left.path.localeCompare(right.path) || left.line - right.line);
+  const sorted = [...diagnostics].sort(
+    (left, right) => order[left.severity] - order[right.severity] || left.path.localeCompare(right.path) || left.line - right.line,
+  );
   const lines = sorted.slice(0, MAX_DIAGNOSTICS).map((item) => {
     const origin = item.source ? ` [${item.source}${item.code ? ` ${item.code}` : ''}]` : '';
     return `${show.path(item.path)}:${item.line}:${item.character} ${item.severity} ${item.message.split('\n').join(' ')}${origin}`;
   });
-  const counts = (['error', 'warning', 'information', 'hint'] as const).map((severity) => `${sorted.filter((item) => item.severity === severity).length} ${severity}`).join(', ');
+  const counts = (['error', 'warning', 'information', 'hint'] as const)
+    .map((severity) => `${sorted.filter((item) => item.severity === severity).length} ${severity}`)
+    .join(', ');
   const more = sorted.length > MAX_DIAGNOSTICS ? `\n[${sorted.length - MAX_DIAGNOSTICS} more not shown]` : '';
   return `Diagnostics for ${where} (${counts}):\n${lines.join('\n')}${more}`;
 }
@@ -132,14 +146,16 @@ export const lspTool = defineTool({
   parameters,
   declarations: DECLARATIONS,
   subjects: async (args, env) => [await pathSubject(env, args.path)],
-  unavailableReason: (env) => (env.host.languageFeatures ? undefined : 'it needs the language servers of an editor; this host (the CLI) has none'),
+  unavailableReason: (env) =>
+    env.host.languageFeatures ? undefined : 'it needs the language servers of an editor; this host (the CLI) has none',
   async run(args, context) {
     const features = context.host.languageFeatures;
     if (!features) throw new ToolError('lsp needs the editor: language features are not available in this host.');
     const resolved = checkedPath(context, args.path);
     const stat = await context.host.fs.stat(resolved.real);
     if (!stat) throw new ToolError(`${args.path} does not exist. Use glob to find the file.`);
-    if (stat.type === 'directory' && args.action !== 'diagnostics') throw new ToolError(`${args.path} is a folder; ${args.action} needs a file.`);
+    if (stat.type === 'directory' && args.action !== 'diagnostics')
+      throw new ToolError(`${args.path} is a folder; ${args.action} needs a file.`);
     let limit = limits.get(features);
     if (!limit) limits.set(features, (limit = new RequestLimit()));
     const show = await display(context);
@@ -155,12 +171,22 @@ export const lspTool = defineTool({
     const output = await limit.run(context.config.concurrency.lsp_requests, async () => {
       switch (args.action) {
         case 'definition':
-          return formatLocations('definitions', visible(await abortable(features.definition(resolved.real, ...position(), signal), signal)), show);
+          return formatLocations(
+            'definitions',
+            visible(await abortable(features.definition(resolved.real, ...position(), signal), signal)),
+            show,
+          );
         case 'references':
-          return formatLocations('references', visible(await abortable(features.references(resolved.real, ...position(), signal), signal)), show);
+          return formatLocations(
+            'references',
+            visible(await abortable(features.references(resolved.real, ...position(), signal), signal)),
+            show,
+          );
         case 'hover': {
           const texts = await abortable(features.hover(resolved.real, ...position(), signal), signal);
-          return texts.length > 0 ? texts.join('\n\n---\n\n') : `No hover information at ${resolved.display}:${args.line}:${args.character}.`;
+          return texts.length > 0
+            ? texts.join('\n\n---\n\n')
+            : `No hover information at ${resolved.display}:${args.line}:${args.character}.`;
         }
         case 'symbols':
           return formatSymbols(await abortable(features.symbols(resolved.real, signal), signal), resolved.display);
@@ -168,6 +194,9 @@ export const lspTool = defineTool({
           return formatDiagnostics(visible(await abortable(features.diagnostics(resolved.real, signal), signal)), resolved.display, show);
       }
     });
-    return { output: hidden > 0 ? `${output}\n[${hidden} more in files hidden by permission rules, not shown.]` : output, ...(hidden > 0 ? { metadata: { hidden } } : {}) };
+    return {
+      output: hidden > 0 ? `${output}\n[${hidden} more in files hidden by permission rules, not shown.]` : output,
+      ...(hidden > 0 ? { metadata: { hidden } } : {}),
+    };
   },
 });

@@ -39,7 +39,10 @@ export function mcpResourcesTool(clients: McpClients): Tool {
         servers.map(async (server) => {
           try {
             const resources = await clients.listResources(server, context.signal);
-            const lines = resources.map((resource) => `${resource.uri}  ${[resource.name, resource.mimeType, resource.size !== undefined ? `${resource.size} bytes` : undefined, resource.description].filter(Boolean).join(' · ')}`);
+            const lines = resources.map(
+              (resource) =>
+                `${resource.uri}  ${[resource.name, resource.mimeType, resource.size !== undefined ? `${resource.size} bytes` : undefined, resource.description].filter(Boolean).join(' · ')}`,
+            );
             return `MCP server "${server}": ${resources.length} resource${resources.length === 1 ? '' : 's'}\n${lines.join('\n')}`.trimEnd();
           } catch (error) {
             if (args.server !== undefined) notSent(error);
@@ -67,7 +70,11 @@ export function mcpReadTool(clients: McpClients): Tool {
       knownServer(clients, args.server);
       const contents = await clients.readResource(args.server, args.uri, context.signal).catch(notSent);
       if (contents.length === 0) return { output: `MCP server "${args.server}" returned no contents for ${args.uri}.` };
-      const parts = contents.map((item) => (contents.length === 1 ? formatResourceContents(args.server, item) : `[${item.uri}${item.mimeType ? ` ${item.mimeType}` : ''}]\n${formatResourceContents(args.server, item)}`));
+      const parts = contents.map((item) =>
+        contents.length === 1
+          ? formatResourceContents(args.server, item)
+          : `[${item.uri}${item.mimeType ? ` ${item.mimeType}` : ''}]\n${formatResourceContents(args.server, item)}`,
+      );
       return { output: parts.join('\n\n'), metadata: { server: args.server, uri: args.uri } };
     },
   });

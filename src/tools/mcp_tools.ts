@@ -20,17 +20,30 @@ export function mcpToolsTool(registry: () => ToolRegistry): Tool {
       'Find MCP tools by keywords or exact name and make them callable. When many MCP tools exist, some are not listed with every request; the matches found here are enabled for this session and can be called from your next step.',
     parameters: z.strictObject({
       query: z.string().trim().min(1).max(500).describe('Keywords of what you need (e.g. "github issue create"), or a tool\'s exact name'),
-      limit: z.int().min(1).max(MAX_MATCHES).optional().describe(`How many matches to enable, best first (default 5, at most ${MAX_MATCHES})`),
+      limit: z
+        .int()
+        .min(1)
+        .max(MAX_MATCHES)
+        .optional()
+        .describe(`How many matches to enable, best first (default 5, at most ${MAX_MATCHES})`),
     }),
     declarations: { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' },
-    unavailableReason: () => (registry().names().some((name) => name.startsWith('mcp__')) ? undefined : 'no MCP server offers tools (mcp.servers)'),
+    unavailableReason: () =>
+      registry()
+        .names()
+        .some((name) => name.startsWith('mcp__'))
+        ? undefined
+        : 'no MCP server offers tools (mcp.servers)',
     run(args, context) {
       const { sent, deferred } = registry().offered(context, context.sessionId);
       const mcpSent = sent.filter((tool) => tool.name.startsWith('mcp__'));
       const matches = searchTools([...deferred, ...mcpSent], args.query, args.limit ?? 5);
       if (matches.length === 0) {
         const total = deferred.length + mcpSent.length;
-        return Promise.resolve({ output: `No MCP tool matches "${args.query}" (${total} MCP tool${total === 1 ? '' : 's'} available). Try other words.`, metadata: { enabled: [] } });
+        return Promise.resolve({
+          output: `No MCP tool matches "${args.query}" (${total} MCP tool${total === 1 ? '' : 's'} available). Try other words.`,
+          metadata: { enabled: [] },
+        });
       }
       const newlyEnabled = matches.filter((tool) => deferred.includes(tool));
       registry().deferral.enable(

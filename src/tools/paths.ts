@@ -37,7 +37,10 @@ export async function pathSubject(env: CallEnvironment, path: string): Promise<C
  */
 export function checkedPath(context: ToolContext, path: string): ResolvedPath {
   const checked = context.paths.get(path);
-  if (!checked) throw new Error(`the path ${JSON.stringify(path)} was not among the call's subjects, so it was never checked; the tool must report every path it touches`);
+  if (!checked)
+    throw new Error(
+      `the path ${JSON.stringify(path)} was not among the call's subjects, so it was never checked; the tool must report every path it touches`,
+    );
   return checked;
 }
 

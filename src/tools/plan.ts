@@ -5,7 +5,8 @@ import { INSPECTION, requireWorkState, STATE_CHANGE, workStateUnavailable } from
 
 export const planGetTool = defineTool({
   name: 'plan_get',
-  description: 'Read the current plan of this session (free text, usually a numbered list of steps). Returns "(no plan yet)" when none was set.',
+  description:
+    'Read the current plan of this session (free text, usually a numbered list of steps). Returns "(no plan yet)" when none was set.',
   parameters: z.strictObject({}),
   declarations: INSPECTION,
   unavailableReason: workStateUnavailable,

@@ -25,7 +25,9 @@ export const questionTool = defineTool({
   parameters,
   declarations: { effect: 'UserMediated', replay: 'Never', concurrency: 'Exclusive' },
   unavailableReason: (env) =>
-    env.host.questions ? undefined : 'No person can answer questions here (a CLI without a terminal). Decide yourself, or stop and explain what you need.',
+    env.host.questions
+      ? undefined
+      : 'No person can answer questions here (a CLI without a terminal). Decide yourself, or stop and explain what you need.',
   async run(args, context) {
     const gateway = context.host.questions;
     if (!gateway) throw new ToolError('No person can answer questions here.');
@@ -41,7 +43,10 @@ export const questionTool = defineTool({
       context.signal,
     );
     if (!answer.answered) {
-      return { output: 'The user dismissed the question without answering. Decide yourself, or stop and explain what you need.', metadata: { answered: false } };
+      return {
+        output: 'The user dismissed the question without answering. Decide yourself, or stop and explain what you need.',
+        metadata: { answered: false },
+      };
     }
     const unknown = args.options ? answer.selected.filter((choice) => !args.options?.includes(choice)) : [];
     if (unknown.length > 0) throw new ToolError(`The answer named options that were not offered: ${unknown.join(', ')}.`);
@@ -49,6 +54,9 @@ export const questionTool = defineTool({
       ...(answer.selected.length > 0 ? [`Selected: ${answer.selected.join(', ')}`] : []),
       ...(answer.text ? [`Answer: ${answer.text}`] : []),
     ];
-    return { output: parts.length > 0 ? parts.join('\n') : 'The user answered with nothing.', metadata: { answered: true, selected: answer.selected } };
+    return {
+      output: parts.length > 0 ? parts.join('\n') : 'The user answered with nothing.',
+      metadata: { answered: true, selected: answer.selected },
+    };
   },
 });

@@ -75,7 +75,12 @@ async function listDirectory(context: ToolContext, resolved: ResolvedPath, args:
   if (names.length === 0) return { output: `${heading}.`, metadata: { entries: 0, hidden } };
   if (shown.length === 0) throw new ToolError(`${heading}; offset ${start + 1} is past the end. Use an offset from 1 to ${names.length}.`);
   const end = start + shown.length;
-  const paging = end < names.length ? ` (showing ${start + 1}–${end}; continue with offset=${end + 1})` : start > 0 ? ` (showing ${start + 1}–${end})` : '';
+  const paging =
+    end < names.length
+      ? ` (showing ${start + 1}–${end}; continue with offset=${end + 1})`
+      : start > 0
+        ? ` (showing ${start + 1}–${end})`
+        : '';
   return { output: `${heading}${paging}:\n${shown.join('\n')}`, metadata: { entries: names.length, shown: shown.length, hidden } };
 }
 
@@ -189,7 +194,9 @@ async function readFile(context: ToolContext, resolved: ResolvedPath, stat: File
     };
   }
   if (window.lines.length === 0) {
-    throw new ToolError(`${resolved.display} has ${window.seen} line${window.seen === 1 ? '' : 's'}; offset ${offset} is past the end. Use an offset from 1 to ${window.seen}.`);
+    throw new ToolError(
+      `${resolved.display} has ${window.seen} line${window.seen === 1 ? '' : 's'}; offset ${offset} is past the end. Use an offset from 1 to ${window.seen}.`,
+    );
   }
   const last = offset + window.lines.length - 1;
   const whole = offset === 1 && !window.more;
@@ -223,7 +230,8 @@ export const readTool = defineTool({
     }
     if (stat.type === 'directory') return listDirectory(context, resolved, args);
     // A pipe or a device could block the read forever, or never end.
-    if (stat.type !== 'file') throw new ToolError(`${resolved.display} is not a regular file (it is a device, socket or pipe); read shows only files and folders.`);
+    if (stat.type !== 'file')
+      throw new ToolError(`${resolved.display} is not a regular file (it is a device, socket or pipe); read shows only files and folders.`);
     return readFile(context, resolved, stat, args);
   },
 });

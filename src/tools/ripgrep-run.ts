@@ -37,9 +37,12 @@ export function hiddenPathExclusions(context: ToolContext, cwd: string): string[
  * without counting them.
  */
 export function withheldNote(hidden: number, unit: string, skipped: boolean): string {
-  const count = hidden > 0 ? `${hidden} ${unit}${hidden === 1 ? '' : 's'} hidden by permission rules ${hidden === 1 ? 'is' : 'are'} not shown` : '';
+  const count =
+    hidden > 0 ? `${hidden} ${unit}${hidden === 1 ? '' : 's'} hidden by permission rules ${hidden === 1 ? 'is' : 'are'} not shown` : '';
   if (!skipped) return count.length > 0 ? `\n[${count}.]` : '';
-  return count.length > 0 ? `\n[${count}; other paths the rules hide were not searched.]` : '\n[Paths hidden by permission rules were not searched.]';
+  return count.length > 0
+    ? `\n[${count}; other paths the rules hide were not searched.]`
+    : '\n[Paths hidden by permission rules were not searched.]';
 }
 
 /** rg's complaints about a hidden path ("rg: secrets/key: Permission denied") would name it: they are dropped. */

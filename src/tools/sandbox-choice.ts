@@ -4,7 +4,14 @@
  * unsandboxed silently.
  */
 import { ToolError } from '../core/errors';
-import { planSandbox, requiredButUnavailable, unavailableNotice, unsandboxedLine, type SandboxAvailability, type SandboxPlan } from '../core/sandbox';
+import {
+  planSandbox,
+  requiredButUnavailable,
+  unavailableNotice,
+  unsandboxedLine,
+  type SandboxAvailability,
+  type SandboxPlan,
+} from '../core/sandbox';
 import type { CallEnvironment } from '../core/tool';
 
 export interface SandboxChoice {
@@ -16,7 +23,11 @@ export interface SandboxChoice {
   readonly notice?: string;
 }
 
-const NO_SUPPORT: SandboxAvailability = { available: false, reason: 'this host has no sandbox', fix: 'Run Zuno on Linux with bubblewrap, or on macOS.' };
+const NO_SUPPORT: SandboxAvailability = {
+  available: false,
+  reason: 'this host has no sandbox',
+  fix: 'Run Zuno on Linux with bubblewrap, or on macOS.',
+};
 
 async function availability(env: CallEnvironment, plan: SandboxPlan): Promise<SandboxAvailability> {
   return env.host.sandbox ? env.host.sandbox.availability(plan.bwrapPath) : NO_SUPPORT;
@@ -24,7 +35,12 @@ async function availability(env: CallEnvironment, plan: SandboxPlan): Promise<Sa
 
 function plan(env: CallEnvironment): SandboxPlan | undefined {
   const home = env.host.sandbox?.home;
-  return planSandbox({ config: env.config, workspaceRoot: env.workspaceRoot, ...(env.stateDir !== undefined ? { stateDir: env.stateDir } : {}), ...(home !== undefined ? { home } : {}) });
+  return planSandbox({
+    config: env.config,
+    workspaceRoot: env.workspaceRoot,
+    ...(env.stateDir !== undefined ? { stateDir: env.stateDir } : {}),
+    ...(home !== undefined ? { home } : {}),
+  });
 }
 
 /**
@@ -40,7 +56,8 @@ export async function sandboxRequiredProblem(env: CallEnvironment, outsideSandbo
 }
 
 /** Whether a call asks to leave the sandbox: only meaningful while a sandbox is configured. */
-export const leavesSandbox = (env: CallEnvironment, requested: 'off' | undefined): boolean => requested === 'off' && env.config.sandbox.mode !== 'off';
+export const leavesSandbox = (env: CallEnvironment, requested: 'off' | undefined): boolean =>
+  requested === 'off' && env.config.sandbox.mode !== 'off';
 
 export async function chooseSandbox(env: CallEnvironment, requested: 'off' | undefined): Promise<SandboxChoice> {
   if (leavesSandbox(env, requested)) return { unsandboxed: unsandboxedLine('"sandbox": "off" was asked for this call') };

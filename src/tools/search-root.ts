@@ -27,11 +27,19 @@ export async function resolveSearchRoot(context: ToolContext, path: string | und
   const stat = await context.host.fs.stat(resolved.real);
   if (!stat) {
     const suggestions = await suggestNearNames(context, resolved);
-    throw new ToolError(`No such file or directory: ${path ?? '.'} (resolved to ${resolved.real}).${suggestionText(suggestions)} Use glob to find the right path.`);
+    throw new ToolError(
+      `No such file or directory: ${path ?? '.'} (resolved to ${resolved.real}).${suggestionText(suggestions)} Use glob to find the right path.`,
+    );
   }
   const isFile = stat.type !== 'directory';
   const cwd = isFile ? dirname(resolved.real) : resolved.real;
   const root = await context.host.fs.realpath(context.workspaceRoot);
   const displayBase = isWithin(root, cwd) ? relative(root, cwd) || '.' : cwd;
-  return { cwd, displayBase, isFile, exclusions: hiddenPathExclusions(context, cwd), ...(isFile ? { target: basename(resolved.real) } : {}) };
+  return {
+    cwd,
+    displayBase,
+    isFile,
+    exclusions: hiddenPathExclusions(context, cwd),
+    ...(isFile ? { target: basename(resolved.real) } : {}),
+  };
 }

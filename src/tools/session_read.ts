@@ -16,7 +16,8 @@ const MAX_MESSAGE_CHARS = 4000;
 const NOTE_BYTES = 512;
 
 function render(index: number, message: TranscriptMessage): string {
-  const clip = (text: string): string => (text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)} … [${text.length - MAX_MESSAGE_CHARS} more characters]` : text);
+  const clip = (text: string): string =>
+    text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)} … [${text.length - MAX_MESSAGE_CHARS} more characters]` : text;
   switch (message.role) {
     case 'assistant': {
       const calls = (message.toolCalls ?? []).map((call) => `\n    → ${call.name} ${clip(call.arguments)} (call ${call.id})`).join('');
@@ -47,7 +48,10 @@ export const sessionReadTool = defineTool({
     if (!session) throw new ToolError(`There is no session "${args.session_id}" in this workspace. Find session ids with session_search.`);
     const total = session.messages.length;
     const offset = args.offset ?? 1;
-    if (total > 0 && offset > total) throw new ToolError(`Session ${session.id} has ${total} messages; offset ${offset} is past the end. Use an offset from 1 to ${total}.`);
+    if (total > 0 && offset > total)
+      throw new ToolError(
+        `Session ${session.id} has ${total} messages; offset ${offset} is past the end. Use an offset from 1 to ${total}.`,
+      );
     const maxBytes = context.config.tool_output.max_bytes - NOTE_BYTES;
     const lines: string[] = [];
     let bytes = 0;
@@ -61,7 +65,12 @@ export const sessionReadTool = defineTool({
       last = offset + index;
     }
     const header = `Session ${session.id}${session.title ? ` · ${session.title}` : ''} · ${session.status} · started ${new Date(session.createdAt).toISOString()} · last updated ${new Date(session.updatedAt).toISOString()}`;
-    const note = total === 0 ? '(the session has no messages)' : last < total ? `(messages ${offset}–${last} of ${total}; continue with offset ${last + 1})` : `(messages ${offset}–${last} of ${total}; end of session)`;
+    const note =
+      total === 0
+        ? '(the session has no messages)'
+        : last < total
+          ? `(messages ${offset}–${last} of ${total}; continue with offset ${last + 1})`
+          : `(messages ${offset}–${last} of ${total}; end of session)`;
     return { output: [header, ...lines, note].join('\n'), metadata: { session_id: session.id, total, first: offset, last } };
   },
 });

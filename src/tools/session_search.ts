@@ -34,13 +34,18 @@ export const sessionSearchTool = defineTool({
   declarations: INSPECTION,
   unavailableReason: historyUnavailable,
   async run(args, context) {
-    const hits = requireHistory(context).searchSessions(args.query, { limit: args.limit ?? DEFAULT_LIMIT, excludeSessionId: context.sessionId });
+    const hits = requireHistory(context).searchSessions(args.query, {
+      limit: args.limit ?? DEFAULT_LIMIT,
+      excludeSessionId: context.sessionId,
+    });
     if (hits.length === 0) {
       return { output: `No past session contains all of: ${args.query}. Try fewer or other words.`, metadata: { sessions: 0 } };
     }
     const blocks = hits.map((hit, index) => {
       const header = `${index + 1}. session ${hit.sessionId} · ${new Date(hit.updatedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC${hit.title ? ` · ${hit.title}` : ''} · ${hit.score} match${hit.score === 1 ? '' : 'es'}`;
-      const excerpts = hit.excerpts.map((excerpt) => `   ${excerpt.kind === 'output' ? `output of call ${excerpt.ref}` : excerpt.kind}: ${excerpt.text}`);
+      const excerpts = hit.excerpts.map(
+        (excerpt) => `   ${excerpt.kind === 'output' ? `output of call ${excerpt.ref}` : excerpt.kind}: ${excerpt.text}`,
+      );
       return [header, ...excerpts].join('\n');
     });
     return { output: blocks.join('\n'), metadata: { sessions: hits.length, ids: hits.map((hit) => hit.sessionId) } };

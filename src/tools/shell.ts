@@ -24,13 +24,31 @@ Returns "exit code N" followed by stdout and stderr merged in the order they wer
 Commands run in a sandbox unless the user turned it off: by default the workspace is writable (but not its .git, .zuno and .vscode), the rest of the disk is read-only, credentials such as ~/.ssh are not there, /tmp is private and empty, and the network is off. A result that failed because of the sandbox says so; if the command really needs more, call it again with "sandbox": "off", which asks the user. A result that starts with "[unsandboxed" ran without a sandbox.`;
 
 const parameters = z.strictObject({
-  command: z.string().min(1).describe('The command line. Pipes, redirections, && and ; work. stdin is closed (pass --yes or -y instead of waiting for input); pagers are off.'),
-  timeout_ms: z.number().int().min(1000).max(MAX_TIMEOUT_MS).optional().describe('Stop the command after this many milliseconds; default the configured shell.default_timeout_ms (normally 10 minutes)'),
+  command: z
+    .string()
+    .min(1)
+    .describe(
+      'The command line. Pipes, redirections, && and ; work. stdin is closed (pass --yes or -y instead of waiting for input); pagers are off.',
+    ),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1000)
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe('Stop the command after this many milliseconds; default the configured shell.default_timeout_ms (normally 10 minutes)'),
   sandbox: z
     .enum(['off'])
     .optional()
-    .describe('"off": run this one command outside the sandbox, with the user\'s full permissions. The user is always asked first; use it only after the sandbox refused something the command needs.'),
-  background: z.boolean().optional().describe('Start it without waiting (a dev server, a watcher, a long build) and return its id, e.g. bg-1, at once; no timeout unless timeout_ms is given. Follow it with the bg tool; you are told when it ends, and it is stopped when the session ends.'),
+    .describe(
+      '"off": run this one command outside the sandbox, with the user\'s full permissions. The user is always asked first; use it only after the sandbox refused something the command needs.',
+    ),
+  background: z
+    .boolean()
+    .optional()
+    .describe(
+      'Start it without waiting (a dev server, a watcher, a long build) and return its id, e.g. bg-1, at once; no timeout unless timeout_ms is given. Follow it with the bg tool; you are told when it ends, and it is stopped when the session ends.',
+    ),
 });
 
 export const shellTool = defineTool({

@@ -82,7 +82,7 @@ export async function discoverSkills(env: CallEnvironment): Promise<SkillCatalog
 }
 
 const parameters = z.strictObject({
-  action: z.enum(['list', 'load']).describe('`list` shows every skill with its description; `load` returns one skill\'s instructions.'),
+  action: z.enum(['list', 'load']).describe("`list` shows every skill with its description; `load` returns one skill's instructions."),
   name: z.string().min(1).optional().describe('The skill to load (required for `load`).'),
 });
 

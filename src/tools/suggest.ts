@@ -71,7 +71,13 @@ export async function suggestNearNames(context: ToolContext, resolved: ResolvedP
     const found: string[] = [];
     try {
       await runRipgrep(context, {
-        args: [...COMMON_RIPGREP_FLAGS, '--files', `--iglob=**/${escapeGlob(name)}`, EXCLUDE_GIT_DIRECTORY, ...hiddenPathExclusions(context, root)],
+        args: [
+          ...COMMON_RIPGREP_FLAGS,
+          '--files',
+          `--iglob=**/${escapeGlob(name)}`,
+          EXCLUDE_GIT_DIRECTORY,
+          ...hiddenPathExclusions(context, root),
+        ],
         cwd: root,
         separator: '\n',
         onRecord: (record) => {

@@ -21,18 +21,44 @@ import { defineTool, type CallEnvironment, type ToolContext } from '../core/tool
 const FOREGROUND: Declarations = { effect: 'Delegating', replay: 'Never', concurrency: 'ParallelSafe' };
 const BACKGROUND: Declarations = { effect: 'Delegating', replay: 'Never', concurrency: 'IsolatedBackground' };
 
-const NO_DELEGATION = 'Delegation is not available here: a delegated agent cannot delegate further, and a host without a model connection cannot start one. Do the work yourself.';
+const NO_DELEGATION =
+  'Delegation is not available here: a delegated agent cannot delegate further, and a host without a model connection cannot start one. Do the work yourself.';
 
 const DESCRIPTION = `Delegate a bounded goal to another agent, which works on it with its own tools and its own transcript and then reports back. Use it for self-contained work that would otherwise fill your context (a survey of a large code base, a separate fix, a review), or to run independent pieces in parallel: several task calls in one step run side by side.
 
 Every call the agent makes is checked by the permission rules again, and the user sees that it comes from a delegated agent. Returns the agent's final answer and the list of what it did (files written, commands run, with their outcomes), taken from its call records.`;
 
 const parameters = z.strictObject({
-  goal: z.string().trim().min(1).max(20_000).describe('Everything the agent needs, self-contained (it does not see your conversation): what to do, where, and what to report'),
-  agent: z.string().trim().min(1).optional().describe('A configured agent\'s name (config "agents"); default a general agent with your tools except task'),
-  tools: z.array(z.string().trim().min(1)).max(100).optional().describe('Exact tool names for the agent, replacing its defaults (e.g. ["read", "grep", "glob"] for a read-only survey); it can only narrow what the agent may use'),
-  max_steps: z.number().int().min(1).max(1000).optional().describe("The most model steps it may take; default the agent's max_steps, else 25"),
-  background: z.boolean().optional().describe('Return a job id (job-1) at once while the agent works; read its result later with the job tool. You are told when it ends.'),
+  goal: z
+    .string()
+    .trim()
+    .min(1)
+    .max(20_000)
+    .describe('Everything the agent needs, self-contained (it does not see your conversation): what to do, where, and what to report'),
+  agent: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe('A configured agent\'s name (config "agents"); default a general agent with your tools except task'),
+  tools: z
+    .array(z.string().trim().min(1))
+    .max(100)
+    .optional()
+    .describe(
+      'Exact tool names for the agent, replacing its defaults (e.g. ["read", "grep", "glob"] for a read-only survey); it can only narrow what the agent may use',
+    ),
+  max_steps: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe("The most model steps it may take; default the agent's max_steps, else 25"),
+  background: z
+    .boolean()
+    .optional()
+    .describe('Return a job id (job-1) at once while the agent works; read its result later with the job tool. You are told when it ends.'),
 });
 
 export const delegationUnavailable = (env: CallEnvironment): string | undefined => (env.delegation ? undefined : NO_DELEGATION);
@@ -100,7 +126,8 @@ export const taskTool = defineTool({
     });
 
     if (args.background) {
-      if (!context.background) throw new ToolError('Background jobs are not available in this host: delegate without "background" to wait for the result.');
+      if (!context.background)
+        throw new ToolError('Background jobs are not available in this host: delegate without "background" to wait for the result.');
       const job = context.background.startTask({
         sessionId: context.sessionId,
         goal: args.goal,

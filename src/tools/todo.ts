@@ -18,7 +18,9 @@ const parameters = z
   .strictObject({
     todos: z.array(item).max(200).optional().describe('The whole new list, replacing the old one.'),
     changes: z
-      .array(z.strictObject({ id: z.string().trim().min(1), content: z.string().trim().min(1).max(2000).optional(), status: status.optional() }))
+      .array(
+        z.strictObject({ id: z.string().trim().min(1), content: z.string().trim().min(1).max(2000).optional(), status: status.optional() }),
+      )
       .min(1)
       .max(200)
       .optional()
@@ -30,7 +32,8 @@ const parameters = z
 
 export const todoGetTool = defineTool({
   name: 'todo_get',
-  description: 'Read the todo list of this session: each item with its id, content and status (pending, in_progress, completed, cancelled).',
+  description:
+    'Read the todo list of this session: each item with its id, content and status (pending, in_progress, completed, cancelled).',
   parameters: z.strictObject({}),
   declarations: INSPECTION,
   unavailableReason: workStateUnavailable,

@@ -85,7 +85,9 @@ export const webSearchTool = defineTool({
       const body =
         hits.length === 0
           ? '(no results)'
-          : hits.map((hit, rank) => `${rank + 1}. ${hit.title || hit.url}\n   ${hit.url}${hit.snippet ? `\n   ${hit.snippet}` : ''}`).join('\n');
+          : hits
+              .map((hit, rank) => `${rank + 1}. ${hit.title || hit.url}\n   ${hit.url}${hit.snippet ? `\n   ${hit.snippet}` : ''}`)
+              .join('\n');
       return `## ${query}\n${body}`;
     });
     return {

@@ -33,7 +33,16 @@ const parameters = z.strictObject({
 });
 
 /** Connection failures worth another attempt; a refused connection or an unknown host is not. */
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 function parseUrl(raw: string): URL {
   let url: URL;
@@ -70,8 +79,11 @@ function classify(error: unknown, url: URL, timeoutMs: number, context: ToolCont
     return new TransientError(`Fetching ${url.href} took longer than ${timeoutMs} ms and was stopped.`);
   }
   const code = failureCode(error);
-  if (code !== undefined && TRANSIENT_CODES.has(code)) return new TransientError(`The connection to ${url.host} failed (${code}) while fetching ${url.href}.`);
-  return new ToolError(`Could not fetch ${url.href}: ${failureMessage(error)}${code ? ` (${code})` : ''}. Check the URL; the host may be wrong or unreachable from here.`);
+  if (code !== undefined && TRANSIENT_CODES.has(code))
+    return new TransientError(`The connection to ${url.host} failed (${code}) while fetching ${url.href}.`);
+  return new ToolError(
+    `Could not fetch ${url.href}: ${failureMessage(error)}${code ? ` (${code})` : ''}. Check the URL; the host may be wrong or unreachable from here.`,
+  );
 }
 
 function statusError(status: number, statusText: string, url: URL): Error {
@@ -188,7 +200,9 @@ function redirectTarget(location: string, from: URL): URL {
     throw new ToolError(`${from.href} redirected to ${JSON.stringify(location)}, which is not a valid URL; the redirect was not followed.`);
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw new ToolError(`${from.href} redirected to ${target.href}; webfetch follows redirects only to http and https URLs, so it stopped there.`);
+    throw new ToolError(
+      `${from.href} redirected to ${target.href}; webfetch follows redirects only to http and https URLs, so it stopped there.`,
+    );
   }
   return target;
 }
@@ -217,7 +231,13 @@ interface Fetched {
 }
 
 /** Fetches `url`, following redirects one hop at a time, each hop checked before it is requested. */
-async function fetchFollowing(start: URL, allowMetadata: boolean, signal: AbortSignal, context: ToolContext, current: { url: URL }): Promise<Fetched> {
+async function fetchFollowing(
+  start: URL,
+  allowMetadata: boolean,
+  signal: AbortSignal,
+  context: ToolContext,
+  current: { url: URL },
+): Promise<Fetched> {
   const redirects: string[] = [];
   let allowMetadataAddresses = allowMetadata;
   for (;;) {
@@ -226,13 +246,18 @@ async function fetchFollowing(start: URL, allowMetadata: boolean, signal: AbortS
       signal,
       allowMetadataAddresses,
       redirect: 'manual',
-      headers: { 'user-agent': 'Zuno-webfetch/0.1', accept: 'text/html, application/xhtml+xml, application/json, text/plain;q=0.9, */*;q=0.5' },
+      headers: {
+        'user-agent': 'Zuno-webfetch/0.1',
+        accept: 'text/html, application/xhtml+xml, application/json, text/plain;q=0.9, */*;q=0.5',
+      },
     });
     const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
     if (location === null) return { response, url, redirects };
     await response.body?.cancel().catch(() => undefined);
     if (redirects.length >= MAX_REDIRECTS) {
-      throw new ToolError(`${start.href} redirected more than ${MAX_REDIRECTS} times (last to ${url.href}); webfetch stopped. The redirects may loop; fetch the final page's URL directly if you know it.`);
+      throw new ToolError(
+        `${start.href} redirected more than ${MAX_REDIRECTS} times (last to ${url.href}); webfetch stopped. The redirects may loop; fetch the final page's URL directly if you know it.`,
+      );
     }
     const target = redirectTarget(location, url);
     await authorizeHop(target, redirects.length + 1, url, context);
@@ -244,7 +269,9 @@ async function fetchFollowing(start: URL, allowMetadata: boolean, signal: AbortS
 
 const isHtml = (type: string): boolean => /^(text\/html|application\/xhtml\+xml)\b/i.test(type);
 const isText = (type: string): boolean =>
-  type === '' || /^text\//i.test(type) || /^application\/([\w.-]+\+)?(json|xml|javascript|ecmascript|x-yaml|yaml|toml|x-sh|sql|graphql)\b/i.test(type);
+  type === '' ||
+  /^text\//i.test(type) ||
+  /^application\/([\w.-]+\+)?(json|xml|javascript|ecmascript|x-yaml|yaml|toml|x-sh|sql|graphql)\b/i.test(type);
 
 export const webfetchTool = defineTool({
   name: 'webfetch',
@@ -286,7 +313,11 @@ export const webfetchTool = defineTool({
     const declaredLength = Number(response.headers.get('content-length') ?? NaN);
     const heading = `URL: ${finalUrl.href}\nStatus: ${response.status}\nContent-Type: ${contentType || '(none)'}\n`;
     if (!isText(mediaType) && !isHtml(mediaType)) {
-      const size = Number.isFinite(declaredLength) ? `${declaredLength} bytes` : body.cut ? `more than ${maxBytes} bytes` : `${body.bytes.length} bytes`;
+      const size = Number.isFinite(declaredLength)
+        ? `${declaredLength} bytes`
+        : body.cut
+          ? `more than ${maxBytes} bytes`
+          : `${body.bytes.length} bytes`;
       return {
         output: `${heading}\nThe response is ${mediaType} (${size}), which webfetch does not turn into text.`,
         metadata: { status: response.status, contentType, bytes: body.bytes.length, redirects },
@@ -294,7 +325,9 @@ export const webfetchTool = defineTool({
     }
     const decoded = new TextDecoder(charsetOf(contentType)).decode(body.bytes);
     const text = isHtml(mediaType) ? htmlToReadableText(decoded, finalUrl) : decoded;
-    const cutNote = body.cut ? `\n\n[The response was cut at the size limit of ${maxBytes} bytes (webfetch.max_bytes); the rest was not downloaded.]` : '';
+    const cutNote = body.cut
+      ? `\n\n[The response was cut at the size limit of ${maxBytes} bytes (webfetch.max_bytes); the rest was not downloaded.]`
+      : '';
     const capped = await capText(context, `${heading}\n${text}${cutNote}`);
     return {
       output: capped.output,

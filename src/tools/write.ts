@@ -18,7 +18,12 @@ const DESCRIPTION = `Create a new file, or deliberately replace the whole conten
 The user may be asked to approve the change in a diff preview and may edit it there; the result then tells you exactly what the user changed, as a unified diff against your proposal. Returns whether the file was created or replaced, with its size in bytes and lines.`;
 
 const parameters = z.strictObject({
-  path: z.string().min(1).describe('File to write, relative to the workspace root; missing parent folders are created. Paths outside the workspace (symlinks included) are refused unless a permission rule names them.'),
+  path: z
+    .string()
+    .min(1)
+    .describe(
+      'File to write, relative to the workspace root; missing parent folders are created. Paths outside the workspace (symlinks included) are refused unless a permission rule names them.',
+    ),
   content: z.string().describe('The complete new content, written exactly as given: line endings, final newline and all'),
 });
 
@@ -68,7 +73,11 @@ export const writeTool = defineTool({
     const content = edited ?? args.content;
     await context.host.fs.writeFileAtomic(resolved.real, new TextEncoder().encode(content));
 
-    const parts = [current.exists ? `Replaced ${resolved.display} (${describe(content)}; it had ${current.text === undefined ? 'binary content' : describe(current.text)}).` : `Created ${resolved.display} (${describe(content)}).`];
+    const parts = [
+      current.exists
+        ? `Replaced ${resolved.display} (${describe(content)}; it had ${current.text === undefined ? 'binary content' : describe(current.text)}).`
+        : `Created ${resolved.display} (${describe(content)}).`,
+    ];
     if (current.text !== undefined) {
       const before = lineEndings(current.text);
       const after = lineEndings(content);
@@ -85,7 +94,12 @@ export const writeTool = defineTool({
     }
     return {
       output: parts.join('\n'),
-      metadata: { path: resolved.real, created: !current.exists, bytes: Buffer.byteLength(content), userEdited: edited !== undefined && edited !== args.content },
+      metadata: {
+        path: resolved.real,
+        created: !current.exists,
+        bytes: Buffer.byteLength(content),
+        userEdited: edited !== undefined && edited !== args.content,
+      },
     };
   },
 });

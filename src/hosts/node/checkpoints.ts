@@ -112,7 +112,11 @@ const EXCLUDES_FILE = 'excludes';
 const MAX_NAMED_PATHS = 500;
 
 /** Splits `-z` output. */
-const nulFields = (buffer: Buffer): string[] => buffer.toString('utf8').split('\0').filter((field) => field !== '');
+const nulFields = (buffer: Buffer): string[] =>
+  buffer
+    .toString('utf8')
+    .split('\0')
+    .filter((field) => field !== '');
 
 /** A gitignore line matching exactly this path from the root (special characters escaped). */
 const excludeLine = (path: string): string => `/${path.replace(/[\\*?[\]!# ]/g, (character) => `\\${character}`)}`;
@@ -144,12 +148,21 @@ export class ShadowCheckpoints {
    * The checkpoints of a workspace, or why there are none: without a runnable `git` on PATH
    * checkpoints are off, and the reason is what the user is told.
    */
-  static async open(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly git?: string; readonly budgetMs?: number }): Promise<ShadowCheckpoints | { readonly unavailable: string }> {
+  static async open(options: {
+    readonly stateDir: string;
+    readonly workspaceRoot: string;
+    readonly git?: string;
+    readonly budgetMs?: number;
+  }): Promise<ShadowCheckpoints | { readonly unavailable: string }> {
     const git = options.git ?? 'git';
-    const probe = await runProcess(git, ['--version'], { env: process.env, cwd: options.workspaceRoot, timeoutMs: 10_000 }).catch((error: unknown) => error);
+    const probe = await runProcess(git, ['--version'], { env: process.env, cwd: options.workspaceRoot, timeoutMs: 10_000 }).catch(
+      (error: unknown) => error,
+    );
     if (probe instanceof Error || (probe as GitResult).code !== 0) {
       const why = probe instanceof Error ? probe.message : (probe as GitResult).stderr.trim();
-      return { unavailable: `Checkpoints are off: "${git}" could not be run (${why}). Install git and make sure it is on PATH to get a restorable checkpoint before each turn.` };
+      return {
+        unavailable: `Checkpoints are off: "${git}" could not be run (${why}). Install git and make sure it is on PATH to get a restorable checkpoint before each turn.`,
+      };
     }
     return new ShadowCheckpoints(options.stateDir, options.workspaceRoot, git, options.budgetMs ?? SNAPSHOT_BUDGET_MS);
   }
@@ -179,7 +192,9 @@ export class ShadowCheckpoints {
     if (kept) await this.retain(kept).catch(() => undefined);
     // Packs loose objects once there are many, outside the queue: gc never touches the index, and
     // keeps objects younger than two weeks, so a checkpoint written meanwhile is safe.
-    await this.run(['-c', `gc.auto=${GC_LOOSE_OBJECTS}`, '-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet'], deadline).catch(() => undefined);
+    await this.run(['-c', `gc.auto=${GC_LOOSE_OBJECTS}`, '-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet'], deadline).catch(
+      () => undefined,
+    );
   }
 
   /**
@@ -204,7 +219,9 @@ export class ShadowCheckpoints {
       if (gone.length === 0) return [];
       // The index first: a ref left behind only keeps objects a little longer; a record without its ref would fail a rewind.
       await this.writeIndex({ ...index, checkpoints: index.checkpoints.filter((record) => kept(record.sessionId)) });
-      await this.run(['update-ref', '--stdin'], Date.now() + this.budgetMs, { input: gone.map((record) => `delete refs/zuno/${record.id}\n`).join('') });
+      await this.run(['update-ref', '--stdin'], Date.now() + this.budgetMs, {
+        input: gone.map((record) => `delete refs/zuno/${record.id}\n`).join(''),
+      });
       return gone.map((record) => record.id);
     });
   }
@@ -312,7 +329,9 @@ export class ShadowCheckpoints {
     }
     const back = changes.filter((change) => change.change !== 'added');
     if (back.length > 0) {
-      await this.run(['checkout', record.commit, '--pathspec-from-file=-', '--pathspec-file-nul'], deadline, { input: back.map((change) => `${literal(change.path)}\0`).join('') });
+      await this.run(['checkout', record.commit, '--pathspec-from-file=-', '--pathspec-file-nul'], deadline, {
+        input: back.map((change) => `${literal(change.path)}\0`).join(''),
+      });
     }
   }
 
@@ -330,7 +349,8 @@ export class ShadowCheckpoints {
       const after = timeline[index + 1];
       if (!before || !after) continue;
       const zunos =
-        (before.kind === 'turn' && after.kind === 'after-turn' && before.sessionId === after.sessionId) || (before.kind === 'before-rewind' && after.kind === 'after-rewind');
+        (before.kind === 'turn' && after.kind === 'after-turn' && before.sessionId === after.sessionId) ||
+        (before.kind === 'before-rewind' && after.kind === 'after-rewind');
       if (zunos) continue;
       for (const change of await this.changes(before.tree, after.tree)) outside.add(change.path);
     }
@@ -385,7 +405,9 @@ export class ShadowCheckpoints {
   /** Stages the work tree (skipping nested repositories and large files) and writes its tree. */
   private async capture(deadline: number, indexFile?: string): Promise<TreeState> {
     const options = indexFile !== undefined ? { indexFile } : {};
-    const candidates = nulFields((await this.run(['ls-files', '-z', '--others', '--modified', '--exclude-standard'], deadline, options)).stdout);
+    const candidates = nulFields(
+      (await this.run(['ls-files', '-z', '--others', '--modified', '--exclude-standard'], deadline, options)).stdout,
+    );
     const nestedNow = candidates.filter((path) => path.endsWith('/')).map((path) => path.slice(0, -1));
     const known = await this.knownNested();
     const fresh = nestedNow.filter((path) => !known.includes(path));
@@ -393,7 +415,10 @@ export class ShadowCheckpoints {
       const excludes = join(this.gitDir, 'info', 'exclude');
       await writeFile(excludes, `${await readFile(excludes, 'utf8')}${fresh.map(excludeLine).join('\n')}\n`);
       // A folder that became a repository after it was snapshotted: drop its files from the index.
-      await this.run(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], deadline, { ...options, input: fresh.map((path) => `${literal(path)}\0`).join('') });
+      await this.run(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], deadline, {
+        ...options,
+        input: fresh.map((path) => `${literal(path)}\0`).join(''),
+      });
     }
     const skipped: string[] = [];
     for (const path of candidates) {
@@ -406,12 +431,19 @@ export class ShadowCheckpoints {
     // every path against every pathspec costs more than the walk.
     const walk = ['.', ...skipped.map((path) => `:(exclude,literal)${path}`)];
     const add = (pathspecs: readonly string[]): Promise<GitResult> =>
-      this.run(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], deadline, { ...options, input: pathspecs.map((spec) => `${spec}\0`).join('') });
+      this.run(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], deadline, {
+        ...options,
+        input: pathspecs.map((spec) => `${spec}\0`).join(''),
+      });
     if (changed.length > MAX_NAMED_PATHS) await add(walk);
     // A named file that vanished since the listing fails the add: the walk then finds what is there.
     else if (changed.length > 0) await add(changed.map(literal)).catch(() => add(walk));
     // A file that grew past the limit leaves its older version out too, so no checkpoint holds stale content.
-    if (skipped.length > 0) await this.run(['update-index', '-z', '--force-remove', '--stdin'], deadline, { ...options, input: skipped.map((path) => `${path}\0`).join('') });
+    if (skipped.length > 0)
+      await this.run(['update-index', '-z', '--force-remove', '--stdin'], deadline, {
+        ...options,
+        input: skipped.map((path) => `${path}\0`).join(''),
+      });
     const tree = (await this.run(['write-tree'], deadline, options)).stdout.toString('utf8').trim();
     return { tree, skipped, nested: [...new Set([...known, ...nestedNow])].sort() };
   }
@@ -435,7 +467,9 @@ export class ShadowCheckpoints {
     try {
       return JSON.parse(text) as IndexFile;
     } catch (error) {
-      throw new CheckpointError(`The checkpoint index ${this.indexPath} is not valid JSON (${error instanceof Error ? error.message : String(error)}). Move it away to start a new list; the shadow repository keeps the snapshots under refs/zuno/.`);
+      throw new CheckpointError(
+        `The checkpoint index ${this.indexPath} is not valid JSON (${error instanceof Error ? error.message : String(error)}). Move it away to start a new list; the shadow repository keeps the snapshots under refs/zuno/.`,
+      );
     }
   }
 
@@ -466,7 +500,12 @@ export class ShadowCheckpoints {
 }
 
 /** The user's environment without any GIT_* variable, plus the shadow repository's. */
-function isolatedEnvironment(gitDir: string, workTree: string | undefined, folder: string, indexFile: string | undefined): NodeJS.ProcessEnv {
+function isolatedEnvironment(
+  gitDir: string,
+  workTree: string | undefined,
+  folder: string,
+  indexFile: string | undefined,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.toUpperCase().startsWith('GIT_')) env[key] = value;
   return {
@@ -510,14 +549,26 @@ async function removeEmptyParents(root: string, folder: string): Promise<void> {
 function runProcess(
   command: string,
   args: readonly string[],
-  options: { readonly env: NodeJS.ProcessEnv; readonly cwd: string; readonly timeoutMs: number; readonly input?: string; readonly signal?: AbortSignal },
+  options: {
+    readonly env: NodeJS.ProcessEnv;
+    readonly cwd: string;
+    readonly timeoutMs: number;
+    readonly input?: string;
+    readonly signal?: AbortSignal;
+  },
 ): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(new Error('the checkpoints were closed'));
       return;
     }
-    const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, ...(options.signal ? { signal: options.signal, killSignal: 'SIGKILL' as const } : {}) });
+    const child = spawn(command, args, {
+      env: options.env,
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+      ...(options.signal ? { signal: options.signal, killSignal: 'SIGKILL' as const } : {}),
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;

@@ -40,7 +40,8 @@ function checkingLookup(resolve: (hostname: string) => Promise<readonly string[]
           .map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }))
           .filter((entry) => options.family === undefined || options.family === 0 || entry.family === options.family);
         const first = usable[0];
-        if (first === undefined) callback(Object.assign(new Error(`${hostname} has no address to connect to`), { code: 'ENOTFOUND' }), '', 4);
+        if (first === undefined)
+          callback(Object.assign(new Error(`${hostname} has no address to connect to`), { code: 'ENOTFOUND' }), '', 4);
         else if (options.all) callback(null, usable);
         else callback(null, first.address, first.family);
       },
@@ -53,7 +54,13 @@ function checkingLookup(resolve: (hostname: string) => Promise<readonly string[]
 function decodedBody(response: IncomingMessage): Readable {
   const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
   const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined;
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined;
   if (!decoder) return response;
   // A pipeline: cancelling the body destroys the socket too, and a corrupt stream errors the body.
   return pipeline(response, decoder, () => undefined);

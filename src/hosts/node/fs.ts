@@ -272,7 +272,9 @@ class VerifiedFileSystem {
 
   readStream(path: string, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
     // The stream owns the descriptor once opened and closes it, also when the reader stops early.
-    return readChunks(async () => createReadStream('', { fd: await this.open(path, constants.O_RDONLY, 'read'), ...streamOptions(signal) }));
+    return readChunks(async () =>
+      createReadStream('', { fd: await this.open(path, constants.O_RDONLY, 'read'), ...streamOptions(signal) }),
+    );
   }
 
   async readDirectory(path: string): Promise<DirectoryEntry[]> {
@@ -311,7 +313,11 @@ class VerifiedFileSystem {
         await assertWritableDirectory(dirname(at), dirname(path), path);
         const existingMode = existing ? existing.mode & 0o7777 : undefined;
         const temporary = join(dirname(at), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-        const handle = await fsp.open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, existingMode ?? 0o666);
+        const handle = await fsp.open(
+          temporary,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
+          existingMode ?? 0o666,
+        );
         try {
           await handle.writeFile(data);
           // The umask applies at open; the old file's mode must survive exactly.

@@ -55,7 +55,8 @@ export function createNodeHost(options: NodeHostOptions): Host {
   const sandbox = options.sandbox ?? createSandboxSupport();
   const processes = createProcessRunner({ environment, sandbox });
   const resolveAddresses =
-    options.resolveAddresses ?? (async (hostname: string) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address));
+    options.resolveAddresses ??
+    (async (hostname: string) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address));
   return {
     kind: 'node',
     fs: createNodeFileSystem(),

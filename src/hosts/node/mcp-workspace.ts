@@ -27,7 +27,11 @@ export function readWorkspaceMcpFile(workspaceRoot: string): WorkspaceMcpFile | 
     text = readFileSync(join(workspaceRoot, WORKSPACE_MCP_FILE), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    return { servers: [], inputs: [], problems: [`${WORKSPACE_MCP_FILE} cannot be read (${error instanceof Error ? error.message : String(error)}).`] };
+    return {
+      servers: [],
+      inputs: [],
+      problems: [`${WORKSPACE_MCP_FILE} cannot be read (${error instanceof Error ? error.message : String(error)}).`],
+    };
   }
   return parseWorkspaceMcpFile(text, { workspaceFolder: workspaceRoot, userHome: homedir() });
 }
@@ -62,7 +66,10 @@ export function createWorkspaceMcpDecisionStore(stateDir: string): WorkspaceMcpD
       }
       return { decisions };
     } catch (error) {
-      return { decisions: {}, problem: `${path} is not valid (${error instanceof Error ? error.message : String(error)}); every server of ${WORKSPACE_MCP_FILE} asks again` };
+      return {
+        decisions: {},
+        problem: `${path} is not valid (${error instanceof Error ? error.message : String(error)}); every server of ${WORKSPACE_MCP_FILE} asks again`,
+      };
     }
   };
   return {

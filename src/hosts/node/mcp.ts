@@ -97,13 +97,17 @@ export async function expandReferences(
     const answers = new Map<string, string>();
     for (const id of ids) {
       const answer = await inputs.get(id);
-      if (answer === undefined) throw new McpNotSentError(`${where}.${key} needs the input "${id}", which has no value; ${inputs.where(id)}`);
+      if (answer === undefined)
+        throw new McpNotSentError(`${where}.${key} needs the input "${id}", which has no value; ${inputs.where(id)}`);
       answers.set(id, answer);
     }
     expanded[key] = value
       .replace(/\$\{env:([^}]+)\}/g, (_match, name: string) => {
         const found = environment[name];
-        if (found === undefined) throw new McpNotSentError(`${where}.${key} names the environment variable ${name}, which is not set; set it before starting Zuno`);
+        if (found === undefined)
+          throw new McpNotSentError(
+            `${where}.${key} names the environment variable ${name}, which is not set; set it before starting Zuno`,
+          );
         return found;
       })
       .replace(/\$\{input:([^}]+)\}/g, (_match, id: string) => answers.get(id) ?? '');
@@ -191,7 +195,12 @@ export class NodeMcpClients implements McpClients {
     if (!config.enabled) return { server, state: 'disabled', reason: `it is disabled (mcp.servers.${server}.enabled = false)` };
     if (!slot) return { server, state: 'stopped' };
     const tail = slot.stderr.trim();
-    return { server, state: slot.state, ...(slot.reason !== undefined ? { reason: slot.reason } : {}), ...(tail !== '' ? { stderrTail: tail } : {}) };
+    return {
+      server,
+      state: slot.state,
+      ...(slot.reason !== undefined ? { reason: slot.reason } : {}),
+      ...(tail !== '' ? { stderrTail: tail } : {}),
+    };
   }
 
   /** Stops the server now (the user's act); it starts again, at once, at the next request that needs it. */
@@ -257,7 +266,11 @@ export class NodeMcpClients implements McpClients {
 
   async readResource(server: string, uri: string, signal: AbortSignal): Promise<readonly McpResourceContents[]> {
     const config = this.config(server);
-    return this.request(server, signal, async (connection) => (await connection.client.readResource({ uri }, { signal, timeout: config.timeout_ms })).contents);
+    return this.request(
+      server,
+      signal,
+      async (connection) => (await connection.client.readResource({ uri }, { signal, timeout: config.timeout_ms })).contents,
+    );
   }
 
   async close(): Promise<void> {
@@ -311,11 +324,15 @@ export class NodeMcpClients implements McpClients {
     const slot = this.slot(server);
     if (error instanceof McpError) {
       if (error.code === REQUEST_TIMEOUT) {
-        return new TransientError(`MCP server "${server}" did not answer within ${this.config(server).timeout_ms} ms (mcp.servers.${server}.timeout_ms); the request was cancelled, but it had been sent`);
+        return new TransientError(
+          `MCP server "${server}" did not answer within ${this.config(server).timeout_ms} ms (mcp.servers.${server}.timeout_ms); the request was cancelled, but it had been sent`,
+        );
       }
       if (error.code === CONNECTION_CLOSED) {
         const tail = slot.stderr.trim();
-        return new TransientError(`the connection to MCP server "${server}" closed before it answered (${slot.reason ?? 'it stopped'})${tail ? `; its stderr ends with: ${tail.slice(-500)}` : ''}`);
+        return new TransientError(
+          `the connection to MCP server "${server}" closed before it answered (${slot.reason ?? 'it stopped'})${tail ? `; its stderr ends with: ${tail.slice(-500)}` : ''}`,
+        );
       }
       return new ToolError(`MCP server "${server}" answered with an error: ${error.message}`);
     }
@@ -329,7 +346,9 @@ export class NodeMcpClients implements McpClients {
     if (slot.connection) return slot.connection;
     if (slot.state === 'failed' && this.now() < slot.retryAt) {
       const seconds = Math.ceil((slot.retryAt - this.now()) / 1000);
-      return Promise.reject(new McpNotSentError(`MCP server "${server}" failed (${slot.reason ?? 'unknown reason'}); it is started again in ${seconds} s`));
+      return Promise.reject(
+        new McpNotSentError(`MCP server "${server}" failed (${slot.reason ?? 'unknown reason'}); it is started again in ${seconds} s`),
+      );
     }
     const starting = this.start(server, config, slot, signal);
     slot.connection = starting;
@@ -338,7 +357,9 @@ export class NodeMcpClients implements McpClients {
       this.failed(slot, messageOf(error));
     });
     return starting.catch((error: unknown) => {
-      throw error instanceof McpNotSentError ? error : new McpNotSentError(`MCP server "${server}" could not be started: ${messageOf(error)}`);
+      throw error instanceof McpNotSentError
+        ? error
+        : new McpNotSentError(`MCP server "${server}" could not be started: ${messageOf(error)}`);
     });
   }
 
@@ -352,8 +373,16 @@ export class NodeMcpClients implements McpClients {
   private async transport(server: string, config: McpServerConfig, slot: ServerSlot, http: 'streamable' | 'sse'): Promise<Transport> {
     const inputs = this.options.inputs ?? environmentInputs(this.options.referenceEnvironment);
     if (config.command !== undefined) {
-      const env = { ...this.options.childEnvironment(), ...(await expandReferences(config.env, this.options.referenceEnvironment, inputs, `mcp.servers.${server}.env`)) };
-      const cwd = config.cwd === undefined ? this.options.workspaceRoot : isAbsolute(config.cwd) ? config.cwd : resolve(this.options.workspaceRoot, config.cwd);
+      const env = {
+        ...this.options.childEnvironment(),
+        ...(await expandReferences(config.env, this.options.referenceEnvironment, inputs, `mcp.servers.${server}.env`)),
+      };
+      const cwd =
+        config.cwd === undefined
+          ? this.options.workspaceRoot
+          : isAbsolute(config.cwd)
+            ? config.cwd
+            : resolve(this.options.workspaceRoot, config.cwd);
       const transport = new StdioClientTransport({ command: config.command, args: [...config.args], env, cwd, stderr: 'pipe' });
       transport.stderr?.on('data', (chunk: Buffer) => {
         slot.stderr = (slot.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
@@ -362,7 +391,9 @@ export class NodeMcpClients implements McpClients {
     }
     const url = new URL(config.url ?? '');
     const headers = await expandReferences(config.headers, this.options.referenceEnvironment, inputs, `mcp.servers.${server}.headers`);
-    return http === 'streamable' ? new StreamableHTTPClientTransport(url, { requestInit: { headers } }) : new SSEClientTransport(url, { requestInit: { headers } });
+    return http === 'streamable'
+      ? new StreamableHTTPClientTransport(url, { requestInit: { headers } })
+      : new SSEClientTransport(url, { requestInit: { headers } });
   }
 
   private newClient(server: string, slot: ServerSlot): Client {
@@ -380,8 +411,16 @@ export class NodeMcpClients implements McpClients {
         for (const each of slot.watchers) each.progress(`[MCP server "${server}" asked the user: ${quoted}; Zuno declined: ${why}]\n`);
         return { action: 'decline' };
       }
-      const result = await watcher.elicit({ message, requestedSchema: params.requestedSchema }, AbortSignal.any([watcher.signal, extra.signal]));
-      const told = result.action === 'accept' ? 'the user answered' : result.action === 'decline' ? 'the user declined' : 'the user dismissed the question';
+      const result = await watcher.elicit(
+        { message, requestedSchema: params.requestedSchema },
+        AbortSignal.any([watcher.signal, extra.signal]),
+      );
+      const told =
+        result.action === 'accept'
+          ? 'the user answered'
+          : result.action === 'decline'
+            ? 'the user declined'
+            : 'the user dismissed the question';
       watcher.progress(`[MCP server "${server}" asked the user: ${quoted}; ${told}]\n`);
       if (result.action !== 'accept') return { action: result.action };
       const content: Record<string, string | number | boolean | string[]> = {};
@@ -406,7 +445,11 @@ export class NodeMcpClients implements McpClients {
         await client.close().catch(() => undefined);
         throw error;
       }
-      const connection: Connection = { client, pid: transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined, tools: undefined };
+      const connection: Connection = {
+        client,
+        pid: transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined,
+        tools: undefined,
+      };
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         connection.tools = undefined;
       });
@@ -444,9 +487,13 @@ export class NodeMcpClients implements McpClients {
   private startFailure(server: string, slot: ServerSlot, error: unknown): Error {
     if (error instanceof McpNotSentError) return error;
     const timedOut = error instanceof McpError && error.code === REQUEST_TIMEOUT;
-    const why = timedOut ? `it did not finish starting within ${this.config(server).startup_timeout_ms} ms (mcp.servers.${server}.startup_timeout_ms)` : messageOf(error);
+    const why = timedOut
+      ? `it did not finish starting within ${this.config(server).startup_timeout_ms} ms (mcp.servers.${server}.startup_timeout_ms)`
+      : messageOf(error);
     const tail = slot.stderr.trim();
-    return new McpNotSentError(`MCP server "${server}" could not be started: ${why}${tail ? `; its stderr ends with: ${tail.slice(-500)}` : ''}`);
+    return new McpNotSentError(
+      `MCP server "${server}" could not be started: ${why}${tail ? `; its stderr ends with: ${tail.slice(-500)}` : ''}`,
+    );
   }
 
   private async listTools(server: string, connection: Connection, signal: AbortSignal): Promise<readonly McpToolDefinition[]> {
@@ -454,7 +501,10 @@ export class NodeMcpClients implements McpClients {
     let cursor: string | undefined;
     try {
       do {
-        const page = await connection.client.listTools(cursor !== undefined ? { cursor } : {}, { signal, timeout: this.config(server).startup_timeout_ms });
+        const page = await connection.client.listTools(cursor !== undefined ? { cursor } : {}, {
+          signal,
+          timeout: this.config(server).startup_timeout_ms,
+        });
         for (const tool of page.tools) {
           tools.push({
             name: tool.name,

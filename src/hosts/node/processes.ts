@@ -91,7 +91,9 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
   if (!plan) return launch;
   const availability = support ? await support.availability(plan.bwrapPath) : undefined;
   if (!availability?.available) {
-    throw new Error(`Nothing ran: the command was to run in the sandbox, and the sandbox cannot be used here${availability ? ` (${availability.reason})` : ''}.`);
+    throw new Error(
+      `Nothing ran: the command was to run in the sandbox, and the sandbox cannot be used here${availability ? ` (${availability.reason})` : ''}.`,
+    );
   }
   const command = launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args];
   const executable = sandboxExecutable(availability);
@@ -216,7 +218,9 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         if (first === undefined && subprocess.pid === undefined) {
           // Settled without a process: it never started (for example, no such executable).
           const result = await settled;
-          throw new Error(`Could not start ${JSON.stringify(spec.command)} in ${spec.cwd}: ${result.originalMessage || result.shortMessage}`);
+          throw new Error(
+            `Could not start ${JSON.stringify(spec.command)} in ${spec.cwd}: ${result.originalMessage || result.shortMessage}`,
+          );
         }
         const exit = await exited;
         const drained = Promise.all([stdoutDone, stderrDone]);

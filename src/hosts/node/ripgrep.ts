@@ -28,7 +28,9 @@ const executableName = process.platform === 'win32' ? 'rg.exe' : 'rg';
 
 function bundledCandidates(): Candidate[] {
   // A packaged extension ships rg in `bin/` beside `dist/`, where the bundle's __dirname points.
-  const candidates: Candidate[] = [{ source: 'bundled bin/ beside the extension', path: join(__dirname, '..', 'bin', executableName), explicit: false }];
+  const candidates: Candidate[] = [
+    { source: 'bundled bin/ beside the extension', path: join(__dirname, '..', 'bin', executableName), explicit: false },
+  ];
   const platformPackage = `@vscode/ripgrep-${process.platform}-${process.arch}`;
   try {
     const manifest = require.resolve(`${platformPackage}/package.json`);
@@ -90,7 +92,9 @@ export async function resolveRipgrep(search: RipgrepSearch): Promise<RipgrepBina
     }
     const parsed = parseRipgrepVersion(output);
     if (!parsed) {
-      tried.push(`${candidate.source}: ${candidate.path} (\`--version\` printed ${JSON.stringify(output.split('\n')[0] ?? '')}, which is not ripgrep)`);
+      tried.push(
+        `${candidate.source}: ${candidate.path} (\`--version\` printed ${JSON.stringify(output.split('\n')[0] ?? '')}, which is not ripgrep)`,
+      );
       if (candidate.explicit) break;
       continue;
     }

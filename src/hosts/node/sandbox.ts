@@ -43,7 +43,12 @@ export const SANDBOX_TEMP = '/tmp';
  * not exist are left out: bwrap would have to create them (on the real disk, inside a writable
  * folder) to mount over them.
  */
-export function bwrapArguments(plan: SandboxPlan, cwd: string, kindOf: (path: string) => PathKind = pathKind, real: (path: string) => string = realPath): string[] {
+export function bwrapArguments(
+  plan: SandboxPlan,
+  cwd: string,
+  kindOf: (path: string) => PathKind = pathKind,
+  real: (path: string) => string = realPath,
+): string[] {
   const args = [
     // A new user namespace drops every capability even for root, so nothing inside can remount the root writable.
     '--unshare-user',
@@ -159,21 +164,52 @@ export function createSandboxSupport(options: SandboxDetectionOptions = {}): San
   const cache = new Map<string, Promise<SandboxAvailability>>();
   const detect = async (configured: string | undefined): Promise<SandboxAvailability> => {
     if (platform === 'win32') {
-      return { available: false, reason: 'Windows has no sandbox for commands', fix: 'Use WSL or a Dev Container to get one, or set sandbox.mode to "off" to say you accept that.' };
+      return {
+        available: false,
+        reason: 'Windows has no sandbox for commands',
+        fix: 'Use WSL or a Dev Container to get one, or set sandbox.mode to "off" to say you accept that.',
+      };
     }
     if (platform === 'darwin') {
-      if (pathKind('/usr/bin/sandbox-exec') === undefined) return { available: false, reason: 'sandbox-exec was not found', fix: 'It ships with macOS; check /usr/bin/sandbox-exec.' };
+      if (pathKind('/usr/bin/sandbox-exec') === undefined)
+        return { available: false, reason: 'sandbox-exec was not found', fix: 'It ships with macOS; check /usr/bin/sandbox-exec.' };
       const result = await probe('/usr/bin/sandbox-exec', ['-p', '(version 1)(allow default)', '/bin/echo', 'zuno-sandbox-ok']);
       return result.ok
         ? { available: true, mechanism: 'seatbelt', detail: 'sandbox-exec' }
-        : { available: false, reason: `sandbox-exec refused to run (${result.output.split('\n')[0] ?? ''})`, fix: 'Check that no outer sandbox forbids it.' };
+        : {
+            available: false,
+            reason: `sandbox-exec refused to run (${result.output.split('\n')[0] ?? ''})`,
+            fix: 'Check that no outer sandbox forbids it.',
+          };
     }
     const executable = configured ?? findOnPath('bwrap', options.path ?? process.env.PATH);
     if (executable === undefined) return { available: false, reason: 'bwrap (bubblewrap) was not found on PATH', fix: BWRAP_FIX };
-    if (pathKind(executable) === undefined) return { available: false, reason: `sandbox.bwrap_path ${executable} does not exist`, fix: BWRAP_FIX };
-    const result = await probe(executable, ['--unshare-user', '--unshare-pid', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', '/bin/echo', 'zuno-sandbox-ok']);
+    if (pathKind(executable) === undefined)
+      return { available: false, reason: `sandbox.bwrap_path ${executable} does not exist`, fix: BWRAP_FIX };
+    const result = await probe(executable, [
+      '--unshare-user',
+      '--unshare-pid',
+      '--unshare-net',
+      '--die-with-parent',
+      '--cap-drop',
+      'ALL',
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--',
+      '/bin/echo',
+      'zuno-sandbox-ok',
+    ]);
     if (!result.ok) {
-      return { available: false, reason: `bwrap could not create a sandbox (${(result.output.split('\n')[0] ?? '').slice(0, 200)})`, fix: USERNS_FIX };
+      return {
+        available: false,
+        reason: `bwrap could not create a sandbox (${(result.output.split('\n')[0] ?? '').slice(0, 200)})`,
+        fix: USERNS_FIX,
+      };
     }
     return { available: true, mechanism: 'bubblewrap', detail: executable };
   };
@@ -215,7 +251,10 @@ function pidsCgroupParent(): string | undefined {
     try {
       accessSync(folder, constants.W_OK);
       // v1 has pids.max in every child it makes; v2 only where the parent delegates the controller.
-      return folder.startsWith('/sys/fs/cgroup/pids') || readFileSync(join(folder, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('pids');
+      return (
+        folder.startsWith('/sys/fs/cgroup/pids') ||
+        readFileSync(join(folder, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('pids')
+      );
     } catch {
       return false;
     }

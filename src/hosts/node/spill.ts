@@ -70,10 +70,15 @@ class TailRing {
 
   /** Appends the ring's bytes, oldest first, to `target`, then removes the ring. */
   drainInto(target: number): void {
-    const ranges: [number, number][] = this.wrapped ? [[this.position, this.size], [0, this.position]] : [[0, this.position]];
+    const ranges: [number, number][] = this.wrapped
+      ? [
+          [this.position, this.size],
+          [0, this.position],
+        ]
+      : [[0, this.position]];
     const buffer = Buffer.alloc(1024 * 1024);
     for (const [from, to] of ranges) {
-      for (let offset = from; offset < to; ) {
+      for (let offset = from; offset < to;) {
         const read = readSync(this.fd, buffer, 0, Math.min(buffer.length, to - offset), offset);
         if (read <= 0) break;
         writeSync(target, buffer, 0, read);
@@ -133,7 +138,10 @@ export async function createSpill(stateDir: string, name: string, maxBytes?: num
           const omitted = total - headWritten - tail.kept;
           // Nothing cut when the ring never wrapped: the head and the ring are the whole output.
           if (omitted > 0) {
-            writeSync(descriptor, `\n[... spill file cut at tool_output.max_spill_bytes (${formatBytes(maxBytes ?? 0)}): ${formatBytes(omitted)} of ${formatBytes(total)} omitted from the middle ...]\n`);
+            writeSync(
+              descriptor,
+              `\n[... spill file cut at tool_output.max_spill_bytes (${formatBytes(maxBytes ?? 0)}): ${formatBytes(omitted)} of ${formatBytes(total)} omitted from the middle ...]\n`,
+            );
           }
           tail.drainInto(descriptor);
         }

@@ -85,9 +85,19 @@ function stringOf(value: unknown, what: string, variables: TaskVariables): strin
 function tasksJsonLaunch(entry: Json, variables: TaskVariables): { readonly command: string; readonly launch: Launch } {
   const { workspaceRoot } = variables;
   const platform = entry[PLATFORM_SECTION];
-  const merged: Json = isObject(platform) ? { ...entry, ...platform, options: { ...(isObject(entry.options) ? entry.options : {}), ...(isObject(platform.options) ? platform.options : {}) } } : entry;
-  if (merged.dependsOn !== undefined) throw new UnsupportedTask('it depends on other tasks (dependsOn), which only the editor runs in order');
-  if (merged.isBackground === true) throw new UnsupportedTask('it is a background (watch) task that never ends; start its command with shell and "background": true instead');
+  const merged: Json = isObject(platform)
+    ? {
+        ...entry,
+        ...platform,
+        options: { ...(isObject(entry.options) ? entry.options : {}), ...(isObject(platform.options) ? platform.options : {}) },
+      }
+    : entry;
+  if (merged.dependsOn !== undefined)
+    throw new UnsupportedTask('it depends on other tasks (dependsOn), which only the editor runs in order');
+  if (merged.isBackground === true)
+    throw new UnsupportedTask(
+      'it is a background (watch) task that never ends; start its command with shell and "background": true instead',
+    );
   const options = isObject(merged.options) ? merged.options : {};
   const cwdText = options.cwd === undefined ? undefined : stringOf(options.cwd, 'options.cwd', variables);
   const cwd = cwdText === undefined ? workspaceRoot : isAbsolute(cwdText) ? cwdText : resolve(workspaceRoot, cwdText);
@@ -104,7 +114,8 @@ function tasksJsonLaunch(entry: Json, variables: TaskVariables): { readonly comm
     const folder = merged.path === undefined ? workspaceRoot : resolve(workspaceRoot, stringOf(merged.path, 'path', variables));
     return { command: `npm run ${script}`, launch: { command: 'npm', args: ['run', script], shell: false, cwd: folder, env } };
   }
-  if (type !== 'shell' && type !== 'process') throw new UnsupportedTask(`its type ${JSON.stringify(type)} is provided by an editor extension`);
+  if (type !== 'shell' && type !== 'process')
+    throw new UnsupportedTask(`its type ${JSON.stringify(type)} is provided by an editor extension`);
   const command = stringOf(merged.command, 'command', variables);
   if (type === 'shell') {
     const line = [command, ...args.map(shellQuote)].join(' ');
@@ -164,7 +175,9 @@ export function createNodeWorkspaceTasks(processes: ProcessRunner, environment: 
       const document: unknown = parse(tasksText, errors, { allowTrailingComma: true });
       const firstError = errors[0];
       if (firstError) {
-        problems.push(`${TASKS_FILE} is malformed: ${printParseErrorCode(firstError.error)} at line ${lineOf(tasksText, firstError.offset)}`);
+        problems.push(
+          `${TASKS_FILE} is malformed: ${printParseErrorCode(firstError.error)} at line ${lineOf(tasksText, firstError.offset)}`,
+        );
       } else if (!isObject(document) || !Array.isArray(document.tasks)) {
         problems.push(`${TASKS_FILE} has no "tasks" list`);
       } else {
@@ -173,7 +186,12 @@ export function createNodeWorkspaceTasks(processes: ProcessRunner, environment: 
             problems.push(`${TASKS_FILE}: tasks[${index}] is not an object`);
             return;
           }
-          const label = typeof entry.label === 'string' ? entry.label : entry.type === 'npm' && typeof entry.script === 'string' ? `npm: ${entry.script}` : undefined;
+          const label =
+            typeof entry.label === 'string'
+              ? entry.label
+              : entry.type === 'npm' && typeof entry.script === 'string'
+                ? `npm: ${entry.script}`
+                : undefined;
           if (label === undefined) {
             problems.push(`${TASKS_FILE}: tasks[${index}] has no label, so it cannot be named`);
             return;
@@ -183,7 +201,15 @@ export function createNodeWorkspaceTasks(processes: ProcessRunner, environment: 
             add({ name: label, source: TASKS_FILE, command }, launch);
           } catch (error) {
             if (!(error instanceof UnsupportedTask)) throw error;
-            add({ name: label, source: TASKS_FILE, command: typeof entry.command === 'string' ? entry.command : '(see tasks.json)', unsupported: error.message }, undefined);
+            add(
+              {
+                name: label,
+                source: TASKS_FILE,
+                command: typeof entry.command === 'string' ? entry.command : '(see tasks.json)',
+                unsupported: error.message,
+              },
+              undefined,
+            );
           }
         });
       }
@@ -194,8 +220,11 @@ export function createNodeWorkspaceTasks(processes: ProcessRunner, environment: 
   return {
     list,
     async run(task, workspaceRoot, options) {
-      const launch = launches.get(task) ?? (await list(workspaceRoot).then((fresh) => launches.get(fresh.tasks.find((candidate) => candidate.name === task.name) ?? task)));
-      if (!launch) throw new Error(`The task "${task.name}" cannot be run here${task.unsupported !== undefined ? `: ${task.unsupported}` : ''}.`);
+      const launch =
+        launches.get(task) ??
+        (await list(workspaceRoot).then((fresh) => launches.get(fresh.tasks.find((candidate) => candidate.name === task.name) ?? task)));
+      if (!launch)
+        throw new Error(`The task "${task.name}" cannot be run here${task.unsupported !== undefined ? `: ${task.unsupported}` : ''}.`);
       return processes.run({
         command: launch.command,
         args: launch.args,

@@ -109,7 +109,10 @@ export class ZunoExtension implements vscode.Disposable {
       }));
 
     const apiKeys = new ApiKeys(context.secrets);
-    const mcp = workspaceRoot === undefined ? undefined : new EditorMcp({ workspaceRoot, stateDir: () => stateLocation().stateDir, config, secrets: context.secrets, log });
+    const mcp =
+      workspaceRoot === undefined
+        ? undefined
+        : new EditorMcp({ workspaceRoot, stateDir: () => stateLocation().stateDir, config, secrets: context.secrets, log });
     if (mcp) this.disposables.push(mcp);
     this.backend = new EditorBackend({
       ...(mcp ? { mcp: { servers: () => mcp.servers(), inputs: mcp.inputs, askPending: () => mcp.askPending() } } : {}),
@@ -144,9 +147,11 @@ export class ZunoExtension implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((event) => {
         const changed = RESTART_SETTINGS.filter((key) => event.affectsConfiguration(key));
         if (changed.length === 0) return;
-        void vscode.window.showInformationMessage(`Zuno: ${changed.join(', ')} takes effect after a window reload.`, 'Reload Window').then((choice) => {
-          if (choice) void vscode.commands.executeCommand('workbench.action.reloadWindow');
-        });
+        void vscode.window
+          .showInformationMessage(`Zuno: ${changed.join(', ')} takes effect after a window reload.`, 'Reload Window')
+          .then((choice) => {
+            if (choice) void vscode.commands.executeCommand('workbench.action.reloadWindow');
+          });
       }),
       vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, new ChatViewProvider(context.extensionUri, controller)),
       vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, this.backend.rewinds),

@@ -82,7 +82,11 @@ function todoItems(list: unknown): { id: string; content?: string; status?: stri
   return list.filter(isRecord).map((item) => {
     const content = typeof item.content === 'string' ? item.content : undefined;
     const status = typeof item.status === 'string' ? item.status : undefined;
-    return { id: typeof item.id === 'string' ? item.id : '?', ...(content !== undefined ? { content: clip(content) } : {}), ...(status !== undefined ? { status } : {}) };
+    return {
+      id: typeof item.id === 'string' ? item.id : '?',
+      ...(content !== undefined ? { content: clip(content) } : {}),
+      ...(status !== undefined ? { status } : {}),
+    };
   });
 }
 
@@ -91,7 +95,11 @@ function todoItems(list: unknown): { id: string; content?: string; status?: stri
  * the argument summary). Only arguments the scheduler already validated reach an approval, but a
  * field of an unexpected type still degrades to no preview rather than throwing.
  */
-export function buildApprovalPreview(request: ApprovalRequest, display: (path: string) => string, workspaceRoot: string): ApprovalPreview | undefined {
+export function buildApprovalPreview(
+  request: ApprovalRequest,
+  display: (path: string) => string,
+  workspaceRoot: string,
+): ApprovalPreview | undefined {
   const args = request.arguments;
   const changes = request.changes ?? [];
   if (changes.length > 0) {
@@ -106,7 +114,9 @@ export function buildApprovalPreview(request: ApprovalRequest, display: (path: s
   switch (request.tool) {
     case 'shell': {
       const command = stringField(args, 'command');
-      return command === undefined ? undefined : { kind: 'command', command: clip(command), cwd: workspaceRoot, background: isRecord(args) && args.background === true };
+      return command === undefined
+        ? undefined
+        : { kind: 'command', command: clip(command), cwd: workspaceRoot, background: isRecord(args) && args.background === true };
     }
     case 'webfetch': {
       const url = stringField(args, 'url');
@@ -129,7 +139,9 @@ export function buildApprovalPreview(request: ApprovalRequest, display: (path: s
     case 'task': {
       const goal = stringField(args, 'goal');
       const agent = stringField(args, 'agent');
-      return goal === undefined ? undefined : { kind: 'text', label: `Task for ${agent === undefined ? 'a delegated agent' : `agent "${agent}"`}`, text: clip(goal) };
+      return goal === undefined
+        ? undefined
+        : { kind: 'text', label: `Task for ${agent === undefined ? 'a delegated agent' : `agent "${agent}"`}`, text: clip(goal) };
     }
   }
   const mcp = mcpName(request.tool);

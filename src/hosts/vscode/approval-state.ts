@@ -75,7 +75,9 @@ function argumentsPreview(args: unknown): string {
   } catch {
     text = String(args);
   }
-  return text.length > ARGUMENTS_PREVIEW_LIMIT ? `${text.slice(0, ARGUMENTS_PREVIEW_LIMIT)}\n… (${text.length - ARGUMENTS_PREVIEW_LIMIT} more characters)` : text;
+  return text.length > ARGUMENTS_PREVIEW_LIMIT
+    ? `${text.slice(0, ARGUMENTS_PREVIEW_LIMIT)}\n… (${text.length - ARGUMENTS_PREVIEW_LIMIT} more characters)`
+    : text;
 }
 
 /** Every path a change touches: a move writes its destination too. */
@@ -167,7 +169,10 @@ export class ApprovalBroker implements ApprovalGateway {
           await this.environment.addAllowRule(rule);
           addedRule = rule;
         } catch (error) {
-          this.environment.post({ type: 'error', text: `The call was approved, but the rule could not be written to settings: ${error instanceof Error ? error.message : String(error)}` });
+          this.environment.post({
+            type: 'error',
+            text: `The call was approved, but the rule could not be written to settings: ${error instanceof Error ? error.message : String(error)}`,
+          });
         }
       }
       if (this.entries.get(callId) !== entry) return { accepted: false, error: 'The request was cancelled meanwhile.' };

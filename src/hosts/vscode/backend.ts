@@ -77,7 +77,11 @@ export interface BackendOptions {
   /** The status may read differently now (the set of vscode.lm models changed). */
   readonly statusChanged: () => void;
   /** MCP servers read live, their inputs, and the approval of the workspace file's servers (mcp-servers.ts). */
-  readonly mcp?: { readonly servers: () => Readonly<Record<string, McpServerConfig>>; readonly inputs: McpInputSource; askPending(): Promise<void> };
+  readonly mcp?: {
+    readonly servers: () => Readonly<Record<string, McpServerConfig>>;
+    readonly inputs: McpInputSource;
+    askPending(): Promise<void>;
+  };
 }
 
 /**
@@ -133,7 +137,8 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
         registrations: this.options.registrations(),
         ...(this.options.mcp ? { mcpServers: this.options.mcp.servers, mcpInputs: this.options.mcp.inputs } : {}),
         // Read at every turn: turning checkpoints off (or on) in settings needs no reload.
-        checkpointsEnabled: () => (this.options.config.current.ok ? this.options.config.current.config.checkpoints.enabled : config.checkpoints.enabled),
+        checkpointsEnabled: () =>
+          this.options.config.current.ok ? this.options.config.current.config.checkpoints.enabled : config.checkpoints.enabled,
         // Delegated agents and council members use the configured provider, by model name.
         models: {
           forModel: (model) => {
@@ -218,8 +223,12 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     // Without a server nothing needs the store open (Toggle Tools works before any chat).
     if (this.options.workspaceRoot === undefined || Object.keys(this.options.mcp?.servers() ?? {}).length === 0) return [];
     const { runtime } = await this.ensureRuntime();
-    await runtime.registry.prepare(AbortSignal.timeout(60_000), (level, text) => this.options.log[level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'info'](text));
-    return runtime.registry.names().flatMap((name) => (name.startsWith('mcp__') ? [runtime.registry.get(name)].filter((tool) => tool !== undefined) : []));
+    await runtime.registry.prepare(AbortSignal.timeout(60_000), (level, text) =>
+      this.options.log[level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'info'](text),
+    );
+    return runtime.registry
+      .names()
+      .flatMap((name) => (name.startsWith('mcp__') ? [runtime.registry.get(name)].filter((tool) => tool !== undefined) : []));
   }
 
   async run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void> {
@@ -236,7 +245,11 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     });
     const status = result.error instanceof ProviderError ? result.error.status : undefined;
     if (status === 401 || status === 403) {
-      runtime.events.emit(result.sessionId, { type: 'notice', level: 'info', text: 'In VS Code, API keys are set with “Zuno: Set API Key” (Command Palette); they are kept in VS Code\'s SecretStorage.' });
+      runtime.events.emit(result.sessionId, {
+        type: 'notice',
+        level: 'info',
+        text: "In VS Code, API keys are set with “Zuno: Set API Key” (Command Palette); they are kept in VS Code's SecretStorage.",
+      });
     }
   }
 
@@ -254,28 +267,53 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     const hint = setupHint(config, this.languageModels);
     if (hint) throw new ConfigError(hint);
     const key = await this.options.apiKeys.get(config);
-    return createProvider({ provider, baseUrl, model: name, apiKey: { key, envVar: undefined }, retry: config.retry, idleTimeoutMs: config.model.idle_timeout_ms, ...modelTuning(config) });
+    return createProvider({
+      provider,
+      baseUrl,
+      model: name,
+      apiKey: { key, envVar: undefined },
+      retry: config.retry,
+      idleTimeoutMs: config.model.idle_timeout_ms,
+      ...modelTuning(config),
+    });
   }
 
   editorAction(action: 'set-api-key' | 'open-settings'): void {
-    const run = action === 'set-api-key' ? vscode.commands.executeCommand('zuno.setApiKey') : vscode.commands.executeCommand('workbench.action.openSettings', 'zuno');
+    const run =
+      action === 'set-api-key'
+        ? vscode.commands.executeCommand('zuno.setApiKey')
+        : vscode.commands.executeCommand('workbench.action.openSettings', 'zuno');
     run.then(undefined, (error: unknown) => this.log(`${action} failed: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   status(running: boolean): ViewStatus {
-    if (this.options.workspaceRoot === undefined) return { permissionMode: 'strict', modelLabel: 'no model', setupHint: NO_FOLDER, running };
+    if (this.options.workspaceRoot === undefined)
+      return { permissionMode: 'strict', modelLabel: 'no model', setupHint: NO_FOLDER, running };
     const resolved = this.options.config.current;
-    if (!resolved.ok) return { permissionMode: 'strict', modelLabel: 'configuration invalid', setupHint: `${resolved.message}\nFix it in Settings (search “zuno”) or in .zuno/config.json.`, running };
+    if (!resolved.ok)
+      return {
+        permissionMode: 'strict',
+        modelLabel: 'configuration invalid',
+        setupHint: `${resolved.message}\nFix it in Settings (search “zuno”) or in .zuno/config.json.`,
+        running,
+      };
     const { config } = resolved;
     const { provider, name, base_url: baseUrl } = config.model;
     if (provider === 'vscode-lm' && this.languageModels === undefined) this.countLanguageModels();
-    const modelLabel = provider === 'vscode-lm' ? `VS Code model ${name ?? '(first available)'}` : name ? `${name} at ${baseUrl}` : 'no model';
+    const modelLabel =
+      provider === 'vscode-lm' ? `VS Code model ${name ?? '(first available)'}` : name ? `${name} at ${baseUrl}` : 'no model';
     const hint = setupHint(config, this.languageModels);
     // In the words of the editor: the setting's own name, or why git could not be run.
     const checkpointsOff = !config.checkpoints.enabled
       ? 'Checkpoints are off (setting zuno.checkpoints.enabled): file changes from now on cannot be restored from the chat.'
       : this.opened?.checkpoints.off();
-    return { permissionMode: config.permission.mode, modelLabel, ...(hint ? { setupHint: hint } : {}), running, ...(checkpointsOff !== undefined ? { checkpointsOff } : {}) };
+    return {
+      permissionMode: config.permission.mode,
+      modelLabel,
+      ...(hint ? { setupHint: hint } : {}),
+      running,
+      ...(checkpointsOff !== undefined ? { checkpointsOff } : {}),
+    };
   }
 
   private countLanguageModels(): void {

@@ -87,7 +87,15 @@ export class ChatController {
   ) {
     this.currentSession = initialSession;
     const rewinds = backend.rewinds;
-    this.rewinds = rewinds && new ChatRewinds({ backend: rewinds, post: (message) => this.post(message), sessionId: () => this.currentSession, running: () => this.running, openSession: (id) => this.openSession(id) });
+    this.rewinds =
+      rewinds &&
+      new ChatRewinds({
+        backend: rewinds,
+        post: (message) => this.post(message),
+        sessionId: () => this.currentSession,
+        running: () => this.running,
+        openSession: (id) => this.openSession(id),
+      });
   }
 
   get sessionId(): string | undefined {
@@ -172,7 +180,11 @@ export class ChatController {
         await this.approvals.showDiff(message.callId);
         return;
       case 'question-answer':
-        this.questions.answer(message.callId, { answered: message.answered, selected: message.selected, ...(message.text !== undefined ? { text: message.text } : {}) });
+        this.questions.answer(message.callId, {
+          answered: message.answered,
+          selected: message.selected,
+          ...(message.text !== undefined ? { text: message.text } : {}),
+        });
         return;
       case 'configure-model':
         this.backend.configureModel();
@@ -263,7 +275,9 @@ export class ChatController {
     this.turn = turn;
     this.refreshStatus();
     try {
-      return (await this.backend.compact(sessionId, turn.controller.signal)) ? undefined : 'Nothing to compact yet: the chat has no turns before its newest one.';
+      return (await this.backend.compact(sessionId, turn.controller.signal))
+        ? undefined
+        : 'Nothing to compact yet: the chat has no turns before its newest one.';
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     } finally {
@@ -358,7 +372,11 @@ export class ChatController {
 
   private postFinalOutput(finished: Extract<ZunoEvent, { type: 'tool-call-finished' }>): void {
     const output = this.backend.callOutput(finished.session_id, finished.call_id);
-    if (output) this.post({ type: 'event', event: { type: 'tool-call-output', call_id: finished.call_id, chunk: output, ts: finished.ts, session_id: finished.session_id } });
+    if (output)
+      this.post({
+        type: 'event',
+        event: { type: 'tool-call-output', call_id: finished.call_id, chunk: output, ts: finished.ts, session_id: finished.session_id },
+      });
   }
 
   private async sendSnapshot(): Promise<void> {
@@ -404,7 +422,13 @@ export class ChatController {
     }
     if (!runningHere && this.backend.interrupted(sessionId)) {
       // Not persisted: the next run of this session records what really happened (R3).
-      events.push({ type: 'session-finished', reason: 'cancelled', message: INTERRUPTED_MESSAGE, ts: events.at(-1)?.ts ?? 0, session_id: sessionId });
+      events.push({
+        type: 'session-finished',
+        reason: 'cancelled',
+        message: INTERRUPTED_MESSAGE,
+        ts: events.at(-1)?.ts ?? 0,
+        session_id: sessionId,
+      });
     }
     if (runningHere) {
       const now = events.at(-1)?.ts ?? 0;

@@ -15,7 +15,8 @@ import type { FromWebview, RewindPreviewView, ToWebview } from '../../webview/pr
 
 export type RewindMessage = Extract<FromWebview, { type: 'rewind-preview' | 'rewind-apply' | 'rewind-show-diff' }>;
 
-export type RewindOutcome = { readonly kind: 'refused'; readonly preview: RewindPreviewView } | { readonly kind: 'done'; readonly forkedSessionId?: string };
+export type RewindOutcome =
+  { readonly kind: 'refused'; readonly preview: RewindPreviewView } | { readonly kind: 'done'; readonly forkedSessionId?: string };
 
 /** The editor's rewinds (src/hosts/vscode/rewinds.ts); a fake in tests. */
 export interface RewindBackend {
@@ -49,7 +50,12 @@ export function workspaceFile(workspace: string, path: string): string | undefin
 export function previewView(preview: RewindPreview, refused = false): RewindPreviewView {
   return {
     checkpointId: preview.checkpoint.id,
-    files: preview.files.map((file) => ({ path: file.path, change: file.change, conflict: file.conflict, ...(file.diff !== undefined ? { diff: file.diff } : {}) })),
+    files: preview.files.map((file) => ({
+      path: file.path,
+      change: file.change,
+      conflict: file.conflict,
+      ...(file.diff !== undefined ? { diff: file.diff } : {}),
+    })),
     overLimit: preview.overLimit,
     nested: preview.nested,
     limitMb: MAX_FILE_BYTES / (1024 * 1024),
@@ -74,7 +80,8 @@ export class RuntimeRewinds {
   protected async shadow(): Promise<{ runtime: RewindRuntime; shadow: ShadowCheckpoints; workspace: string }> {
     const runtime = await this.runtime();
     const shadow = runtime.checkpoints.shadow;
-    if (shadow === undefined || this.workspaceRoot === undefined) throw new Error(runtime.checkpoints.off() ?? 'Checkpoints are not available in this window.');
+    if (shadow === undefined || this.workspaceRoot === undefined)
+      throw new Error(runtime.checkpoints.off() ?? 'Checkpoints are not available in this window.');
     return { runtime, shadow, workspace: this.workspaceRoot };
   }
 
@@ -83,10 +90,15 @@ export class RuntimeRewinds {
     return previewView(await previewRewind(shadow, sessionId, checkpointId));
   }
 
-  async apply(sessionId: string, checkpointId: string, options: { readonly force: boolean; readonly fork: boolean }): Promise<RewindOutcome> {
+  async apply(
+    sessionId: string,
+    checkpointId: string,
+    options: { readonly force: boolean; readonly fork: boolean },
+  ): Promise<RewindOutcome> {
     const { runtime, shadow, workspace } = await this.shadow();
     const result = await applyRewind({ shadow, store: runtime.store, sessionId, checkpointId, workspace, ...options });
-    if (result.kind === 'refused') return { kind: 'refused', preview: previewView(await previewRewind(shadow, sessionId, checkpointId), true) };
+    if (result.kind === 'refused')
+      return { kind: 'refused', preview: previewView(await previewRewind(shadow, sessionId, checkpointId), true) };
     // Through the bus: the store records it and the open chat marks the rolled-back cards.
     runtime.events.emit(sessionId, result.event);
     return { kind: 'done', ...(result.forkedSessionId !== undefined ? { forkedSessionId: result.forkedSessionId } : {}) };

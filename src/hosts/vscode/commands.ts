@@ -66,7 +66,12 @@ async function toggleTools(context: CommandContext): Promise<void> {
     .map(({ tool }) => {
       const unavailable = environment ? tool.unavailableReason(environment) : undefined;
       const summary = tool.description.split(/(?<=\.)\s/)[0] ?? '';
-      return { label: tool.name, description: unavailable ? `(not available here: ${unavailable})` : '', detail: summary, picked: config.tools[tool.name] !== false };
+      return {
+        label: tool.name,
+        description: unavailable ? `(not available here: ${unavailable})` : '',
+        detail: summary,
+        picked: config.tools[tool.name] !== false,
+      };
     });
   // MCP tools under their Zuno names (issue 11); the same `tools` switches apply to them.
   const mcpTools = await context.mcpTools().catch((error: unknown) => {
@@ -105,7 +110,11 @@ async function setPermissionMode(context: CommandContext): Promise<void> {
   if (chosen) await context.config.write(`${SETTINGS_PREFIX}.permission.mode`, chosen.label, 'workspace');
 }
 
-async function fetchModelIds(provider: Exclude<ModelProviderName, 'vscode-lm'>, baseUrl: string, apiKey: string | undefined): Promise<string[]> {
+async function fetchModelIds(
+  provider: Exclude<ModelProviderName, 'vscode-lm'>,
+  baseUrl: string,
+  apiKey: string | undefined,
+): Promise<string[]> {
   const { headers } = modelListRequest(provider, baseUrl, apiKey);
   try {
     const ids = await listServerModels(fetch, baseUrl, headers, AbortSignal.timeout(5000));
@@ -131,11 +140,18 @@ async function selectModel(context: CommandContext): Promise<void> {
   if (provider === 'vscode-lm') {
     const models = await availableChatModels();
     if (models.length === 0) {
-      void vscode.window.showWarningMessage('VS Code offers no language model. Install and sign in to an extension that provides one (for example GitHub Copilot Chat).');
+      void vscode.window.showWarningMessage(
+        'VS Code offers no language model. Install and sign in to an extension that provides one (for example GitHub Copilot Chat).',
+      );
       return;
     }
     const model = await vscode.window.showQuickPick(
-      models.map((candidate) => ({ label: candidate.name, description: candidate.id, detail: `${candidate.vendor} · ${candidate.family}`, id: candidate.id })),
+      models.map((candidate) => ({
+        label: candidate.name,
+        description: candidate.id,
+        detail: `${candidate.vendor} · ${candidate.family}`,
+        id: candidate.id,
+      })),
       { title: 'Zuno: VS Code language model' },
     );
     if (!model) return;
@@ -147,23 +163,28 @@ async function selectModel(context: CommandContext): Promise<void> {
     title: `Zuno: ${provider === 'openai' ? 'OpenAI-compatible' : 'Anthropic'} server`,
     prompt: 'The base URL of the server’s API',
     value: config.model.provider === provider ? config.model.base_url : DEFAULT_BASE_URLS[provider],
-    validateInput: (value) => (URL.canParse(value) && /^https?:/.test(value) ? undefined : 'An http:// or https:// URL, e.g. http://127.0.0.1:11434/v1'),
+    validateInput: (value) =>
+      URL.canParse(value) && /^https?:/.test(value) ? undefined : 'An http:// or https:// URL, e.g. http://127.0.0.1:11434/v1',
   });
   if (!baseUrl) return;
   const apiKey = await context.secrets.get(secretKeyFor(provider, baseUrl));
-  const ids = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Asking ${baseUrl} for its models…` }, () =>
-    fetchModelIds(provider, baseUrl, apiKey),
+  const ids = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Asking ${baseUrl} for its models…` },
+    () => fetchModelIds(provider, baseUrl, apiKey),
   );
   let name: string | undefined;
   const typeName = 'Type a model name…';
   if (ids.length > 0) {
-    const picked = await vscode.window.showQuickPick([...ids.map((id) => ({ label: id })), { label: typeName }], { title: `Zuno: model at ${baseUrl}` });
+    const picked = await vscode.window.showQuickPick([...ids.map((id) => ({ label: id })), { label: typeName }], {
+      title: `Zuno: model at ${baseUrl}`,
+    });
     if (!picked) return;
     name = picked.label === typeName ? undefined : picked.label;
   }
   name ??= await vscode.window.showInputBox({
     title: `Zuno: model at ${baseUrl}`,
-    prompt: ids.length === 0 ? 'The server did not list its models (unreachable, or it needs a key): type the model name.' : 'The model name',
+    prompt:
+      ids.length === 0 ? 'The server did not list its models (unreachable, or it needs a key): type the model name.' : 'The model name',
     value: config.model.name ?? '',
     validateInput: (value) => (value.trim() ? undefined : 'A model name, e.g. qwen2.5-coder:7b'),
   });
@@ -180,7 +201,9 @@ async function selectModel(context: CommandContext): Promise<void> {
 async function setApiKey(context: CommandContext): Promise<void> {
   const config = currentConfig(context);
   if (config.model.provider === 'vscode-lm') {
-    void vscode.window.showInformationMessage('VS Code language models need no key in Zuno. To use a server that does, run “Zuno: Select Model” first.');
+    void vscode.window.showInformationMessage(
+      'VS Code language models need no key in Zuno. To use a server that does, run “Zuno: Select Model” first.',
+    );
     return;
   }
   const { provider, base_url: baseUrl } = config.model;
@@ -192,7 +215,9 @@ async function setApiKey(context: CommandContext): Promise<void> {
   });
   if (value === undefined) return;
   await context.apiKeys.set(provider, baseUrl, value.trim() || undefined);
-  void vscode.window.showInformationMessage(value.trim() ? `Zuno: the key for ${new URL(baseUrl).origin} is stored.` : `Zuno: the key for ${new URL(baseUrl).origin} is removed.`);
+  void vscode.window.showInformationMessage(
+    value.trim() ? `Zuno: the key for ${new URL(baseUrl).origin} is stored.` : `Zuno: the key for ${new URL(baseUrl).origin} is removed.`,
+  );
 }
 
 async function showHistory(context: CommandContext): Promise<void> {
@@ -203,19 +228,26 @@ async function showHistory(context: CommandContext): Promise<void> {
     return;
   }
   const picked = await vscode.window.showQuickPick(
-    sessions.map((session) => ({ label: session.title, description: new Date(session.updatedAt).toLocaleString(), detail: session.id, id: session.id })),
+    sessions.map((session) => ({
+      label: session.title,
+      description: new Date(session.updatedAt).toLocaleString(),
+      detail: session.id,
+      id: session.id,
+    })),
     { title: 'Zuno: chats in this workspace', matchOnDetail: true },
   );
   if (!picked) return;
   await focusChat();
-  if (!(await context.controller.openSession(picked.id))) void vscode.window.showWarningMessage('Zuno is working in the current chat. Cancel it first, then open another one.');
+  if (!(await context.controller.openSession(picked.id)))
+    void vscode.window.showWarningMessage('Zuno is working in the current chat. Cancel it first, then open another one.');
 }
 
 function handlers(context: CommandContext): Record<CommandId, () => unknown> {
   return {
     'zuno.newChat': async () => {
       await focusChat();
-      if (!context.controller.newChat()) void vscode.window.showWarningMessage('Zuno is working in this chat. Cancel it first, then start a new chat.');
+      if (!context.controller.newChat())
+        void vscode.window.showWarningMessage('Zuno is working in this chat. Cancel it first, then start a new chat.');
     },
     'zuno.cancel': () => context.controller.cancel(),
     'zuno.showHistory': () => showHistory(context),

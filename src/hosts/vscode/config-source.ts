@@ -76,8 +76,15 @@ export class ConfigSource implements vscode.Disposable {
       }),
     );
     if (workspaceFolder) {
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(workspaceFolder, CONFIG_FILE.split('\\').join('/')));
-      this.disposables.push(watcher, watcher.onDidCreate(() => this.reload()), watcher.onDidChange(() => this.reload()), watcher.onDidDelete(() => this.reload()));
+      const watcher = vscode.workspace.createFileSystemWatcher(
+        new vscode.RelativePattern(workspaceFolder, CONFIG_FILE.split('\\').join('/')),
+      );
+      this.disposables.push(
+        watcher,
+        watcher.onDidCreate(() => this.reload()),
+        watcher.onDidChange(() => this.reload()),
+        watcher.onDidDelete(() => this.reload()),
+      );
     }
     this.reportProblems();
   }
@@ -97,7 +104,8 @@ export class ConfigSource implements vscode.Disposable {
     layers.push(settingsLayer('User settings', 'globalValue', resource), settingsLayer('Workspace settings', 'workspaceValue', resource));
     // In a single-folder window the folder's settings are the workspace settings; counting them
     // twice would list each rule twice.
-    if (vscode.workspace.workspaceFile !== undefined && resource) layers.push(settingsLayer('Workspace Folder settings', 'workspaceFolderValue', resource));
+    if (vscode.workspace.workspaceFile !== undefined && resource)
+      layers.push(settingsLayer('Workspace Folder settings', 'workspaceFolderValue', resource));
     return resolveConfig(layers);
   }
 
@@ -122,10 +130,12 @@ export class ConfigSource implements vscode.Disposable {
     const configuration = vscode.workspace.getConfiguration(undefined, this.workspaceFolder?.uri);
     const inspected = configuration.inspect(key);
     let target: vscode.ConfigurationTarget;
-    if (inspected?.workspaceFolderValue !== undefined && vscode.workspace.workspaceFile !== undefined) target = vscode.ConfigurationTarget.WorkspaceFolder;
+    if (inspected?.workspaceFolderValue !== undefined && vscode.workspace.workspaceFile !== undefined)
+      target = vscode.ConfigurationTarget.WorkspaceFolder;
     else if (inspected?.workspaceValue !== undefined) target = vscode.ConfigurationTarget.Workspace;
     else if (inspected?.globalValue !== undefined) target = vscode.ConfigurationTarget.Global;
-    else target = fallback === 'workspace' && this.workspaceFolder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    else
+      target = fallback === 'workspace' && this.workspaceFolder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     await configuration.update(key, value, target);
     // The change event may arrive after `update` resolves (a remote extension host): read now,
     // so whoever wrote the setting sees it at once.

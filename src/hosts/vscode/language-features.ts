@@ -12,7 +12,13 @@ const position = (line: number, character: number): vscode.Position => new vscod
 function toRange(location: vscode.Location | vscode.LocationLink): SourceRange {
   const uri = 'targetUri' in location ? location.targetUri : location.uri;
   const range = 'targetUri' in location ? (location.targetSelectionRange ?? location.targetRange) : location.range;
-  return { path: uri.fsPath, line: range.start.line + 1, character: range.start.character + 1, endLine: range.end.line + 1, endCharacter: range.end.character + 1 };
+  return {
+    path: uri.fsPath,
+    line: range.start.line + 1,
+    character: range.start.character + 1,
+    endLine: range.end.line + 1,
+    endCharacter: range.end.character + 1,
+  };
 }
 
 /** Language servers answer for documents the editor has loaded; loading does not show them. */
@@ -67,22 +73,37 @@ export function createLanguageFeatures(): LanguageFeatures {
   return {
     async definition(path, line, character) {
       const uri = await load(path);
-      const found = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[] | undefined>('vscode.executeDefinitionProvider', uri, position(line, character));
+      const found = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[] | undefined>(
+        'vscode.executeDefinitionProvider',
+        uri,
+        position(line, character),
+      );
       return (found ?? []).map(toRange);
     },
     async references(path, line, character) {
       const uri = await load(path);
-      const found = await vscode.commands.executeCommand<vscode.Location[] | undefined>('vscode.executeReferenceProvider', uri, position(line, character));
+      const found = await vscode.commands.executeCommand<vscode.Location[] | undefined>(
+        'vscode.executeReferenceProvider',
+        uri,
+        position(line, character),
+      );
       return (found ?? []).map(toRange);
     },
     async hover(path, line, character) {
       const uri = await load(path);
-      const hovers = await vscode.commands.executeCommand<vscode.Hover[] | undefined>('vscode.executeHoverProvider', uri, position(line, character));
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[] | undefined>(
+        'vscode.executeHoverProvider',
+        uri,
+        position(line, character),
+      );
       return (hovers ?? []).flatMap((hover) => hover.contents.map(hoverText)).filter((text) => text.trim() !== '');
     },
     async symbols(path) {
       const uri = await load(path);
-      const symbols = await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>('vscode.executeDocumentSymbolProvider', uri);
+      const symbols = await vscode.commands.executeCommand<(vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined>(
+        'vscode.executeDocumentSymbolProvider',
+        uri,
+      );
       return flattenSymbols(symbols ?? []);
     },
     async diagnostics(path) {

@@ -50,7 +50,8 @@ export function toChatTurns(system: string, messages: readonly TranscriptMessage
         break;
       case 'assistant': {
         const parts: ChatPart[] = message.content ? [{ kind: 'text', text: message.content }] : [];
-        for (const call of message.toolCalls ?? []) parts.push({ kind: 'tool-call', callId: call.id, name: call.name, input: toolInput(call.arguments) });
+        for (const call of message.toolCalls ?? [])
+          parts.push({ kind: 'tool-call', callId: call.id, name: call.name, input: toolInput(call.arguments) });
         turns.push({ role: 'assistant', parts: parts.length > 0 ? parts : [{ kind: 'text', text: '' }] });
         break;
       }

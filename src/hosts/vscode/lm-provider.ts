@@ -5,7 +5,14 @@
  * results go in as LanguageModelToolResultPart.
  */
 import * as vscode from 'vscode';
-import { jsonSchemaForModel, ProviderError, type ModelProvider, type ModelRequest, type ModelResponse, type TokenUsage } from '../../agent/provider';
+import {
+  jsonSchemaForModel,
+  ProviderError,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  type TokenUsage,
+} from '../../agent/provider';
 import type { TranscriptToolCall } from '../../core/transcript';
 import { toChatTurns, type ChatPart, type ChatTurn } from './lm-messages';
 
@@ -13,12 +20,22 @@ function toMessage(turn: ChatTurn): vscode.LanguageModelChatMessage {
   const text = (part: Extract<ChatPart, { kind: 'text' }>): vscode.LanguageModelTextPart => new vscode.LanguageModelTextPart(part.text);
   if (turn.role === 'assistant') {
     return vscode.LanguageModelChatMessage.Assistant(
-      turn.parts.flatMap<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart>((part) => (part.kind === 'text' ? [text(part)] : part.kind === 'tool-call' ? [new vscode.LanguageModelToolCallPart(part.callId, part.name, part.input)] : [])),
+      turn.parts.flatMap<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart>((part) =>
+        part.kind === 'text'
+          ? [text(part)]
+          : part.kind === 'tool-call'
+            ? [new vscode.LanguageModelToolCallPart(part.callId, part.name, part.input)]
+            : [],
+      ),
     );
   }
   return vscode.LanguageModelChatMessage.User(
     turn.parts.flatMap<vscode.LanguageModelTextPart | vscode.LanguageModelToolResultPart>((part) =>
-      part.kind === 'text' ? [text(part)] : part.kind === 'tool-result' ? [new vscode.LanguageModelToolResultPart(part.callId, [new vscode.LanguageModelTextPart(part.text)])] : [],
+      part.kind === 'text'
+        ? [text(part)]
+        : part.kind === 'tool-result'
+          ? [new vscode.LanguageModelToolResultPart(part.callId, [new vscode.LanguageModelTextPart(part.text)])]
+          : [],
     ),
   );
 }
@@ -41,7 +58,9 @@ export async function resolveChatModel(modelId: string | undefined): Promise<vsc
         'Run “Zuno: Select Model” to choose one.',
     );
   }
-  throw new ProviderError('VS Code offers no language model. Install and sign in to an extension that provides one, or run “Zuno: Select Model” to use another provider.');
+  throw new ProviderError(
+    'VS Code offers no language model. Install and sign in to an extension that provides one, or run “Zuno: Select Model” to use another provider.',
+  );
 }
 
 function describeLmError(error: unknown, model: vscode.LanguageModelChat): ProviderError {
@@ -54,9 +73,13 @@ function describeLmError(error: unknown, model: vscode.LanguageModelChat): Provi
           : error.code === vscode.LanguageModelError.NotFound().code
             ? 'The model is no longer available. Run “Zuno: Select Model”.'
             : '';
-    return new ProviderError(`The VS Code language model ${model.name} (${model.id}) refused the request: ${error.message}. ${what}`.trim());
+    return new ProviderError(
+      `The VS Code language model ${model.name} (${model.id}) refused the request: ${error.message}. ${what}`.trim(),
+    );
   }
-  return new ProviderError(`The VS Code language model ${model.name} (${model.id}) failed: ${error instanceof Error ? error.message : String(error)}`);
+  return new ProviderError(
+    `The VS Code language model ${model.name} (${model.id}) failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 
 /**
@@ -64,9 +87,18 @@ function describeLmError(error: unknown, model: vscode.LanguageModelChat): Provi
  * reports no usage, so Zuno asks `countTokens` (once over the whole prompt text, not per
  * message, to keep a long session's step cheap). Undefined when counting fails.
  */
-async function countUsage(chat: vscode.LanguageModelChat, turns: readonly ChatTurn[], answer: string, token: vscode.CancellationToken): Promise<TokenUsage | undefined> {
+async function countUsage(
+  chat: vscode.LanguageModelChat,
+  turns: readonly ChatTurn[],
+  answer: string,
+  token: vscode.CancellationToken,
+): Promise<TokenUsage | undefined> {
   const prompt = turns
-    .flatMap((turn) => turn.parts.map((part) => (part.kind === 'text' ? part.text : part.kind === 'tool-result' ? part.text : `${part.name} ${JSON.stringify(part.input)}`)))
+    .flatMap((turn) =>
+      turn.parts.map((part) =>
+        part.kind === 'text' ? part.text : part.kind === 'tool-result' ? part.text : `${part.name} ${JSON.stringify(part.input)}`,
+      ),
+    )
     .join('\n');
   try {
     const [inputTokens, outputTokens] = await Promise.all([chat.countTokens(prompt, token), chat.countTokens(answer, token)]);

@@ -68,7 +68,10 @@ export function contributedManifest(): ContributedManifest {
     capabilities: {
       // Zuno runs commands and hooks that a workspace's settings and .zuno/config.json name, so it
       // must not run in a folder the user has not trusted.
-      untrustedWorkspaces: { supported: false, description: 'Zuno runs commands and edits files in the workspace, as configured by the workspace.' },
+      untrustedWorkspaces: {
+        supported: false,
+        description: 'Zuno runs commands and edits files in the workspace, as configured by the workspace.',
+      },
     },
     // Lazy: nothing runs until the Chat view opens or a command is invoked (issue 4, Activation).
     activationEvents: [`onView:${CHAT_VIEW_ID}`, ...COMMAND_IDS.map((command) => `onCommand:${command}`)],

@@ -40,7 +40,13 @@ export class EditorMcp implements vscode.Disposable {
     const reload = (): void => {
       this.loaded = false;
     };
-    this.disposables.push(watcher, watcher.onDidCreate(reload), watcher.onDidChange(reload), watcher.onDidDelete(reload), options.config.onDidChange(reload));
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate(reload),
+      watcher.onDidChange(reload),
+      watcher.onDidDelete(reload),
+      options.config.onDidChange(reload),
+    );
   }
 
   private config(): ZunoConfig | undefined {
@@ -130,7 +136,8 @@ type ServerRow =
 
 function rows(context: McpServersContext): ServerRow[] {
   const standing = context.mcp.standing()?.standing;
-  const fileEntry = (name: string): WorkspaceMcpServer | undefined => context.mcp.standing()?.file.servers.find((entry) => entry.name === name);
+  const fileEntry = (name: string): WorkspaceMcpServer | undefined =>
+    context.mcp.standing()?.file.servers.find((entry) => entry.name === name);
   const configured = context.config.current.ok ? context.config.current.config.mcp.servers : {};
   const result: ServerRow[] = [];
   for (const [name, entry] of Object.entries(context.mcp.servers())) {
@@ -166,9 +173,17 @@ async function reviewChanged(context: McpServersContext, clients: McpClients, se
     const before = join(folder, `${file}.approved.json`);
     const after = join(folder, `${file}.current.json`);
     const approved = kept[definition.name];
-    writeFileSync(before, `${approved ? JSON.stringify(approved, null, 2) : '// not approved before: a new tool, or approved before Zuno kept definitions'}\n`);
+    writeFileSync(
+      before,
+      `${approved ? JSON.stringify(approved, null, 2) : '// not approved before: a new tool, or approved before Zuno kept definitions'}\n`,
+    );
     writeFileSync(after, `${JSON.stringify(definition, null, 2)}\n`);
-    await vscode.commands.executeCommand('vscode.diff', vscode.Uri.file(before), vscode.Uri.file(after), `MCP ${server}/${definition.name}: approved ↔ now`);
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      vscode.Uri.file(before),
+      vscode.Uri.file(after),
+      `MCP ${server}/${definition.name}: approved ↔ now`,
+    );
     const choice = await vscode.window.showWarningMessage(
       `Accept the new definition of "${definition.name}" (MCP server "${server}")? Until then it is withheld from the model.`,
       { modal: true },
@@ -179,7 +194,12 @@ async function reviewChanged(context: McpServersContext, clients: McpClients, se
 }
 
 /** Writes `zuno.mcp.servers.<name>` with `change` applied (settings win over `.zuno/config.json`, name by name). */
-async function updateSetting(context: McpServersContext, name: string, entry: McpServerConfig, change: Partial<Pick<McpServerConfig, 'enabled' | 'trust'>>): Promise<void> {
+async function updateSetting(
+  context: McpServersContext,
+  name: string,
+  entry: McpServerConfig,
+  change: Partial<Pick<McpServerConfig, 'enabled' | 'trust'>>,
+): Promise<void> {
   const key = `${SETTINGS_PREFIX}.mcp.servers`;
   const existing = vscode.workspace.getConfiguration().inspect<Record<string, unknown>>(key)?.workspaceValue ?? {};
   await context.config.write(key, { ...existing, [name]: { ...entry, ...change } }, 'workspace');
@@ -196,7 +216,12 @@ export async function showMcpServers(context: McpServersContext): Promise<void> 
   const items: ServerItem[] = await Promise.all(
     all.map(async (row) => {
       if (row.kind === 'unapproved') {
-        return { server: row.name, label: row.name, description: `${row.declined ? 'declined' : 'not approved'} · from ${WORKSPACE_MCP_FILE}`, detail: row.fromFile.summary };
+        return {
+          server: row.name,
+          label: row.name,
+          description: `${row.declined ? 'declined' : 'not approved'} · from ${WORKSPACE_MCP_FILE}`,
+          detail: row.fromFile.summary,
+        };
       }
       const status = clients?.status(row.name);
       let tools = '';
@@ -206,16 +231,26 @@ export async function showMcpServers(context: McpServersContext): Promise<void> 
       }
       const origin = row.fromFile ? ` · from ${WORKSPACE_MCP_FILE}` : '';
       const state = clients?.status(row.name).state ?? (row.entry.enabled ? 'stopped' : 'disabled');
-      return { server: row.name, label: row.name, description: `${state}${tools} · ${row.entry.trust ? 'trusted' : 'untrusted'}${origin}`, ...(status?.reason ? { detail: status.reason } : {}) };
+      return {
+        server: row.name,
+        label: row.name,
+        description: `${state}${tools} · ${row.entry.trust ? 'trusted' : 'untrusted'}${origin}`,
+        ...(status?.reason ? { detail: status.reason } : {}),
+      };
     }),
   );
-  const picked = await vscode.window.showQuickPick(items, { title: 'Zuno: MCP servers', placeHolder: 'Pick a server to restart, enable or disable, trust, approve, or review changed tools' });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Zuno: MCP servers',
+    placeHolder: 'Pick a server to restart, enable or disable, trust, approve, or review changed tools',
+  });
   if (!picked) return;
   const row = all.find((candidate) => candidate.name === picked.server);
   if (!row) return;
 
   if (row.kind === 'unapproved') {
-    const choice = await vscode.window.showQuickPick(['Approve (start it, untrusted)', 'Decline'], { title: `MCP server "${row.name}": ${row.fromFile.summary}` });
+    const choice = await vscode.window.showQuickPick(['Approve (start it, untrusted)', 'Decline'], {
+      title: `MCP server "${row.name}": ${row.fromFile.summary}`,
+    });
     if (choice) context.mcp.decide(row.fromFile, choice.startsWith('Approve'), false);
     return;
   }

@@ -58,7 +58,11 @@ export function setupHint(config: ZunoConfig, vscodeModels: number | undefined):
 }
 
 /** The request that lists a server's models (both protocols answer `{data: [{id}]}`). */
-export function modelListRequest(provider: Exclude<ModelProviderName, 'vscode-lm'>, baseUrl: string, apiKey: string | undefined): { url: string; headers: Record<string, string> } {
+export function modelListRequest(
+  provider: Exclude<ModelProviderName, 'vscode-lm'>,
+  baseUrl: string,
+  apiKey: string | undefined,
+): { url: string; headers: Record<string, string> } {
   const headers: Record<string, string> =
     provider === 'anthropic'
       ? { 'anthropic-version': ANTHROPIC_VERSION, ...(apiKey ? { 'x-api-key': apiKey } : {}) }
@@ -67,4 +71,3 @@ export function modelListRequest(provider: Exclude<ModelProviderName, 'vscode-lm
         : {};
   return { url: endpoint(baseUrl, 'models'), headers };
 }
-

@@ -73,10 +73,17 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   stat(uri: vscode.Uri): vscode.FileStat {
     const file = this.files.get(uri.path);
     if (file) {
-      return { type: vscode.FileType.File, ctime: file.ctime, mtime: file.mtime, size: file.data.byteLength, ...(file.readonly ? { permissions: vscode.FilePermission.Readonly } : {}) };
+      return {
+        type: vscode.FileType.File,
+        ctime: file.ctime,
+        mtime: file.mtime,
+        size: file.data.byteLength,
+        ...(file.readonly ? { permissions: vscode.FilePermission.Readonly } : {}),
+      };
     }
     const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
-    if ([...this.files.keys()].some((path) => path.startsWith(prefix))) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+    if ([...this.files.keys()].some((path) => path.startsWith(prefix)))
+      return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
     throw vscode.FileSystemError.FileNotFound(uri);
   }
 
@@ -159,7 +166,9 @@ export class EditorApprovals implements ApprovalEnvironment {
         left = vscode.Uri.file(change.path);
       }
       const what = { create: 'new file', update: 'proposed change', delete: 'deletion', move: `move to ${basename(target)}` }[change.kind];
-      await vscode.commands.executeCommand('vscode.diff', left, right, `${basename(change.path)} ↔ Zuno ${what} (editable)`, { preview: false });
+      await vscode.commands.executeCommand('vscode.diff', left, right, `${basename(change.path)} ↔ Zuno ${what} (editable)`, {
+        preview: false,
+      });
     }
   }
 
@@ -172,7 +181,11 @@ export class EditorApprovals implements ApprovalEnvironment {
 
   unsavedPaths(paths: readonly string[]): readonly string[] {
     // Compared as real paths: the tools report real paths, an editor may show a symlinked one.
-    const dirty = new Set(vscode.workspace.textDocuments.filter((document) => document.isDirty && document.uri.scheme === 'file').map((document) => realpathOrSelf(document.uri.fsPath)));
+    const dirty = new Set(
+      vscode.workspace.textDocuments
+        .filter((document) => document.isDirty && document.uri.scheme === 'file')
+        .map((document) => realpathOrSelf(document.uri.fsPath)),
+    );
     return paths.filter((path) => dirty.has(realpathOrSelf(path)));
   }
 
@@ -201,7 +214,9 @@ export class EditorApprovals implements ApprovalEnvironment {
       // Saving into the in-memory file system is harmless and spares the user a prompt on close.
       if (ours(document.uri) && document.isDirty) await document.save();
     }
-    const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputTextDiff && ours(tab.input.modified));
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && ours(tab.input.modified));
     if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
     this.files.forget(callId);
   }

@@ -22,7 +22,9 @@ export class EditorRewinds extends RuntimeRewinds implements RewindBackend, vsco
     if (current === undefined) throw new Error(`"${path}" is not a file in the workspace; a restore shows diffs of workspace files only.`);
     const left = existsSync(current) ? vscode.Uri.file(current) : checkpointUri(sessionId, '-', path);
     const right = checkpointUri(sessionId, checkpointId, path);
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${basename(path)}: now ↔ restored (${checkpointId})`, { preview: true });
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${basename(path)}: now ↔ restored (${checkpointId})`, {
+      preview: true,
+    });
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {

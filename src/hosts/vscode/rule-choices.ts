@@ -67,7 +67,12 @@ function widerRule(request: ApprovalRequest, exact: PermissionRule): RuleChoice 
   if (subject === undefined || exact.match === undefined) return undefined;
   if (request.tool === 'shell') {
     const command = commandPattern(subject);
-    return command === undefined ? undefined : { label: `${command.prefix} with any arguments`, rule: { tool: 'shell', match: command.pattern, action: 'allow', ...sandboxOff(request) } };
+    return command === undefined
+      ? undefined
+      : {
+          label: `${command.prefix} with any arguments`,
+          rule: { tool: 'shell', match: command.pattern, action: 'allow', ...sandboxOff(request) },
+        };
   }
   if (FILE_WRITING_TOOLS.has(request.tool)) {
     // `exact.match` is workspace-relative when the file is inside; a file at the root gets no

@@ -46,9 +46,14 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     minimum: 1,
     maximum: 64,
   },
-  'concurrency.delegations': { description: 'How many delegated child agents may run at once. 1 makes delegation serial.', minimum: 1, maximum: 64 },
+  'concurrency.delegations': {
+    description: 'How many delegated child agents may run at once. 1 makes delegation serial.',
+    minimum: 1,
+    maximum: 64,
+  },
   'concurrency.mcp_connections': {
-    description: 'How many MCP requests (tool calls, resource lists and reads) may be in flight at once, across all MCP servers; more wait their turn in order. Starting a server does not count.',
+    description:
+      'How many MCP requests (tool calls, resource lists and reads) may be in flight at once, across all MCP servers; more wait their turn in order. Starting a server does not count.',
     minimum: 1,
     maximum: 64,
   },
@@ -58,10 +63,19 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
       'Availability switches per tool name, e.g. `{"webfetch": false}` (SPEC A1). This controls which tools the model is offered, not what they may do: authorization is `zuno.permission.rules`. Merged name by name with `.zuno/config.json`. Edit with "Zuno: Toggle Tools…".',
     merge: 'by-key',
   },
-  'tool_output.max_bytes': { description: 'Largest tool output the model sees, in bytes; the rest is cut from the middle and saved to a file (SPEC O1).', minimum: 1024, maximum: 10 * 1024 * 1024 },
-  'tool_output.max_lines': { description: 'Most lines of tool output the model sees; the rest is cut from the middle and saved to a file (SPEC O1).', minimum: 10, maximum: 100_000 },
+  'tool_output.max_bytes': {
+    description: 'Largest tool output the model sees, in bytes; the rest is cut from the middle and saved to a file (SPEC O1).',
+    minimum: 1024,
+    maximum: 10 * 1024 * 1024,
+  },
+  'tool_output.max_lines': {
+    description: 'Most lines of tool output the model sees; the rest is cut from the middle and saved to a file (SPEC O1).',
+    minimum: 10,
+    maximum: 100_000,
+  },
   'tool_output.max_spill_bytes': {
-    description: 'The most one call\'s spill file holds, in bytes; beyond it the file keeps its head and its tail, with a marker between. The call is not failed for it.',
+    description:
+      "The most one call's spill file holds, in bytes; beyond it the file keeps its head and its tail, with a marker between. The call is not failed for it.",
     minimum: 1024 * 1024,
     maximum: 16 * 1024 * 1024 * 1024,
   },
@@ -85,7 +99,8 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     merge: 'concatenate',
   },
   'hooks.post_tool': {
-    description: 'Commands run after a tool call, with the result as JSON on stdin. Same shape as `zuno.hooks.preTool`. Added to the hooks of `.zuno/config.json`.',
+    description:
+      'Commands run after a tool call, with the result as JSON on stdin. Same shape as `zuno.hooks.preTool`. Added to the hooks of `.zuno/config.json`.',
     merge: 'concatenate',
   },
   'ripgrep.path': {
@@ -99,21 +114,29 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     merge: 'concatenate',
   },
   'shell.env.exclude': {
-    description: 'More environment variables to keep from commands, tasks and hooks, as name globs, e.g. `["AWS_*"]`. Beats `zuno.shell.env.include`.',
+    description:
+      'More environment variables to keep from commands, tasks and hooks, as name globs, e.g. `["AWS_*"]`. Beats `zuno.shell.env.include`.',
     merge: 'concatenate',
   },
-  'shell.default_timeout_ms': { description: 'How long a shell command may run when the model gives no timeout, in milliseconds. A timed-out command is killed and never re-run.', minimum: 1000, maximum: 24 * 3600_000 },
+  'shell.default_timeout_ms': {
+    description:
+      'How long a shell command may run when the model gives no timeout, in milliseconds. A timed-out command is killed and never re-run.',
+    minimum: 1000,
+    maximum: 24 * 3600_000,
+  },
   'sandbox.mode': {
     description:
-      'Where shell commands, background commands and tasks run (issue 12). `workspace-write`: the workspace is writable (not its .git, .zuno and .vscode), the rest of the disk read-only, credentials such as ~/.ssh and Zuno\'s state not there, /tmp private. `read-only`: only the private /tmp is writable. `off`: no sandbox; each result says so. Hooks always run outside it.',
+      "Where shell commands, background commands and tasks run (issue 12). `workspace-write`: the workspace is writable (not its .git, .zuno and .vscode), the rest of the disk read-only, credentials such as ~/.ssh and Zuno's state not there, /tmp private. `read-only`: only the private /tmp is writable. `off`: no sandbox; each result says so. Hooks always run outside it.",
   },
   'sandbox.network': { description: 'Let sandboxed commands use the network, loopback included. Off by default.' },
   'sandbox.writable': {
-    description: 'More writable places in `workspace-write`, e.g. `["~/.npm", "/var/cache/build"]`: absolute paths, `~/` paths, or paths relative to the workspace. Paths that do not exist are left out.',
+    description:
+      'More writable places in `workspace-write`, e.g. `["~/.npm", "/var/cache/build"]`: absolute paths, `~/` paths, or paths relative to the workspace. Paths that do not exist are left out.',
     merge: 'concatenate',
   },
   'sandbox.required': {
-    description: 'When the sandbox cannot be used (bwrap missing, user namespaces refused, Windows), block shell calls instead of running them unsandboxed.',
+    description:
+      'When the sandbox cannot be used (bwrap missing, user namespaces refused, Windows), block shell calls instead of running them unsandboxed.',
   },
   'sandbox.bwrap_path': {
     description: 'The bubblewrap (`bwrap`) executable. Empty: the one on PATH. Machine scope: a workspace cannot choose which binary runs.',
@@ -129,39 +152,56 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
   'web_search.provider': { description: 'The web search protocol. Without one, web_search is not offered.' },
   'web_search.url': { description: 'The search endpoint, e.g. `http://127.0.0.1:8888` for a SearXNG instance.' },
   'web_search.max_results': { description: 'Results kept per query.', minimum: 1, maximum: 50 },
-  'retry.max_attempts': { description: 'Attempts for replay-safe tools (read, grep, webfetch, …) after a transient failure, the first included. Side-effecting tools are never retried.', minimum: 1, maximum: 10 },
-  'retry.base_delay_ms': { description: 'Backoff before the first retry of a replay-safe tool, in milliseconds; it doubles on each retry.', minimum: 0, maximum: 60_000 },
+  'retry.max_attempts': {
+    description:
+      'Attempts for replay-safe tools (read, grep, webfetch, …) after a transient failure, the first included. Side-effecting tools are never retried.',
+    minimum: 1,
+    maximum: 10,
+  },
+  'retry.base_delay_ms': {
+    description: 'Backoff before the first retry of a replay-safe tool, in milliseconds; it doubles on each retry.',
+    minimum: 0,
+    maximum: 60_000,
+  },
   'model.provider': {
-    description: '`openai`: any OpenAI-compatible Chat Completions server (Ollama, LM Studio, vLLM, llama.cpp, OpenRouter, OpenAI). `anthropic`: Anthropic Messages. `vscode-lm`: a model from VS Code\'s Language Model API. Set with "Zuno: Select Model".',
+    description:
+      '`openai`: any OpenAI-compatible Chat Completions server (Ollama, LM Studio, vLLM, llama.cpp, OpenRouter, OpenAI). `anthropic`: Anthropic Messages. `vscode-lm`: a model from VS Code\'s Language Model API. Set with "Zuno: Select Model".',
   },
   'model.base_url': {
-    description: 'The server\'s base URL. The default is a local Ollama. API keys are stored per provider and server, so a key is never sent to a server it was not entered for.',
+    description:
+      "The server's base URL. The default is a local Ollama. API keys are stored per provider and server, so a key is never sent to a server it was not entered for.",
   },
   'model.name': { description: 'The model, e.g. `qwen2.5-coder:7b`, or the id of a `vscode-lm` model. Set with "Zuno: Select Model".' },
   'model.api_key_env': {
     description:
       'An environment variable to take the API key from on first use, when none is stored yet (ZUNO_API_KEY is always tried). The key is then kept in VS Code\'s SecretStorage only; set or replace it with "Zuno: Set API Key".',
   },
-  'model.max_steps': { description: 'Most model turns in one run before Zuno stops and reports the step limit.', minimum: 1, maximum: 1000 },
+  'model.max_steps': {
+    description: 'Most model turns in one run before Zuno stops and reports the step limit.',
+    minimum: 1,
+    maximum: 1000,
+  },
   'model.idle_timeout_ms': {
-    description: 'How long a model stream may send no complete event (after the request, or since the last one) before Zuno abandons it and retries. Raise it for a local model that is slow to start.',
+    description:
+      'How long a model stream may send no complete event (after the request, or since the last one) before Zuno abandons it and retries. Raise it for a local model that is slow to start.',
     minimum: 1000,
     maximum: 3_600_000,
   },
   'model.context_window': {
     description:
-      'The model\'s context window in tokens. `0` (default): ask the server (`/v1/models`, Ollama\'s `/api/show`, or VS Code\'s language model), then a table of well-known models, then assume 32,768 and say that it is a guess. Set it when a local server loads the model with a smaller context than the model supports.',
+      "The model's context window in tokens. `0` (default): ask the server (`/v1/models`, Ollama's `/api/show`, or VS Code's language model), then a table of well-known models, then assume 32,768 and say that it is a guess. Set it when a local server loads the model with a smaller context than the model supports.",
     minimum: 0,
     maximum: 10_000_000,
   },
   'model.max_output_tokens': {
-    description: 'The most tokens one answer may take. `0` (default): the provider decides (8,192 for Anthropic, more when thinking needs it). Zuno keeps this much of the context window free.',
+    description:
+      'The most tokens one answer may take. `0` (default): the provider decides (8,192 for Anthropic, more when thinking needs it). Zuno keeps this much of the context window free.',
     minimum: 0,
     maximum: 1_000_000,
   },
   'model.reasoning_effort': {
     description:
-      'How hard a reasoning model thinks: sent as `reasoning_effort` to OpenAI-compatible servers, and as an extended-thinking budget to Anthropic (low 2,048, medium 8,192, high 24,576 tokens). Unset: the model\'s default.',
+      "How hard a reasoning model thinks: sent as `reasoning_effort` to OpenAI-compatible servers, and as an extended-thinking budget to Anthropic (low 2,048, medium 8,192, high 24,576 tokens). Unset: the model's default.",
   },
   'model.prices': {
     description:
@@ -173,7 +213,9 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     description:
       'Takes a checkpoint of the workspace\'s files before the first change of each message (needs git on PATH), so "Restore files to before this message" can put them back. Restoring covers files only, not effects outside the workspace (a pushed commit, a sent request).',
   },
-  'history.max_sessions': { description: 'Keep at most this many past sessions of a workspace; older ones are deleted when Zuno starts. 0 keeps all.' },
+  'history.max_sessions': {
+    description: 'Keep at most this many past sessions of a workspace; older ones are deleted when Zuno starts. 0 keeps all.',
+  },
   'history.max_age_days': { description: 'Delete past sessions not updated for this many days when Zuno starts. 0 keeps all.' },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {
@@ -193,7 +235,8 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     maximum: 1000,
   },
   'mcp.max_offered_schema_tokens': {
-    description: 'How many tokens the tool definitions of one model request may take (four characters a token). MCP tools beyond it are found through `mcp_tools` instead.',
+    description:
+      'How many tokens the tool definitions of one model request may take (four characters a token). MCP tools beyond it are found through `mcp_tools` instead.',
     minimum: 1000,
     maximum: 1_000_000,
   },
@@ -309,7 +352,7 @@ export function contributedConfiguration(): { title: string; properties: Record<
     type: 'string',
     default: '',
     markdownDescription:
-      'A folder to keep every workspace\'s Zuno state in (sessions, outputs), each in its own `workspaces/<name>-<hash>` folder. Empty: `$XDG_STATE_HOME/zuno` (`~/.local/state/zuno`) on Linux, `~/Library/Application Support/Zuno` on macOS, `%LOCALAPPDATA%\\Zuno` on Windows, where `zuno exec` looks too. Machine scope: a workspace cannot choose where its record is kept. Takes effect after a window reload.',
+      "A folder to keep every workspace's Zuno state in (sessions, outputs), each in its own `workspaces/<name>-<hash>` folder. Empty: `$XDG_STATE_HOME/zuno` (`~/.local/state/zuno`) on Linux, `~/Library/Application Support/Zuno` on macOS, `%LOCALAPPDATA%\\Zuno` on Windows, where `zuno exec` looks too. Machine scope: a workspace cannot choose where its record is kept. Takes effect after a window reload.",
     scope: 'machine',
     order: settingDefinitions().length,
   };
@@ -326,10 +369,13 @@ export const STATE_DIR_SETTING = `${SETTINGS_PREFIX}.stateDir`;
 /** The User value of `zuno.stateDir` as a folder: undefined when empty, `~` expanded; a relative path is refused. */
 export function stateRootSetting(value: unknown, home: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') throw new ConfigError(`${STATE_DIR_SETTING} (User settings) must be a folder path (got ${JSON.stringify(value)}).`);
+  if (typeof value !== 'string')
+    throw new ConfigError(`${STATE_DIR_SETTING} (User settings) must be a folder path (got ${JSON.stringify(value)}).`);
   const expanded = value === '~' || value.startsWith('~/') || value.startsWith('~\\') ? join(home, value.slice(1)) : value;
   if (!isAbsolute(expanded)) {
-    throw new ConfigError(`${STATE_DIR_SETTING} (User settings) must be an absolute folder path, such as ~/zuno-state (got "${value}"). Fix it in Settings, or clear it for the default.`);
+    throw new ConfigError(
+      `${STATE_DIR_SETTING} (User settings) must be an absolute folder path, such as ~/zuno-state (got "${value}"). Fix it in Settings, or clear it for the default.`,
+    );
   }
   return expanded;
 }
@@ -409,7 +455,11 @@ function fileProblems(source: string, raw: unknown): string[] {
     parseConfig(raw, source);
     return [];
   } catch (error) {
-    if (error instanceof ConfigError) return error.message.split('\n').slice(1).map((line) => `${line} (${source})`);
+    if (error instanceof ConfigError)
+      return error.message
+        .split('\n')
+        .slice(1)
+        .map((line) => `${line} (${source})`);
     throw error;
   }
 }

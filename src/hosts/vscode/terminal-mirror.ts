@@ -148,7 +148,9 @@ export class TerminalScreen implements MirrorSink {
 
   open(): void {
     this.opened = true;
-    this.output(`${DIM}Zuno runs its commands with its own process runner and shows them here. Ctrl+C cancels the running one.${RESET}\r\n`);
+    this.output(
+      `${DIM}Zuno runs its commands with its own process runner and shows them here. Ctrl+C cancels the running one.${RESET}\r\n`,
+    );
     for (const text of this.backlog.splice(0)) this.output(text);
   }
 

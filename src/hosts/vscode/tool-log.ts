@@ -8,7 +8,8 @@ import type { ZunoEvent } from '../../core/events';
 /** Arguments longer than this are cut in the log; the store keeps them whole. */
 const ARGUMENTS_LIMIT = 2000;
 
-const clip = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}… (${text.length - limit} more characters)` : text);
+const clip = (text: string, limit: number): string =>
+  text.length > limit ? `${text.slice(0, limit)}… (${text.length - limit} more characters)` : text;
 
 /** The log line for an event, or undefined for events that are not about tool calls. */
 export function toolLogLine(event: ZunoEvent): string | undefined {

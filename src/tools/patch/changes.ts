@@ -115,7 +115,13 @@ function toWrite(change: PlannedChange): FileWrite {
     case 'delete':
       return { kind: 'delete', path: change.path.real };
     case 'move':
-      return { kind: 'move', path: change.path.real, movedTo: change.movedTo.real, data: encodeText(change.after), original: change.before.bytes };
+      return {
+        kind: 'move',
+        path: change.path.real,
+        movedTo: change.movedTo.real,
+        data: encodeText(change.after),
+        original: change.before.bytes,
+      };
   }
 }
 
@@ -134,7 +140,8 @@ export async function commitChanges(fs: HostFileSystem, changes: readonly Planne
   }
   const relative = (path: string): string => displays.get(path) ?? path;
   if (unrestored.length === 0) {
-    const undone = restored.length === 0 ? '' : ` The ${restored.length} change(s) already made (${restored.map(relative).join(', ')}) were undone.`;
+    const undone =
+      restored.length === 0 ? '' : ` The ${restored.length} change(s) already made (${restored.map(relative).join(', ')}) were undone.`;
     if (refusal !== undefined) throw new ToolError(`${refusal}${undone} No file was changed.`);
     throw new ToolError(`Nothing was changed: ${cause}.${undone} Fix the cause (or the path) and send the whole patch again.`);
   }

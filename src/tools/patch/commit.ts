@@ -39,8 +39,7 @@ export interface CommitFailure {
 }
 
 export type CommitOutcome =
-  | { readonly committed: true; readonly leftovers: readonly string[] }
-  | { readonly committed: false; readonly failure: CommitFailure };
+  { readonly committed: true; readonly leftovers: readonly string[] } | { readonly committed: false; readonly failure: CommitFailure };
 
 /** A completed change and how to undo it. */
 interface Step {
@@ -97,7 +96,14 @@ async function perform(fs: HostFileSystem, write: FileWrite, steps: Step[]): Pro
   switch (write.kind) {
     case 'create': {
       const { path, data } = write;
-      steps.push(await placeNew(fs, path, () => fs.writeFileAtomic(path, data), () => fs.remove(path)));
+      steps.push(
+        await placeNew(
+          fs,
+          path,
+          () => fs.writeFileAtomic(path, data),
+          () => fs.remove(path),
+        ),
+      );
       return;
     }
     case 'update': {
@@ -157,7 +163,12 @@ export async function commitWrites(fs: HostFileSystem, writes: readonly FileWrit
     const refusal = error instanceof ToolError ? error.message : undefined;
     return {
       committed: false,
-      failure: { cause, refusal, restored: distinct(restored).filter((path) => !unrestored.includes(path)), unrestored: distinct(unrestored) },
+      failure: {
+        cause,
+        refusal,
+        restored: distinct(restored).filter((path) => !unrestored.includes(path)),
+        unrestored: distinct(unrestored),
+      },
     };
   }
   const leftovers: string[] = [];

@@ -63,7 +63,9 @@ export function decodeText(bytes: Uint8Array, displayPath: string): FileText {
   try {
     text = strictDecoder.decode(bytes);
   } catch {
-    throw new ToolError(`${displayPath} is not valid UTF-8 text; only text files can be edited. Use write to replace it whole if you must.`);
+    throw new ToolError(
+      `${displayPath} is not valid UTF-8 text; only text files can be edited. Use write to replace it whole if you must.`,
+    );
   }
   if (text.includes('\u0000')) {
     throw new ToolError(`${displayPath} looks binary (it contains NUL bytes); only text files can be edited.`);

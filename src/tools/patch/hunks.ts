@@ -64,9 +64,7 @@ function mismatch(index: LineIndex, hunk: Hunk, old: readonly string[], from: nu
         `remove the marker or match the file's real last lines.`,
     );
   } else {
-    reasons.push(
-      `${its} do not appear ${scope}, even ignoring whitespace and typographic punctuation.`,
-    );
+    reasons.push(`${its} do not appear ${scope}, even ignoring whitespace and typographic punctuation.`);
     reasons.push(describeClosestRegion(index, old, from));
   }
   return reasons.join('\n');

@@ -250,11 +250,7 @@ export function parsePatch(patch: string): PatchOperation[] {
     while (end > start && (lines[end - 1] ?? '').trim() === '') end--;
   };
   trimBlankLines();
-  if (
-    end - start >= 4 &&
-    HEREDOC_STARTS.includes((lines[start] ?? '').trim()) &&
-    (lines[end - 1] ?? '').trimEnd().endsWith('EOF')
-  ) {
+  if (end - start >= 4 && HEREDOC_STARTS.includes((lines[start] ?? '').trim()) && (lines[end - 1] ?? '').trimEnd().endsWith('EOF')) {
     start++;
     end--;
     trimBlankLines();
