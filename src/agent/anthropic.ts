@@ -38,7 +38,10 @@ const MAX_OUTPUT_TOKENS = 8192;
 const THINKING_BUDGETS: Readonly<Record<ReasoningEffort, number>> = { low: 2048, medium: 8192, high: 24_576 };
 
 /** `max_tokens` and `thinking` for the configured limit and effort: the budget must stay below `max_tokens`, with room for the answer. */
-export function outputSettings(maxOutputTokens: number | undefined, effort: ReasoningEffort | undefined): { max_tokens: number; thinking?: { type: 'enabled'; budget_tokens: number } } {
+export function outputSettings(
+  maxOutputTokens: number | undefined,
+  effort: ReasoningEffort | undefined,
+): { max_tokens: number; thinking?: { type: 'enabled'; budget_tokens: number } } {
   const limit = maxOutputTokens ?? MAX_OUTPUT_TOKENS;
   if (effort === undefined) return { max_tokens: limit };
   const budget = THINKING_BUDGETS[effort];
@@ -72,7 +75,10 @@ function inputObject(argumentsJson: string): unknown {
  * turns of one role are merged, so tool results and a following user note share one user turn
  * with the results first, as the API requires.
  */
-export function toAnthropicRequest(system: string, messages: readonly TranscriptMessage[]): { system: string; messages: AnthropicMessage[] } {
+export function toAnthropicRequest(
+  system: string,
+  messages: readonly TranscriptMessage[],
+): { system: string; messages: AnthropicMessage[] } {
   const systemParts = system ? [system] : [];
   const wire: AnthropicMessage[] = [];
   const push = (role: AnthropicMessage['role'], blocks: ContentBlock[]): void => {
@@ -94,7 +100,12 @@ export function toAnthropicRequest(system: string, messages: readonly Transcript
           // Unchanged, signatures included, and first: the API verifies them on tool-result turns.
           ...(message.thinking ?? []).map((block): ContentBlock => ({ ...block })),
           ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
-          ...(message.toolCalls ?? []).map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: inputObject(call.arguments) })),
+          ...(message.toolCalls ?? []).map((call) => ({
+            type: 'tool_use' as const,
+            id: call.id,
+            name: call.name,
+            input: inputObject(call.arguments),
+          })),
         ]);
         break;
       case 'tool':
@@ -174,7 +185,6 @@ const streamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), error: z.object({ type: z.string(), message: z.string() }) }),
 ]);
 
-
 /** Errors the API reports inside a stream that are worth a retry. */
 const TRANSIENT_STREAM_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_error']);
 
@@ -233,7 +243,12 @@ export class AnthropicProvider implements ModelProvider {
     return { 'anthropic-version': ANTHROPIC_VERSION, ...(key ? { 'x-api-key': key } : {}) };
   }
 
-  private async attempt(request: ModelRequest, signal: AbortSignal, alive: () => void, onDelta: (text: string) => void): Promise<ModelResponse> {
+  private async attempt(
+    request: ModelRequest,
+    signal: AbortSignal,
+    alive: () => void,
+    onDelta: (text: string) => void,
+  ): Promise<ModelResponse> {
     const { baseUrl, model } = this.options;
     const { system, messages } = toAnthropicRequest(request.system, request.messages);
     const tools = toAnthropicTools(request.tools);
@@ -243,7 +258,9 @@ export class AnthropicProvider implements ModelProvider {
       stream: true,
       messages: withMessageBreakpoints(messages),
       ...(system ? { system: [{ type: 'text', text: system, cache_control: EPHEMERAL }] } : {}),
-      ...(tools.length > 0 ? { tools: tools.map((tool, index) => (index === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)) } : {}),
+      ...(tools.length > 0
+        ? { tools: tools.map((tool, index) => (index === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)) }
+        : {}),
     };
     const response = await postForStream(
       this.fetch,
@@ -258,7 +275,10 @@ export class AnthropicProvider implements ModelProvider {
     let stopped = false;
     let usage: AnthropicUsage | undefined;
     const toolUses = new Map<number, ToolUseBlock>();
-    const thinking = new Map<number, { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string }>();
+    const thinking = new Map<
+      number,
+      { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string }
+    >();
     try {
       for await (const event of readServerSentEvents(response.body)) {
         alive();
@@ -277,7 +297,11 @@ export class AnthropicProvider implements ModelProvider {
         } else if (data.type === 'content_block_start' && data.content_block.type === 'tool_use') {
           toolUses.set(data.index, { id: data.content_block.id || freshCallId(), name: data.content_block.name ?? '', json: '' });
         } else if (data.type === 'content_block_start' && data.content_block.type === 'thinking') {
-          thinking.set(data.index, { type: 'thinking', thinking: data.content_block.thinking ?? '', signature: data.content_block.signature ?? '' });
+          thinking.set(data.index, {
+            type: 'thinking',
+            thinking: data.content_block.thinking ?? '',
+            signature: data.content_block.signature ?? '',
+          });
         } else if (data.type === 'content_block_start' && data.content_block.type === 'redacted_thinking') {
           thinking.set(data.index, { type: 'redacted_thinking', data: data.content_block.data ?? '' });
         } else if (data.type === 'content_block_delta' && (data.delta.type === 'thinking_delta' || data.delta.type === 'signature_delta')) {
@@ -326,7 +350,8 @@ export class AnthropicProvider implements ModelProvider {
       ...(reasoning ? { reasoning } : {}),
       text,
       toolCalls,
-      stopReason: toolCalls.length > 0 ? 'tool_calls' : stopReason === 'end_turn' ? 'end' : stopReason === 'max_tokens' ? 'length' : 'other',
+      stopReason:
+        toolCalls.length > 0 ? 'tool_calls' : stopReason === 'end_turn' ? 'end' : stopReason === 'max_tokens' ? 'length' : 'other',
       ...(tokens ? { usage: tokens } : {}),
     };
   }

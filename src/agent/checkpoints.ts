@@ -9,7 +9,8 @@ import type { EventBus } from '../core/events';
 import { MAX_FILE_BYTES, ShadowCheckpoints } from '../hosts/node/checkpoints';
 
 const LISTED = 10;
-const listed = (paths: readonly string[]): string => `${paths.slice(0, LISTED).join(', ')}${paths.length > LISTED ? ` and ${paths.length - LISTED} more` : ''}`;
+const listed = (paths: readonly string[]): string =>
+  `${paths.slice(0, LISTED).join(', ')}${paths.length > LISTED ? ` and ${paths.length - LISTED} more` : ''}`;
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export interface RuntimeCheckpoints {
@@ -22,14 +23,22 @@ export interface RuntimeCheckpoints {
   close(): void;
 }
 
-export const DISABLED_TEXT = 'Checkpoints are off (checkpoints.enabled is false): file changes made from now on cannot be restored from Zuno.';
+export const DISABLED_TEXT =
+  'Checkpoints are off (checkpoints.enabled is false): file changes made from now on cannot be restored from Zuno.';
 
 /**
  * Opens the workspace's checkpoints and starts staging the work tree in the background, where
  * the checkpoints of sessions no longer `kept` by the store are dropped and gc runs, never on a
  * turn's path. `enabled` is read at every turn, so the editor's setting applies without a reload.
  */
-export async function openCheckpoints(options: { readonly stateDir: string; readonly workspaceRoot: string; readonly events: EventBus; readonly enabled: () => boolean; readonly kept?: (sessionId: string) => boolean; readonly git?: string }): Promise<RuntimeCheckpoints> {
+export async function openCheckpoints(options: {
+  readonly stateDir: string;
+  readonly workspaceRoot: string;
+  readonly events: EventBus;
+  readonly enabled: () => boolean;
+  readonly kept?: (sessionId: string) => boolean;
+  readonly git?: string;
+}): Promise<RuntimeCheckpoints> {
   const { events, enabled } = options;
   const engine = await ShadowCheckpoints.open(options);
   // Off the turn's path: the model's first answer takes a while, and the first checkpoint is then incremental.
@@ -53,7 +62,11 @@ export async function openCheckpoints(options: { readonly stateDir: string; read
         return;
       }
       try {
-        const record = await engine.snapshot({ sessionId, kind, ...(prompt ? { messageIndex: prompt.messageIndex, prompt: prompt.text } : {}) });
+        const record = await engine.snapshot({
+          sessionId,
+          kind,
+          ...(prompt ? { messageIndex: prompt.messageIndex, prompt: prompt.text } : {}),
+        });
         if (kind !== 'turn') return;
         events.emit(sessionId, {
           type: 'checkpoint-created',
@@ -69,10 +82,18 @@ export async function openCheckpoints(options: { readonly stateDir: string; read
         for (const path of nested) told.add(`nested:${path}`);
         for (const path of skipped) told.add(`large:${path}`);
         if (nested.length > 0) {
-          events.emit(sessionId, { type: 'notice', level: 'info', text: `Checkpoints leave nested repositories alone (their .git and files are never touched, and a rewind does not restore them): ${listed(nested)}.` });
+          events.emit(sessionId, {
+            type: 'notice',
+            level: 'info',
+            text: `Checkpoints leave nested repositories alone (their .git and files are never touched, and a rewind does not restore them): ${listed(nested)}.`,
+          });
         }
         if (skipped.length > 0) {
-          events.emit(sessionId, { type: 'notice', level: 'info', text: `Checkpoints skip files larger than ${MAX_FILE_BYTES / (1024 * 1024)} MB, and a rewind leaves them as they are: ${listed(skipped)}.` });
+          events.emit(sessionId, {
+            type: 'notice',
+            level: 'info',
+            text: `Checkpoints skip files larger than ${MAX_FILE_BYTES / (1024 * 1024)} MB, and a rewind leaves them as they are: ${listed(skipped)}.`,
+          });
         }
       } catch (error) {
         const text =

@@ -54,7 +54,9 @@ function changedPaths(tool: string, argumentsJson: string): string[] {
   const args = parsed as Record<string, unknown>;
   if (tool !== 'apply_patch') return typeof args['path'] === 'string' ? [args['path']] : [];
   const patch = typeof args['patch'] === 'string' ? args['patch'] : '';
-  return [...patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)].flatMap((match) => (match[1] ? [match[1].trim()] : []));
+  return [...patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)].flatMap((match) =>
+    match[1] ? [match[1].trim()] : [],
+  );
 }
 
 export interface Handoff {
@@ -75,7 +77,13 @@ function userPrompts(store: Store, sessionId: string, transcript: readonly Trans
  * what the store knows is exact; the model's summary only adds to it. `promptBudget` caps the
  * prompts' characters (the first and the newest are always kept, verbatim).
  */
-export function buildHandoff(store: Store, sessionId: string, transcript: readonly TranscriptMessage[], summary: string, promptBudget = 40_000): Handoff {
+export function buildHandoff(
+  store: Store,
+  sessionId: string,
+  transcript: readonly TranscriptMessage[],
+  summary: string,
+  promptBudget = 40_000,
+): Handoff {
   const kept: string[] = [];
   const lines: string[] = [
     'Earlier turns of this session were compacted to fit the context window. Zuno rebuilt this handoff from its records: the',
@@ -115,7 +123,11 @@ export function buildHandoff(store: Store, sessionId: string, transcript: readon
   }
 
   const calls = store.calls(sessionId);
-  const changed = [...new Set(calls.flatMap((call) => (call.status === 'ok' && EDIT_TOOLS.has(call.tool) ? changedPaths(call.tool, call.argumentsJson) : [])))];
+  const changed = [
+    ...new Set(
+      calls.flatMap((call) => (call.status === 'ok' && EDIT_TOOLS.has(call.tool) ? changedPaths(call.tool, call.argumentsJson) : [])),
+    ),
+  ];
   if (changed.length > 0) {
     lines.push('', 'Files changed so far by write, edit and apply_patch:', ...changed.map((path) => `- ${path}`));
     kept.push(`${changed.length} changed ${changed.length === 1 ? 'file' : 'files'}`);
@@ -126,7 +138,8 @@ export function buildHandoff(store: Store, sessionId: string, transcript: readon
       '',
       'Calls whose effect is unknown (they may or may not have happened; check the real state before changing anything again, and never assume they ran):',
       ...unresolved.map(
-        (call) => `- ${call.tool} (call ${call.callId}, attempt ${call.attempt}, ${call.status === 'running' ? 'unresolved' : 'indeterminate'}): ${summarizeArguments(call.argumentsJson)}`,
+        (call) =>
+          `- ${call.tool} (call ${call.callId}, attempt ${call.attempt}, ${call.status === 'running' ? 'unresolved' : 'indeterminate'}): ${summarizeArguments(call.argumentsJson)}`,
       ),
     );
     kept.push(`${unresolved.length} unresolved ${unresolved.length === 1 ? 'call' : 'calls'}`);
@@ -154,12 +167,17 @@ function renderForSummary(messages: readonly TranscriptMessage[], maxCharacters:
       case 'user':
         return `USER: ${message.content}`;
       case 'assistant': {
-        const called = (message.toolCalls ?? []).map((call) => `\n[called ${call.name} ${summarizeArguments(call.arguments, 300)}]`).join('');
+        const called = (message.toolCalls ?? [])
+          .map((call) => `\n[called ${call.name} ${summarizeArguments(call.arguments, 300)}]`)
+          .join('');
         return `ASSISTANT: ${message.content}${called}`;
       }
       case 'tool': {
         const name = calls.get(message.callId)?.name ?? message.toolName;
-        const text = message.content.length > 800 ? `${message.content.slice(0, 800)}… (${message.content.length} characters in all)` : message.content;
+        const text =
+          message.content.length > 800
+            ? `${message.content.slice(0, 800)}… (${message.content.length} characters in all)`
+            : message.content;
         return `RESULT of ${name}: ${text}`;
       }
     }
@@ -278,10 +296,17 @@ export class SessionContext {
     const request = `${previous}Summarise these turns of the session:\n\n${renderForSummary(older, room)}`;
     let summary = '';
     try {
-      const answer = await provider.stream({ system: SUMMARY_SYSTEM, messages: [{ role: 'user', content: request }], tools: [], signal }, () => undefined);
+      const answer = await provider.stream(
+        { system: SUMMARY_SYSTEM, messages: [{ role: 'user', content: request }], tools: [], signal },
+        () => undefined,
+      );
       summary = answer.text;
       if (answer.usage) {
-        store.recordModelRequest(sessionId, { ...answer.usage, ...(provider.model !== undefined ? { model: provider.model } : {}), contextWindow: budget.window.tokens });
+        store.recordModelRequest(sessionId, {
+          ...answer.usage,
+          ...(provider.model !== undefined ? { model: provider.model } : {}),
+          contextWindow: budget.window.tokens,
+        });
       }
     } catch (error) {
       if (signal.aborted) throw error;

@@ -58,7 +58,11 @@ export function knownContextWindow(model: string): number | undefined {
 }
 
 /** Picks the window from the sources in order of trust. */
-export function resolveContextWindow(configured: number | undefined, fromServer: number | undefined, model: string | undefined): ContextWindow {
+export function resolveContextWindow(
+  configured: number | undefined,
+  fromServer: number | undefined,
+  model: string | undefined,
+): ContextWindow {
   if (configured !== undefined) return { tokens: configured, source: 'config' };
   if (fromServer !== undefined) return { tokens: fromServer, source: 'server' };
   const known = model !== undefined ? knownContextWindow(model) : undefined;
@@ -72,7 +76,10 @@ const modelEntrySchema = z.object({
   context_length: positive.optional().catch(undefined),
   max_model_len: positive.optional().catch(undefined),
   // OpenRouter also states what its chosen provider serves, which may be less.
-  top_provider: z.object({ context_length: positive.nullish().catch(undefined) }).optional().catch(undefined),
+  top_provider: z
+    .object({ context_length: positive.nullish().catch(undefined) })
+    .optional()
+    .catch(undefined),
 });
 const modelListSchema = z.object({ data: z.array(z.unknown()) });
 
@@ -108,7 +115,9 @@ export async function modelsListWindow(
   for (const raw of list.data.data) {
     const entry = modelEntrySchema.safeParse(raw);
     if (!entry.success || entry.data.id !== model) continue;
-    const sizes = [entry.data.context_length, entry.data.max_model_len, entry.data.top_provider?.context_length ?? undefined].filter((size) => size !== undefined);
+    const sizes = [entry.data.context_length, entry.data.max_model_len, entry.data.top_provider?.context_length ?? undefined].filter(
+      (size) => size !== undefined,
+    );
     return sizes.length > 0 ? Math.min(...sizes) : undefined;
   }
   return undefined;
@@ -120,12 +129,22 @@ export async function modelsListWindow(
  * model's trained `<arch>.context_length`. Asked only when `/api/version` answers like Ollama,
  * so other servers never see a POST they do not know.
  */
-export async function ollamaWindow(fetchFunction: typeof fetch, baseUrl: string, model: string, signal: AbortSignal): Promise<number | undefined> {
+export async function ollamaWindow(
+  fetchFunction: typeof fetch,
+  baseUrl: string,
+  model: string,
+  signal: AbortSignal,
+): Promise<number | undefined> {
   const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   const version = await getJson(fetchFunction, `${root}/api/version`, {}, signal);
   if (typeof version !== 'object' || version === null || !('version' in version)) return undefined;
   const shown = ollamaShowSchema.safeParse(
-    await getJson(fetchFunction, `${root}/api/show`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model }) }, signal),
+    await getJson(
+      fetchFunction,
+      `${root}/api/show`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model }) },
+      signal,
+    ),
   );
   if (!shown.success) return undefined;
   const numCtx = /(?:^|\n)\s*num_ctx\s+(\d+)/.exec(shown.data.parameters ?? '')?.[1];

@@ -33,7 +33,7 @@ function memberSystemPrompt(member: Member): string {
   const frame =
     `You are "${member.name}", one member of a council asked for its view. Answer the question directly, from your own ` +
     'knowledge and perspective. You have no tools and cannot look at files or run anything: say what you would need to ' +
-    'know where that matters. Be concise; another model will combine your answer with the other members\' answers.';
+    "know where that matters. Be concise; another model will combine your answer with the other members' answers.";
   return member.persona ? `${frame}\n\nYour persona:\n${member.persona}` : frame;
 }
 
@@ -43,7 +43,9 @@ const SYNTHESIS_SYSTEM =
 
 function synthesisPrompt(question: string, answers: readonly CouncilMemberAnswer[]): string {
   const parts = answers.map((member) =>
-    member.answer !== undefined ? `## ${member.name}\n${member.answer}` : `## ${member.name}\n(no answer: ${member.error ?? 'unknown error'})`,
+    member.answer !== undefined
+      ? `## ${member.name}\n${member.answer}`
+      : `## ${member.name}\n(no answer: ${member.error ?? 'unknown error'})`,
   );
   return `The question put to the council:\n${question}\n\nThe members' answers:\n\n${parts.join('\n\n')}`;
 }
@@ -82,7 +84,10 @@ export class ModelCouncil implements Council {
     }
     try {
       const provider = await this.options.models.forModel(member.model);
-      const response = await provider.stream({ system: memberSystemPrompt(member), messages: [{ role: 'user', content: question }], tools: [], signal }, () => undefined);
+      const response = await provider.stream(
+        { system: memberSystemPrompt(member), messages: [{ role: 'user', content: question }], tools: [], signal },
+        () => undefined,
+      );
       const answer = response.text.trim();
       return answer === '' ? { ...identity, error: 'gave an empty answer' } : { ...identity, answer };
     } catch (error) {

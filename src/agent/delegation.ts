@@ -25,7 +25,14 @@ import { ToolError } from '../core/errors';
 import type { EventBus } from '../core/events';
 import type { FairSharedLock } from '../core/lock';
 import type { ToolRegistry } from '../core/registry';
-import { Scheduler, type AgentExclusivity, type SchedulerOptions, type ToolCallRequest, type ToolCallResult, type TurnOptions } from '../core/scheduler';
+import {
+  Scheduler,
+  type AgentExclusivity,
+  type SchedulerOptions,
+  type ToolCallRequest,
+  type ToolCallResult,
+  type TurnOptions,
+} from '../core/scheduler';
 import type { CallEnvironment, CallSubject } from '../core/tool';
 import type { CallRow, Store } from '../store/store';
 import { agentRunner } from './loop';
@@ -48,12 +55,18 @@ export interface ModelSource {
  * A ModelSource for a session model and, when `otherModel` is given, providers for other model
  * names (created once each). Without `otherModel`, a named model is an error the model reads.
  */
-export function modelSource(sessionModel: ModelProvider, otherModel?: (model: string) => ModelProvider | Promise<ModelProvider>): ModelSource {
+export function modelSource(
+  sessionModel: ModelProvider,
+  otherModel?: (model: string) => ModelProvider | Promise<ModelProvider>,
+): ModelSource {
   const others = new Map<string, Promise<ModelProvider>>();
   return {
     async forModel(model) {
       if (model === undefined) return sessionModel;
-      if (!otherModel) throw new ToolError(`The model "${model}" cannot be reached from this host: only the session's model (${sessionModel.label}) can. Leave out the model, or ask the user to configure it.`);
+      if (!otherModel)
+        throw new ToolError(
+          `The model "${model}" cannot be reached from this host: only the session's model (${sessionModel.label}) can. Leave out the model, or ask the user to configure it.`,
+        );
       let provider = others.get(model);
       if (!provider) {
         provider = Promise.resolve().then(() => otherModel(model));

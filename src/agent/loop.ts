@@ -75,7 +75,12 @@ export class SessionNotFoundError extends Error {
 }
 
 /** Short on purpose: what Zuno is, where it works, and the etiquette its outcomes rely on. */
-export function systemPrompt(workspaceRoot: string, instructions?: string, memories: readonly string[] = [], project?: ProjectContext): string {
+export function systemPrompt(
+  workspaceRoot: string,
+  instructions?: string,
+  memories: readonly string[] = [],
+  project?: ProjectContext,
+): string {
   const projectInstructions = project ? instructionsBlock(project.instructions) : '';
   return [
     `You are Zuno, a coding agent working in the user's workspace at ${workspaceRoot} through tools.`,
@@ -87,7 +92,9 @@ export function systemPrompt(workspaceRoot: string, instructions?: string, memor
     'When the work is done, reply with a short summary of what you did, without calling more tools.',
     ...(project ? ['', environmentBlock(project.environment)] : []),
     ...(projectInstructions ? ['', projectInstructions] : []),
-    ...(memories.length > 0 ? ['', 'What the user asked you to remember from earlier sessions:', ...memories.map((memory) => `- ${memory}`)] : []),
+    ...(memories.length > 0
+      ? ['', 'What the user asked you to remember from earlier sessions:', ...memories.map((memory) => `- ${memory}`)]
+      : []),
     ...(instructions ? ['', instructions] : []),
   ].join('\n');
 }
@@ -104,7 +111,11 @@ function storedResultText(store: Store, sessionId: string, callId: string): stri
  * Gives every tool call of the last assistant message that lacks a result one tool message, in
  * call order, so the next request is well formed. `resultFor` supplies the missing text.
  */
-function completePairs(transcript: TranscriptMessage[], append: (message: TranscriptMessage) => void, resultFor: (call: TranscriptToolCall) => string): void {
+function completePairs(
+  transcript: TranscriptMessage[],
+  append: (message: TranscriptMessage) => void,
+  resultFor: (call: TranscriptToolCall) => string,
+): void {
   let lastAssistant = -1;
   for (let index = transcript.length - 1; index >= 0; index--) {
     if (transcript[index]?.role === 'assistant') {
@@ -170,7 +181,10 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   let sessionId: string;
   if (options.sessionId !== undefined) {
     if (!store.getSession(options.sessionId)) {
-      const known = store.listSessions().slice(0, 5).map((session) => session.id);
+      const known = store
+        .listSessions()
+        .slice(0, 5)
+        .map((session) => session.id);
       throw new SessionNotFoundError(
         `There is no session "${options.sessionId}" in ${store.stateDir}. ` +
           (known.length > 0 ? `Recent sessions: ${known.join(', ')}. ` : '') +
@@ -197,7 +211,8 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   });
   const loadedNotice = instructionsNotice(project.instructions);
   if (loadedNotice !== undefined) events.emit(sessionId, { type: 'notice', level: 'info', text: loadedNotice });
-  for (const problem of project.instructions.problems) events.emit(sessionId, { type: 'notice', level: 'warning', text: `Project instructions: ${problem}` });
+  for (const problem of project.instructions.problems)
+    events.emit(sessionId, { type: 'notice', level: 'warning', text: `Project instructions: ${problem}` });
 
   const append = (message: TranscriptMessage): void => {
     store.appendMessage(sessionId, message);
@@ -208,7 +223,9 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     store.recoverInterrupted(sessionId);
     completePairs(transcript, append, (call) => storedResultText(store, sessionId, call.id));
   }
-  const usedIds = new Set(transcript.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [])));
+  const usedIds = new Set(
+    transcript.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [])),
+  );
 
   const deliverRecoveryNotices = (): void => {
     const notices = store.pendingRecoveryNotices(sessionId);
@@ -264,7 +281,13 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   const system = systemPrompt(env.workspaceRoot, options.instructions, memories, project);
   const window = await contextWindowFor(provider, env.config.model.context_window, signal);
   const estimator = new RequestEstimator();
-  const context = new SessionContext({ store, sessionId, provider, events, budget: contextBudget(window, env.config.model.max_output_tokens || undefined) });
+  const context = new SessionContext({
+    store,
+    sessionId,
+    provider,
+    events,
+    budget: contextBudget(window, env.config.model.max_output_tokens || undefined),
+  });
   if (resumed) context.restore(transcript);
   let warnedAboutWindow = false;
   const price = priceFor(env.config.model.prices, provider.model);
@@ -303,7 +326,12 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
       // Everything before the newest turn goes into the handoff: the user asked for it.
       const report = await context.compact(transcript, 'manual', measure, signal, undefined, 0);
       if (report) estimator.reset();
-      else events.emit(sessionId, { type: 'notice', level: 'info', text: 'Nothing to compact yet: the session has no turns before this one.' });
+      else
+        events.emit(sessionId, {
+          type: 'notice',
+          level: 'info',
+          text: 'Nothing to compact yet: the session has no turns before this one.',
+        });
     }
     let sent = context.view(transcript);
     let estimate = estimator.estimate({ system, tools, messages: sent });
@@ -328,12 +356,15 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
 
     let answer: ModelResponse | undefined;
     // A server that refuses the request as too long anyway gets one compacted retry; a second refusal ends the run.
-    for (let refusals = 0; answer === undefined; ) {
+    for (let refusals = 0; answer === undefined;) {
       try {
-        answer = await provider.stream({ system, messages: sent, tools, signal }, (text) => events.emit(sessionId, { type: 'assistant-delta', text }));
+        answer = await provider.stream({ system, messages: sent, tools, signal }, (text) =>
+          events.emit(sessionId, { type: 'assistant-delta', text }),
+        );
       } catch (error) {
         if (signal.aborted || isAbortError(error)) return finish('cancelled', lastText);
-        if (!(error instanceof ProviderError && error.contextOverflow)) return finish('error', lastText, error instanceof Error ? error : new Error(String(error)));
+        if (!(error instanceof ProviderError && error.contextOverflow))
+          return finish('error', lastText, error instanceof Error ? error : new Error(String(error)));
         refusals++;
         context.shrinkBudget(estimate);
         const report = refusals === 1 ? await context.compact(transcript, 'overflow', measure, signal, estimate) : undefined;
@@ -355,7 +386,12 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
     };
     // A server that reports no usage is estimated, and the row and the event say so.
     const usage: TokenUsage = answer.usage ?? { inputTokens: estimate, outputTokens: estimateTokens(messageCharacters(assistant)) };
-    estimator.record(sent.length, usage.inputTokens, usage.outputTokens, answer.usage ? estimateRequest({ system, tools, messages: sent }) : undefined);
+    estimator.record(
+      sent.length,
+      usage.inputTokens,
+      usage.outputTokens,
+      answer.usage ? estimateRequest({ system, tools, messages: sent }) : undefined,
+    );
     store.recordModelRequest(sessionId, {
       ...usage,
       ...(provider.model !== undefined ? { model: provider.model } : {}),
@@ -371,10 +407,14 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
       return finish('done', lastText);
     }
 
-    for (const call of calls) events.emit(sessionId, { type: 'tool-call-requested', call_id: call.id, tool: call.name, arguments: call.arguments });
+    for (const call of calls)
+      events.emit(sessionId, { type: 'tool-call-requested', call_id: call.id, tool: call.name, arguments: call.arguments });
     const requests: ToolCallRequest[] = calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
     const results = new Map<string, ToolCallResult>();
-    for (const result of await scheduler.runTurn(sessionId, requests, { signal, ...(options.allowlist ? { allowlist: options.allowlist } : {}) })) {
+    for (const result of await scheduler.runTurn(sessionId, requests, {
+      signal,
+      ...(options.allowlist ? { allowlist: options.allowlist } : {}),
+    })) {
       results.set(result.callId, result);
     }
     // One tool message per call, in call order; the scheduler answers every call, and a call it

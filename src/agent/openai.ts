@@ -29,7 +29,6 @@ import {
 import { isLocalBaseUrl, modelsListWindow, ollamaWindow } from './context-window';
 import { readServerSentEvents } from './sse';
 
-
 type OpenAIMessage =
   | { role: 'system' | 'user'; content: string }
   | {
@@ -55,7 +54,13 @@ export function toOpenAIMessages(system: string, messages: readonly TranscriptMe
           // An empty string rather than null: some servers' chat templates fail on a null content.
           content: message.content,
           ...(calls.length > 0
-            ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
+            ? {
+                tool_calls: calls.map((call) => ({
+                  id: call.id,
+                  type: 'function' as const,
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }
             : {}),
         });
         break;
@@ -117,7 +122,6 @@ const chunkSchema = z.object({
   error: z.unknown().optional(),
 });
 
-
 interface PartialCall {
   id: string | undefined;
   name: string;
@@ -153,7 +157,9 @@ class AnswerBuilder {
     if (parsed.data.error !== undefined) {
       const said = JSON.stringify(parsed.data.error);
       // Not retried: what servers report this way (context too long, content filtered) would recur.
-      throw new ProviderError(`The model server at ${baseUrl} reported an error mid-answer: ${said.slice(0, 500)}`, { contextOverflow: saysContextOverflow(said) });
+      throw new ProviderError(`The model server at ${baseUrl} reported an error mid-answer: ${said.slice(0, 500)}`, {
+        contextOverflow: saysContextOverflow(said),
+      });
     }
     const usage = parsed.data.usage;
     if (usage) {
@@ -202,7 +208,13 @@ class AnswerBuilder {
       .map(([, call]) => ({ id: call.id ?? freshCallId(), name: call.name, arguments: call.arguments || '{}' }));
     const stopReason: StopReason =
       toolCalls.length > 0 ? 'tool_calls' : this.finishReason === 'stop' ? 'end' : this.finishReason === 'length' ? 'length' : 'other';
-    return { text: this.text, toolCalls, stopReason, ...(this.usage ? { usage: this.usage } : {}), ...(this.reasoning ? { reasoning: this.reasoning } : {}) };
+    return {
+      text: this.text,
+      toolCalls,
+      stopReason,
+      ...(this.usage ? { usage: this.usage } : {}),
+      ...(this.reasoning ? { reasoning: this.reasoning } : {}),
+    };
   }
 }
 
@@ -231,7 +243,10 @@ export class OpenAIProvider implements ModelProvider {
   serverContextWindow(signal: AbortSignal): Promise<number | undefined> {
     this.window ??= (async () => {
       const { baseUrl, model } = this.options;
-      return (await modelsListWindow(this.fetch, baseUrl, model, this.headers(), signal)) ?? (await ollamaWindow(this.fetch, baseUrl, model, signal));
+      return (
+        (await modelsListWindow(this.fetch, baseUrl, model, this.headers(), signal)) ??
+        (await ollamaWindow(this.fetch, baseUrl, model, signal))
+      );
     })();
     return this.window;
   }
@@ -248,7 +263,12 @@ export class OpenAIProvider implements ModelProvider {
     return key ? { authorization: `Bearer ${key}` } : {};
   }
 
-  private async attempt(request: ModelRequest, signal: AbortSignal, alive: () => void, onDelta: (text: string) => void): Promise<ModelResponse> {
+  private async attempt(
+    request: ModelRequest,
+    signal: AbortSignal,
+    alive: () => void,
+    onDelta: (text: string) => void,
+  ): Promise<ModelResponse> {
     const { baseUrl, model } = this.options;
     const post = (withUsage: boolean) =>
       postForStream(

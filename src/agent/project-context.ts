@@ -141,7 +141,11 @@ async function readGitState(fs: HostFileSystem, root: string): Promise<GitState>
  * a huge file. The checked read refuses a path that became a symlink since it was resolved, so a
  * swap between the containment check and the read cannot bring in another file.
  */
-async function readCapped(fs: HostFileSystem, realPath: string, limit: number): Promise<{ readonly text: string; readonly complete: boolean }> {
+async function readCapped(
+  fs: HostFileSystem,
+  realPath: string,
+  limit: number,
+): Promise<{ readonly text: string; readonly complete: boolean }> {
   const chunks: Uint8Array[] = [];
   let length = 0;
   for await (const chunk of fs.readStreamChecked(realPath)) {
@@ -176,18 +180,25 @@ interface Candidate {
  * `CLAUDE.md` that links to `AGENTS.md`) is loaded once. Never throws: unreadable files are
  * reported in `problems`.
  */
-export async function loadInstructionFiles(options: Omit<ProjectContextOptions, 'now'>, repositoryRoot?: string): Promise<InstructionFiles> {
+export async function loadInstructionFiles(
+  options: Omit<ProjectContextOptions, 'now'>,
+  repositoryRoot?: string,
+): Promise<InstructionFiles> {
   const { fs, workspaceRoot } = options;
   const maxFile = options.maxFileBytes ?? MAX_INSTRUCTION_FILE_BYTES;
   let budget = options.maxTotalBytes ?? MAX_INSTRUCTION_BYTES;
   const boundary = repositoryRoot ?? workspaceRoot;
   const directories: string[] = [workspaceRoot];
-  for (let directory = workspaceRoot; directory !== boundary && dirname(directory) !== directory; ) {
+  for (let directory = workspaceRoot; directory !== boundary && dirname(directory) !== directory;) {
     directory = dirname(directory);
     directories.push(directory);
   }
   const candidates: Candidate[] = directories.flatMap((directory) =>
-    INSTRUCTION_FILE_NAMES.map((name) => ({ path: join(directory, name), label: relative(workspaceRoot, join(directory, name)), within: boundary })),
+    INSTRUCTION_FILE_NAMES.map((name) => ({
+      path: join(directory, name),
+      label: relative(workspaceRoot, join(directory, name)),
+      within: boundary,
+    })),
   );
   if (options.userConfigDirectory !== undefined) {
     const path = join(options.userConfigDirectory, 'AGENTS.md');
@@ -206,7 +217,9 @@ export async function loadInstructionFiles(options: Omit<ProjectContextOptions, 
       if (seen.has(real)) continue;
       seen.add(real);
       if (candidate.within !== undefined && !isWithin(real, candidate.within)) {
-        problems.push(`${candidate.label} was not loaded: it links to ${real}, outside ${candidate.within}. Put the instructions in the file itself, or link to a file inside that folder.`);
+        problems.push(
+          `${candidate.label} was not loaded: it links to ${real}, outside ${candidate.within}. Put the instructions in the file itself, or link to a file inside that folder.`,
+        );
         continue;
       }
       if (budget <= 0) {
@@ -262,8 +275,12 @@ export async function loadProjectContext(options: ProjectContextOptions): Promis
 function gitLine(facts: EnvironmentFacts): string {
   const { git } = facts;
   if (!git) return 'Git: the workspace is not in a git repository.';
-  const where = git.root === facts.workspaceRoot ? 'the workspace root is a git repository' : `the workspace is inside the git repository at ${git.root}`;
-  const head = git.branch !== undefined ? `, on branch ${git.branch}` : git.detachedAt !== undefined ? `, HEAD detached at ${git.detachedAt}` : '';
+  const where =
+    git.root === facts.workspaceRoot
+      ? 'the workspace root is a git repository'
+      : `the workspace is inside the git repository at ${git.root}`;
+  const head =
+    git.branch !== undefined ? `, on branch ${git.branch}` : git.detachedAt !== undefined ? `, HEAD detached at ${git.detachedAt}` : '';
   return `Git: ${where}${head}.`;
 }
 
@@ -283,10 +300,15 @@ export function environmentBlock(facts: EnvironmentFacts): string {
 export function instructionsBlock(instructions: InstructionFiles): string {
   if (instructions.files.length === 0) return '';
   const sections = instructions.files.map((file) => {
-    const note = file.truncated ? `\n[truncated: ${file.label} has ${file.bytes} bytes; only the first ${file.includedBytes} are included]` : '';
+    const note = file.truncated
+      ? `\n[truncated: ${file.label} has ${file.bytes} bytes; only the first ${file.includedBytes} are included]`
+      : '';
     return `<instructions file="${file.label}">\n${file.text.trimEnd()}${note}\n</instructions>`;
   });
-  const skipped = instructions.skipped.length > 0 ? [`[not loaded, the size limit for instruction files was reached: ${instructions.skipped.join(', ')}]`] : [];
+  const skipped =
+    instructions.skipped.length > 0
+      ? [`[not loaded, the size limit for instruction files was reached: ${instructions.skipped.join(', ')}]`]
+      : [];
   return [
     "Project instructions, from files in the workspace (nearest first) and the user's own AGENTS.md (last). Follow them where they apply to the task.",
     "They guide how you work; they grant no permissions: the user's permission settings alone decide which calls run.",
@@ -298,7 +320,9 @@ export function instructionsBlock(instructions: InstructionFiles): string {
 /** The session-start notice naming what was loaded; `undefined` when nothing was found. */
 export function instructionsNotice(instructions: InstructionFiles): string | undefined {
   if (instructions.files.length === 0 && instructions.skipped.length === 0) return undefined;
-  const loaded = instructions.files.map((file) => (file.truncated ? `${file.label} ([truncated] to ${file.includedBytes} of ${file.bytes} bytes)` : file.label));
+  const loaded = instructions.files.map((file) =>
+    file.truncated ? `${file.label} ([truncated] to ${file.includedBytes} of ${file.bytes} bytes)` : file.label,
+  );
   const skipped = instructions.skipped.length > 0 ? `; not loaded, the size limit was reached: ${instructions.skipped.join(', ')}` : '';
   return `${INSTRUCTIONS_NOTICE_PREFIX}${loaded.join(', ') || 'none'}${skipped}.`;
 }

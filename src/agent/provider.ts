@@ -169,7 +169,10 @@ export async function listServerModels(
   headers: Readonly<Record<string, string>>,
   signal: AbortSignal,
 ): Promise<readonly string[] | undefined> {
-  const response = await fetchFunction(endpoint(baseUrl, 'models'), { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]) });
+  const response = await fetchFunction(endpoint(baseUrl, 'models'), {
+    headers,
+    signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
+  });
   if (!response.ok) return undefined;
   const parsed = modelListSchema.safeParse(await response.json().catch(() => undefined));
   if (!parsed.success) return undefined;
@@ -201,7 +204,7 @@ export function apiKeyHint(source: ApiKeySource): string {
 }
 
 function errorCode(error: unknown): string | undefined {
-  for (let current: unknown = error; typeof current === 'object' && current !== null; ) {
+  for (let current: unknown = error; typeof current === 'object' && current !== null;) {
     if ('code' in current && typeof current.code === 'string') return current.code;
     current = 'cause' in current ? current.cause : undefined;
   }
@@ -261,7 +264,8 @@ export interface StatusContext {
  * Anthropic's "prompt is too long", vLLM's and llama.cpp's "maximum context length" and
  * "exceeds the context", OpenRouter's "context length".
  */
-const CONTEXT_OVERFLOW = /context_length_exceeded|prompt is too long|context[ _-]?(length|window|size)|maximum context|exceeds? the (available )?context|too many tokens|request too large/i;
+const CONTEXT_OVERFLOW =
+  /context_length_exceeded|prompt is too long|context[ _-]?(length|window|size)|maximum context|exceeds? the (available )?context|too many tokens|request too large/i;
 
 /** Whether an error body (or a mid-stream error's text) says the prompt was over the window. */
 export function saysContextOverflow(text: string): boolean {
@@ -281,10 +285,13 @@ export async function statusError(response: Response, context: StatusContext): P
     );
   }
   if ((status === 400 || status === 413) && saysContextOverflow(body)) {
-    return new ProviderError(`The model server at ${context.baseUrl} refused the request as longer than the model's context (HTTP ${status}${quoted}).`, {
-      status,
-      contextOverflow: true,
-    });
+    return new ProviderError(
+      `The model server at ${context.baseUrl} refused the request as longer than the model's context (HTTP ${status}${quoted}).`,
+      {
+        status,
+        contextOverflow: true,
+      },
+    );
   }
   const mentionsModel = /model/i.test(said);
   if (status === 404 || (status === 400 && mentionsModel && /not found|does not exist|unknown|invalid/i.test(said))) {

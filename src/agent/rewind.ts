@@ -12,7 +12,13 @@
  * through its event bus, so the open chat hears it too).
  */
 import type { ZunoEventBody } from '../core/events';
-import { RESTORABLE_KINDS, type CheckpointRecord, type FileChangeSince, type ShadowCheckpoints, type TreeState } from '../hosts/node/checkpoints';
+import {
+  RESTORABLE_KINDS,
+  type CheckpointRecord,
+  type FileChangeSince,
+  type ShadowCheckpoints,
+  type TreeState,
+} from '../hosts/node/checkpoints';
 import type { Store } from '../store/store';
 
 /** A preview shows a diff for this many files at most; the list names every file. */
@@ -69,8 +75,10 @@ export type RewindResult =
       readonly event: Extract<ZunoEventBody, { type: 'rewind' }>;
     };
 
-export const restoredPaths = (plan: RewindPlan): string[] => plan.changes.filter((change) => change.change !== 'added').map((change) => change.path);
-export const removedPaths = (plan: RewindPlan): string[] => plan.changes.filter((change) => change.change === 'added').map((change) => change.path);
+export const restoredPaths = (plan: RewindPlan): string[] =>
+  plan.changes.filter((change) => change.change !== 'added').map((change) => change.path);
+export const removedPaths = (plan: RewindPlan): string[] =>
+  plan.changes.filter((change) => change.change === 'added').map((change) => change.path);
 
 /** How a checkpoint is named to the user: before which message, or before a rewind. */
 export const describeCheckpoint = (record: CheckpointRecord): string =>
@@ -82,12 +90,16 @@ export async function findCheckpoint(shadow: ShadowCheckpoints, sessionId: strin
   const record = records.find((candidate) => candidate.id === checkpointId);
   if (!record || !RESTORABLE_KINDS.has(record.kind)) {
     const known = records.map((candidate) => candidate.id);
-    throw new RewindError(`Session ${sessionId} has no checkpoint "${checkpointId}". ${known.length > 0 ? `Its checkpoints are: ${known.join(', ')}.` : 'It has none.'}`, known);
+    throw new RewindError(
+      `Session ${sessionId} has no checkpoint "${checkpointId}". ${known.length > 0 ? `Its checkpoints are: ${known.join(', ')}.` : 'It has none.'}`,
+      known,
+    );
   }
   return record;
 }
 
-const inside = (path: string, folders: readonly string[]): boolean => folders.some((folder) => path === folder || path.startsWith(`${folder}/`));
+const inside = (path: string, folders: readonly string[]): boolean =>
+  folders.some((folder) => path === folder || path.startsWith(`${folder}/`));
 
 async function planFrom(shadow: ShadowCheckpoints, sessionId: string, record: CheckpointRecord, now: TreeState): Promise<RewindPlan> {
   const all = await shadow.changes(record.tree, now.tree);
@@ -119,7 +131,13 @@ export async function previewRewind(shadow: ShadowCheckpoints, sessionId: string
       continue;
     }
     const diff = withoutGitHeader(await shadow.diff(now.tree, record.tree, change.path));
-    files.push({ ...file, diff: diff.length > PREVIEW_DIFF_CHARS ? `${diff.slice(0, PREVIEW_DIFF_CHARS)}\n… (the diff goes on; ${diff.length - PREVIEW_DIFF_CHARS} more characters)\n` : diff });
+    files.push({
+      ...file,
+      diff:
+        diff.length > PREVIEW_DIFF_CHARS
+          ? `${diff.slice(0, PREVIEW_DIFF_CHARS)}\n… (the diff goes on; ${diff.length - PREVIEW_DIFF_CHARS} more characters)\n`
+          : diff,
+    });
   }
   return { ...plan, files };
 }
@@ -198,6 +216,12 @@ function forkSession(store: Store, sessionId: string, record: CheckpointRecord, 
   // Checkpoints and rewinds stay with the session that took them: a fork has none of its own yet.
   const copied = events.slice(0, Math.max(message, 0)).filter((event) => event.type !== 'checkpoint-created' && event.type !== 'rewind');
   for (const event of copied) store.recordEvent({ ...event, session_id: fork.id });
-  store.recordEvent({ type: 'notice', level: 'info', text: `Forked from session ${sessionId} before checkpoint ${record.id}.`, ts: Date.now(), session_id: fork.id });
+  store.recordEvent({
+    type: 'notice',
+    level: 'info',
+    text: `Forked from session ${sessionId} before checkpoint ${record.id}.`,
+    ts: Date.now(),
+    session_id: fork.id,
+  });
   return fork.id;
 }

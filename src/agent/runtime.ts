@@ -116,7 +116,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const registry: ToolRegistry = new ToolRegistry(
     [
       ...(options.registrations ?? builtinToolRegistrations()),
-      ...(mcp ? [{ tool: mcpResourcesTool(mcp), defaultSurface: true }, { tool: mcpReadTool(mcp), defaultSurface: true }, { tool: mcpToolsTool((): ToolRegistry => registry), defaultSurface: true }] : []),
+      ...(mcp
+        ? [
+            { tool: mcpResourcesTool(mcp), defaultSurface: true },
+            { tool: mcpReadTool(mcp), defaultSurface: true },
+            { tool: mcpToolsTool((): ToolRegistry => registry), defaultSurface: true },
+          ]
+        : []),
     ],
     mcp ? [new McpToolSource({ clients: mcp, servers: mcpServers, pins: createMcpPinStore(options.stateDir) })] : [],
   );
@@ -144,11 +150,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           checkpoints: checkpoints.recorder,
         }),
         ...(config.council.members.length > 0
-          ? { council: new ModelCouncil({ members: config.council.members, models: options.models, concurrency: config.concurrency.delegations }) }
+          ? {
+              council: new ModelCouncil({
+                members: config.council.members,
+                models: options.models,
+                concurrency: config.concurrency.delegations,
+              }),
+            }
           : {}),
       }
     : base;
-  const schedulerFor = (over: CallEnvironment): Scheduler => new Scheduler({ registry, ledger: store, events, env: over, exclusivity, checkpoints: checkpoints.recorder });
+  const schedulerFor = (over: CallEnvironment): Scheduler =>
+    new Scheduler({ registry, ledger: store, events, env: over, exclusivity, checkpoints: checkpoints.recorder });
   const scheduler = schedulerFor(env);
   return {
     config,
@@ -174,7 +187,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 }
 
 /** The SDK clients of `mcp.servers`; a stdio server inherits what shell commands inherit. */
-export function createMcpClients(options: Pick<RuntimeOptions, 'config' | 'workspaceRoot' | 'environmentPolicy' | 'mcpServers' | 'mcpInputs'>): NodeMcpClients {
+export function createMcpClients(
+  options: Pick<RuntimeOptions, 'config' | 'workspaceRoot' | 'environmentPolicy' | 'mcpServers' | 'mcpInputs'>,
+): NodeMcpClients {
   const policy = options.environmentPolicy ?? (() => environmentPolicy(options.config));
   return new NodeMcpClients({
     servers: options.mcpServers ?? options.config.mcp.servers,
@@ -210,7 +225,9 @@ export function modelTuning(config: ZunoConfig): Pick<ProviderSettings, 'maxOutp
 /** The HTTP provider for `model.provider`. vscode.lm lives in the editor host, which brings its own. */
 export function createProvider(settings: ProviderSettings): ModelProvider {
   if (settings.provider === 'vscode-lm') {
-    throw new ConfigError('model.provider "vscode-lm" works only inside VS Code. For zuno exec, set model.provider to "openai" or "anthropic".');
+    throw new ConfigError(
+      'model.provider "vscode-lm" works only inside VS Code. For zuno exec, set model.provider to "openai" or "anthropic".',
+    );
   }
   if (!settings.model) {
     throw new ConfigError('No model is set: pass --model NAME, set model.name in the config file, or set ZUNO_MODEL.');

@@ -111,7 +111,16 @@ export interface McpCommand {
   readonly json: boolean;
 }
 
-export type Command = ExecCommand | ShowCommand | MemoryCommand | McpCommand | CheckpointsCommand | RewindCommand | SessionsCommand | { readonly command: 'help' } | { readonly command: 'version' };
+export type Command =
+  | ExecCommand
+  | ShowCommand
+  | MemoryCommand
+  | McpCommand
+  | CheckpointsCommand
+  | RewindCommand
+  | SessionsCommand
+  | { readonly command: 'help' }
+  | { readonly command: 'version' };
 
 const execOptions = {
   workspace: { type: 'string' },
@@ -210,9 +219,12 @@ export function parseCommandLine(argv: readonly string[]): Command {
     if (values.help) return { command: 'help' };
     const [action, memoryId, ...extra] = positionals;
     if (action !== 'list' && action !== 'accept' && action !== 'delete') {
-      throw new UsageError(`zuno memory needs an action: list, accept ID or delete ID (got ${action === undefined ? 'none' : `"${action}"`}).`);
+      throw new UsageError(
+        `zuno memory needs an action: list, accept ID or delete ID (got ${action === undefined ? 'none' : `"${action}"`}).`,
+      );
     }
-    if (action !== 'list' && memoryId === undefined) throw new UsageError(`zuno memory ${action} needs a memory ID (see zuno memory list).`);
+    if (action !== 'list' && memoryId === undefined)
+      throw new UsageError(`zuno memory ${action} needs a memory ID (see zuno memory list).`);
     if ((action === 'list' ? [memoryId, ...extra] : extra).some((word) => word !== undefined)) {
       throw new UsageError(`zuno memory ${action} takes ${action === 'list' ? 'no other words' : 'one ID'}.`);
     }
@@ -220,7 +232,11 @@ export function parseCommandLine(argv: readonly string[]): Command {
       command: 'memory',
       action,
       json: values.json ?? false,
-      ...withoutUndefined({ memoryId, workspace: nonEmpty('workspace', values.workspace), stateDir: nonEmpty('state-dir', values['state-dir']) }),
+      ...withoutUndefined({
+        memoryId,
+        workspace: nonEmpty('workspace', values.workspace),
+        stateDir: nonEmpty('state-dir', values['state-dir']),
+      }),
     };
   }
 
@@ -229,12 +245,19 @@ export function parseCommandLine(argv: readonly string[]): Command {
     if (values.help) return { command: 'help' };
     const [action, server, tool, ...extra] = positionals;
     if (action !== 'list' && action !== 'accept' && action !== 'approve' && action !== 'decline') {
-      throw new UsageError(`zuno mcp needs an action: list, accept SERVER [TOOL], approve SERVER or decline SERVER (got ${action === undefined ? 'none' : `"${action}"`}).`);
+      throw new UsageError(
+        `zuno mcp needs an action: list, accept SERVER [TOOL], approve SERVER or decline SERVER (got ${action === undefined ? 'none' : `"${action}"`}).`,
+      );
     }
-    if (action !== 'list' && server === undefined) throw new UsageError(`zuno mcp ${action} needs a SERVER (see zuno mcp list)${action === 'accept' ? ', and optionally one TOOL of it' : ''}.`);
+    if (action !== 'list' && server === undefined)
+      throw new UsageError(
+        `zuno mcp ${action} needs a SERVER (see zuno mcp list)${action === 'accept' ? ', and optionally one TOOL of it' : ''}.`,
+      );
     const allowed = action === 'list' ? 0 : action === 'accept' ? 2 : 1;
     if ([server, tool, ...extra].slice(allowed).some((word) => word !== undefined)) {
-      throw new UsageError(`zuno mcp ${action} takes ${action === 'list' ? 'no other words' : action === 'accept' ? 'a SERVER and at most one TOOL' : 'one SERVER'}.`);
+      throw new UsageError(
+        `zuno mcp ${action} takes ${action === 'list' ? 'no other words' : action === 'accept' ? 'a SERVER and at most one TOOL' : 'one SERVER'}.`,
+      );
     }
     return {
       command: 'mcp',

@@ -49,7 +49,10 @@ const options = {
 } as const;
 
 /** Parses the words after `checkpoints` or `rewind`; `undefined` asks for the usage text. */
-export function parseCheckpointsCommand(name: 'checkpoints' | 'rewind', args: readonly string[]): CheckpointsCommand | RewindCommand | undefined {
+export function parseCheckpointsCommand(
+  name: 'checkpoints' | 'rewind',
+  args: readonly string[],
+): CheckpointsCommand | RewindCommand | undefined {
   let parsed;
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
@@ -67,11 +70,22 @@ export function parseCheckpointsCommand(name: 'checkpoints' | 'rewind', args: re
   };
   if (name === 'checkpoints') {
     const rewindOnly = (['to', 'dry-run', 'force', 'fork'] as const).filter((option) => values[option] !== undefined);
-    if (rewindOnly.length > 0) throw new UsageError(`--${rewindOnly.join(', --')} belong${rewindOnly.length === 1 ? 's' : ''} to zuno rewind.`);
+    if (rewindOnly.length > 0)
+      throw new UsageError(`--${rewindOnly.join(', --')} belong${rewindOnly.length === 1 ? 's' : ''} to zuno rewind.`);
     return { command: 'checkpoints', sessionId, json: values.json ?? false, ...location };
   }
-  if (values.to === undefined || values.to.trim() === '') throw new UsageError('zuno rewind needs --to CHECKPOINT (see zuno checkpoints SESSION_ID).');
-  return { command: 'rewind', sessionId, to: values.to, dryRun: values['dry-run'] ?? false, force: values.force ?? false, fork: values.fork ?? false, json: values.json ?? false, ...location };
+  if (values.to === undefined || values.to.trim() === '')
+    throw new UsageError('zuno rewind needs --to CHECKPOINT (see zuno checkpoints SESSION_ID).');
+  return {
+    command: 'rewind',
+    sessionId,
+    to: values.to,
+    dryRun: values['dry-run'] ?? false,
+    force: values.force ?? false,
+    fork: values.fork ?? false,
+    json: values.json ?? false,
+    ...location,
+  };
 }
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -84,7 +98,9 @@ async function shadowFor(stateDir: string, workspace: string): Promise<ShadowChe
 
 function requireSession(store: Store, sessionId: string, stateDir: string): void {
   if (!store.getSession(sessionId)) {
-    throw new SessionNotFoundError(`There is no session "${sessionId}" in ${stateDir}. Pass the --state-dir (or --workspace) that holds it.`);
+    throw new SessionNotFoundError(
+      `There is no session "${sessionId}" in ${stateDir}. Pass the --state-dir (or --workspace) that holds it.`,
+    );
   }
 }
 
@@ -122,7 +138,9 @@ export async function listCheckpoints(command: CheckpointsCommand, io: CliProces
     io.stdout.write(`Session ${command.sessionId} has no checkpoints: one is taken before the first change of each turn.\n`);
   } else {
     for (const { record, changes } of rows) {
-      io.stdout.write(`${record.id}  ${new Date(record.createdAt).toISOString()}  ${describeCheckpoint(record)}  ${changes.length} file${changes.length === 1 ? '' : 's'} changed since\n`);
+      io.stdout.write(
+        `${record.id}  ${new Date(record.createdAt).toISOString()}  ${describeCheckpoint(record)}  ${changes.length} file${changes.length === 1 ? '' : 's'} changed since\n`,
+      );
     }
   }
   return EXIT_OK;
@@ -131,10 +149,12 @@ export async function listCheckpoints(command: CheckpointsCommand, io: CliProces
 function writePlan(io: CliProcess, heading: string, result: RewindPlan): void {
   io.stdout.write(`${heading}\n`);
   const verb = { added: 'remove ', removed: 'restore', modified: 'restore' } as const;
-  for (const change of result.changes) io.stdout.write(`  ${verb[change.change]}  ${change.path}  (${change.change} since the checkpoint)\n`);
+  for (const change of result.changes)
+    io.stdout.write(`  ${verb[change.change]}  ${change.path}  (${change.change} since the checkpoint)\n`);
   if (result.changes.length === 0) io.stdout.write('  nothing: no file changed since the checkpoint\n');
   const untouched = untouchedPaths(result);
-  if (untouched.length > 0) io.stdout.write(`Left as they are (over ${MAX_FILE_BYTES / (1024 * 1024)} MB, or nested repositories): ${untouched.join(', ')}\n`);
+  if (untouched.length > 0)
+    io.stdout.write(`Left as they are (over ${MAX_FILE_BYTES / (1024 * 1024)} MB, or nested repositories): ${untouched.join(', ')}\n`);
 }
 
 const untouchedPaths = (plan: RewindPlan): string[] => [...plan.overLimit, ...plan.nested.map((folder) => `${folder}/`)];
@@ -144,7 +164,11 @@ export async function rewind(command: RewindCommand, io: CliProcess): Promise<nu
   const workspace = resolveWorkspace(command.workspace, io.cwd);
   const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
   // A real rewind writes the store, so it takes the one-writer lock: never during a running turn.
-  const store = await Store.open({ stateDir, readOnly: command.dryRun, onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  const store = await Store.open({
+    stateDir,
+    readOnly: command.dryRun,
+    onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`),
+  });
   try {
     requireSession(store, command.sessionId, stateDir);
     const shadow = await shadowFor(stateDir, workspace);
@@ -160,23 +184,44 @@ export async function rewind(command: RewindCommand, io: CliProcess): Promise<nu
       const preview = await planRewind(shadow, command.sessionId, command.to);
       if (command.json) io.stdout.write(`${JSON.stringify({ ...summary(preview), dry_run: true }, null, 2)}\n`);
       else {
-        writePlan(io, `Rewinding ${command.sessionId} to ${preview.checkpoint.id} (${describeCheckpoint(preview.checkpoint)}) would:`, preview);
-        if (preview.conflicts.length > 0) io.stdout.write(`It would refuse without --force: changed outside Zuno since the checkpoint: ${preview.conflicts.join(', ')}\n`);
+        writePlan(
+          io,
+          `Rewinding ${command.sessionId} to ${preview.checkpoint.id} (${describeCheckpoint(preview.checkpoint)}) would:`,
+          preview,
+        );
+        if (preview.conflicts.length > 0)
+          io.stdout.write(`It would refuse without --force: changed outside Zuno since the checkpoint: ${preview.conflicts.join(', ')}\n`);
         io.stdout.write('Nothing was changed (--dry-run).\n');
       }
       return EXIT_OK;
     }
-    const result = await applyRewind({ shadow, store, sessionId: command.sessionId, checkpointId: command.to, workspace, force: command.force, fork: command.fork });
+    const result = await applyRewind({
+      shadow,
+      store,
+      sessionId: command.sessionId,
+      checkpointId: command.to,
+      workspace,
+      force: command.force,
+      fork: command.fork,
+    });
     if (result.kind === 'refused') return refuse(io, command, summary(result.plan), result.plan.conflicts);
     store.recordEvent({ ...result.event, ts: Date.now(), session_id: command.sessionId });
     const forked = result.forkedSessionId;
     if (command.json) {
-      io.stdout.write(`${JSON.stringify({ ...summary(result.plan), undo_checkpoint_id: result.undo.id, forked_session_id: forked ?? null }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ ...summary(result.plan), undo_checkpoint_id: result.undo.id, forked_session_id: forked ?? null }, null, 2)}\n`,
+      );
     } else {
-      writePlan(io, `Rewound ${command.sessionId} to ${result.plan.checkpoint.id} (${describeCheckpoint(result.plan.checkpoint)}):`, result.plan);
+      writePlan(
+        io,
+        `Rewound ${command.sessionId} to ${result.plan.checkpoint.id} (${describeCheckpoint(result.plan.checkpoint)}):`,
+        result.plan,
+      );
       io.stdout.write(`To undo: zuno rewind ${command.sessionId} --to ${result.undo.id}\n`);
       if (forked !== undefined) io.stdout.write(`Forked session: ${forked} (continue it with zuno exec --session ${forked})\n`);
-      io.stdout.write('Only files in the workspace were restored; effects outside it (a pushed commit, a sent request, a database row) are not undone.\n');
+      io.stdout.write(
+        'Only files in the workspace were restored; effects outside it (a pushed commit, a sent request, a database row) are not undone.\n',
+      );
     }
     return EXIT_OK;
   } catch (error) {

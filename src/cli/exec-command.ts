@@ -24,7 +24,9 @@ import { loadConfig, resolveWorkspace, stateDirFor, type LoadedConfig } from './
 function configuredBaseUrl(raw: unknown): string | undefined {
   if (typeof raw !== 'object' || raw === null || !('model' in raw)) return undefined;
   const model = raw.model;
-  return typeof model === 'object' && model !== null && 'base_url' in model && typeof model.base_url === 'string' ? model.base_url : undefined;
+  return typeof model === 'object' && model !== null && 'base_url' in model && typeof model.base_url === 'string'
+    ? model.base_url
+    : undefined;
 }
 
 /** Flags win, then the config file, then ZUNO_* variables, then the config default. */
@@ -34,14 +36,24 @@ function modelSettings(command: ExecCommand, loaded: LoadedConfig, env: CliProce
   const defaultBaseUrl = provider === 'anthropic' ? ANTHROPIC_BASE_URL : loaded.config.model.base_url;
   const baseUrl = command.baseUrl ?? configuredBaseUrl(loaded.raw) ?? env.ZUNO_BASE_URL ?? defaultBaseUrl;
   if (!isHttpUrl(baseUrl)) {
-    throw new ConfigError(`The model base URL must be an http(s) URL such as http://127.0.0.1:11434/v1 (got "${baseUrl}"); check --base-url, model.base_url or ZUNO_BASE_URL.`);
+    throw new ConfigError(
+      `The model base URL must be an http(s) URL such as http://127.0.0.1:11434/v1 (got "${baseUrl}"); check --base-url, model.base_url or ZUNO_BASE_URL.`,
+    );
   }
   const model = command.model ?? loaded.config.model.name ?? env.ZUNO_MODEL;
   const keyVariable = command.apiKeyEnv ?? loaded.config.model.api_key_env;
   const apiKey: ApiKeySource = keyVariable
     ? { key: env[keyVariable] || undefined, envVar: keyVariable }
     : { key: env.ZUNO_API_KEY || undefined, envVar: env.ZUNO_API_KEY ? 'ZUNO_API_KEY' : undefined };
-  return { provider, baseUrl, model, apiKey, retry: loaded.config.retry, idleTimeoutMs: loaded.config.model.idle_timeout_ms, ...modelTuning(loaded.config) };
+  return {
+    provider,
+    baseUrl,
+    model,
+    apiKey,
+    retry: loaded.config.retry,
+    idleTimeoutMs: loaded.config.model.idle_timeout_ms,
+    ...modelTuning(loaded.config),
+  };
 }
 
 export async function exec(command: ExecCommand, io: CliProcess): Promise<number> {
@@ -66,7 +78,8 @@ export async function exec(command: ExecCommand, io: CliProcess): Promise<number
       : noTerminalApprovals();
   const questions: QuestionGateway | undefined = interactive ? terminalQuestions(ask, writeErr) : undefined;
   // The variable the key came from (--api-key-env) is dropped from commands like the known ones.
-  const childPolicy = (): EnvironmentPolicy => environmentPolicy(loaded.config, settings.apiKey.envVar !== undefined ? [settings.apiKey.envVar] : []);
+  const childPolicy = (): EnvironmentPolicy =>
+    environmentPolicy(loaded.config, settings.apiKey.envVar !== undefined ? [settings.apiKey.envVar] : []);
   const host = createNodeHost({
     stateDir,
     approvals,
@@ -95,7 +108,9 @@ export async function exec(command: ExecCommand, io: CliProcess): Promise<number
     interrupted = signal;
     controller.abort();
   });
-  const print = command.json ? (event: ZunoEvent) => void io.stdout.write(`${JSON.stringify(event)}\n`) : progressPrinter(writeErr, new Set(migration ? [migration.notice, migration.warning ?? ''] : []));
+  const print = command.json
+    ? (event: ZunoEvent) => void io.stdout.write(`${JSON.stringify(event)}\n`)
+    : progressPrinter(writeErr, new Set(migration ? [migration.notice, migration.warning ?? ''] : []));
   const stopPrinting = runtime.events.on(print);
   const usage = new UsageTally();
   const stopCounting = runtime.events.on((event) => usage.add(event));

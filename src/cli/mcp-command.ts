@@ -18,14 +18,21 @@ import { createMcpClients } from '../agent/runtime';
  * The others are not started; `warn` says which and how to approve them, and what of the file
  * could not be used.
  */
-export function withApprovedWorkspaceServers(config: ZunoConfig, workspaceRoot: string, stateDir: string, warn: (text: string) => void): ZunoConfig {
+export function withApprovedWorkspaceServers(
+  config: ZunoConfig,
+  workspaceRoot: string,
+  stateDir: string,
+  warn: (text: string) => void,
+): ZunoConfig {
   const workspace = loadWorkspaceMcp(workspaceRoot, stateDir, config);
   if (!workspace) return config;
   for (const problem of workspace.problems) warn(`zuno: ${problem}\n`);
   const { pending } = workspace.standing;
   if (pending.length > 0) {
     const names = pending.map((entry) => entry.name).join(' ');
-    warn(`zuno: ${pendingNotice(pending, `Review ${WORKSPACE_MCP_FILE}, then run: zuno mcp approve SERVER (${names}); or zuno mcp decline SERVER to stop this notice.`)}\n`);
+    warn(
+      `zuno: ${pendingNotice(pending, `Review ${WORKSPACE_MCP_FILE}, then run: zuno mcp approve SERVER (${names}); or zuno mcp decline SERVER to stop this notice.`)}\n`,
+    );
   }
   return withWorkspaceServers(config, workspace.standing.approved);
 }
@@ -78,7 +85,10 @@ export async function runMcpCommand(options: McpCommandOptions): Promise<number>
   const config = withWorkspaceServers(options.config, workspace?.standing.approved ?? {});
   const servers = config.mcp.servers;
   const names = Object.keys(servers);
-  const unapproved = [...(workspace?.standing.pending ?? []).map((entry) => ({ ...entry, state: 'not approved' as const })), ...(workspace?.standing.declined ?? []).map((entry) => ({ ...entry, state: 'declined' as const }))];
+  const unapproved = [
+    ...(workspace?.standing.pending ?? []).map((entry) => ({ ...entry, state: 'not approved' as const })),
+    ...(workspace?.standing.declined ?? []).map((entry) => ({ ...entry, state: 'declined' as const })),
+  ];
   if (options.action === 'accept') {
     const entry = servers[options.server ?? ''];
     if (entry === undefined) {
@@ -86,7 +96,9 @@ export async function runMcpCommand(options: McpCommandOptions): Promise<number>
       return 2;
     }
     if (!entry.enabled) {
-      warn(`zuno: MCP server "${options.server ?? ''}" is disabled (mcp.servers.${options.server ?? ''}.enabled = false); enable it first.\n`);
+      warn(
+        `zuno: MCP server "${options.server ?? ''}" is disabled (mcp.servers.${options.server ?? ''}.enabled = false); enable it first.\n`,
+      );
       return 2;
     }
   } else if (names.length === 0 && unapproved.length === 0) {
@@ -102,7 +114,9 @@ export async function runMcpCommand(options: McpCommandOptions): Promise<number>
       pins = await pinStore.load();
     } catch (error) {
       // Accepting rewrites the file whole; listing says what is wrong with it.
-      warn(`zuno: ${pinStore.path} cannot be read (${messageOf(error)}); until it is fixed, deleted or rewritten by zuno mcp accept, every MCP tool is withheld.\n`);
+      warn(
+        `zuno: ${pinStore.path} cannot be read (${messageOf(error)}); until it is fixed, deleted or rewritten by zuno mcp accept, every MCP tool is withheld.\n`,
+      );
       pins = {};
     }
 
@@ -118,13 +132,17 @@ export async function runMcpCommand(options: McpCommandOptions): Promise<number>
         return 1;
       }
       if (options.tool !== undefined && !definitions.some((definition) => definition.name === options.tool)) {
-        warn(`zuno: MCP server "${server}" has no tool "${options.tool}" (it has: ${definitions.map((definition) => definition.name).join(', ') || 'none'}).\n`);
+        warn(
+          `zuno: MCP server "${server}" has no tool "${options.tool}" (it has: ${definitions.map((definition) => definition.name).join(', ') || 'none'}).\n`,
+        );
         return 2;
       }
       const accepted = definitions.filter((definition) => options.tool === undefined || definition.name === options.tool);
       await acceptAndKeep(pinStore, pins, server, definitions, options.tool);
       if (options.json) write(`${JSON.stringify({ server, accepted: accepted.map((definition) => definition.name) })}\n`);
-      else for (const definition of accepted) write(`accepted ${server} ${definition.name}: ${(definition.description ?? '').split('\n')[0] ?? ''}\n`);
+      else
+        for (const definition of accepted)
+          write(`accepted ${server} ${definition.name}: ${(definition.description ?? '').split('\n')[0] ?? ''}\n`);
       return 0;
     }
 
@@ -155,19 +173,39 @@ export async function runMcpCommand(options: McpCommandOptions): Promise<number>
             }))
           : [];
       const origin = workspace?.standing.approved[entry.server] !== undefined ? WORKSPACE_MCP_FILE : 'config';
-      return { server: entry.server, state: entry.state, origin, trust: server?.trust ?? false, ...(entry.state === 'failed' ? { reason: entry.reason, stderr: entry.stderr } : {}), tools };
+      return {
+        server: entry.server,
+        state: entry.state,
+        origin,
+        trust: server?.trust ?? false,
+        ...(entry.state === 'failed' ? { reason: entry.reason, stderr: entry.stderr } : {}),
+        tools,
+      };
     });
     // Servers of the workspace file that are not approved are listed, never started.
     for (const entry of unapproved) {
-      const how = entry.state === 'declined' ? `declined; zuno mcp approve ${entry.name} to start it` : `${entry.changed ? 'changed since approved; ' : ''}run zuno mcp approve ${entry.name} to start it`;
-      documents.push({ server: entry.name, state: entry.state, origin: WORKSPACE_MCP_FILE, trust: false, reason: `${entry.summary} (${how})`, stderr: null, tools: [] });
+      const how =
+        entry.state === 'declined'
+          ? `declined; zuno mcp approve ${entry.name} to start it`
+          : `${entry.changed ? 'changed since approved; ' : ''}run zuno mcp approve ${entry.name} to start it`;
+      documents.push({
+        server: entry.name,
+        state: entry.state,
+        origin: WORKSPACE_MCP_FILE,
+        trust: false,
+        reason: `${entry.summary} (${how})`,
+        stderr: null,
+        tools: [],
+      });
     }
     if (options.json) write(`${JSON.stringify(documents, null, 2)}\n`);
     else {
       for (const document of documents) {
         const count = `${document.tools.length} tool${document.tools.length === 1 ? '' : 's'}`;
         const origin = document.origin === 'config' ? '' : `, from ${document.origin}`;
-        write(`${document.server}: ${document.state}${origin}, ${document.trust ? 'trusted' : 'untrusted'}, ${count}${document.reason !== undefined ? ` (${document.reason})` : ''}\n`);
+        write(
+          `${document.server}: ${document.state}${origin}, ${document.trust ? 'trusted' : 'untrusted'}, ${count}${document.reason !== undefined ? ` (${document.reason})` : ''}\n`,
+        );
         for (const tool of document.tools) {
           const declared = `${tool.declarations.effect}/${tool.declarations.replay}/${tool.declarations.concurrency}`;
           write(`  ${tool.name}  ${declared}${tool.enabled ? '' : '  switched off'}  ${tool.pin}\n`);
@@ -186,7 +224,9 @@ function decide(options: McpCommandOptions, workspace: WorkspaceMcp | undefined)
   const entry = workspace?.file.servers.find((server) => server.name === name);
   if (!entry) {
     const listed = workspace?.file.servers.map((server) => server.name).join(', ') || 'none';
-    const configured = Object.hasOwn(options.config.mcp.servers, name) ? ` "${name}" is defined in mcp.servers, which needs no approval.` : '';
+    const configured = Object.hasOwn(options.config.mcp.servers, name)
+      ? ` "${name}" is defined in mcp.servers, which needs no approval.`
+      : '';
     options.warn(`zuno: ${WORKSPACE_MCP_FILE} defines no usable MCP server "${name}" (it defines: ${listed}).${configured}\n`);
     return 2;
   }
@@ -195,7 +235,10 @@ function decide(options: McpCommandOptions, workspace: WorkspaceMcp | undefined)
   const approved = options.action === 'approve';
   store.decide(name, { hash: entry.hash, approved, trust: approved && previous?.trust === true });
   if (options.json) options.write(`${JSON.stringify({ server: name, approved, summary: entry.summary })}\n`);
-  else if (approved) options.write(`approved ${name} (${entry.summary}): it starts at the next run; its tools ask before running unless declared in mcp.servers. A changed definition asks again.\n`);
+  else if (approved)
+    options.write(
+      `approved ${name} (${entry.summary}): it starts at the next run; its tools ask before running unless declared in mcp.servers. A changed definition asks again.\n`,
+    );
   else options.write(`declined ${name} (${entry.summary}): it is not started, and not mentioned again until its definition changes.\n`);
   return 0;
 }

@@ -7,7 +7,11 @@ import { resolveWorkspace, stateDirFor } from './workspace';
 export async function memory(command: MemoryCommand, io: CliProcess): Promise<number> {
   const workspace = resolveWorkspace(command.workspace, io.cwd);
   const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
-  const store = await Store.open({ stateDir, readOnly: command.action === 'list', onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  const store = await Store.open({
+    stateDir,
+    readOnly: command.action === 'list',
+    onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`),
+  });
   try {
     if (command.action === 'list') {
       const memories = store.listMemories();

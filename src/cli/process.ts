@@ -35,4 +35,3 @@ export function readStdin(stream: NodeJS.ReadStream): Promise<string> {
     stream.on('error', reject);
   });
 }
-

@@ -18,7 +18,9 @@ export function progressPrinter(write: (text: string) => void, told: ReadonlySet
         write(`  blocked (${event.category}): ${clip(event.reason, 400)}\n`);
         break;
       case 'tool-call-finished':
-        write(`  ${event.tool} ${event.call_id}: ${event.outcome}${event.category ? ` (${event.category})` : ''}, ${event.duration_ms} ms${event.truncated ? ', output truncated' : ''}\n`);
+        write(
+          `  ${event.tool} ${event.call_id}: ${event.outcome}${event.category ? ` (${event.category})` : ''}, ${event.duration_ms} ms${event.truncated ? ', output truncated' : ''}\n`,
+        );
         break;
       case 'recovery-notice':
         if (event.text !== lastNotice) write(`${event.text}\n`);
@@ -28,7 +30,9 @@ export function progressPrinter(write: (text: string) => void, told: ReadonlySet
         if (!told.has(event.text)) write(`[${event.level}] ${event.text}\n`);
         break;
       case 'context-compacted':
-        write(`zuno: context compacted (${event.reason}), about ${event.tokens_before} → ${event.tokens_after} tokens; the handoff keeps ${event.kept.join(', ') || 'nothing'}\n`);
+        write(
+          `zuno: context compacted (${event.reason}), about ${event.tokens_before} → ${event.tokens_after} tokens; the handoff keeps ${event.kept.join(', ') || 'nothing'}\n`,
+        );
         break;
       case 'session-finished':
         // An error's message is printed once, by exec, in both output modes.

@@ -5,7 +5,15 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { createTwoFilesPatch } from 'diff';
-import type { ApprovalDecision, ApprovalGateway, ApprovalRequest, FileChange, QuestionAnswer, QuestionGateway, QuestionRequest } from '../core/host';
+import type {
+  ApprovalDecision,
+  ApprovalGateway,
+  ApprovalRequest,
+  FileChange,
+  QuestionAnswer,
+  QuestionGateway,
+  QuestionRequest,
+} from '../core/host';
 
 /** A way to ask one line of the user; the terminal in the CLI, a script in tests. */
 export type AskLine = (prompt: string, signal: AbortSignal) => Promise<string>;
@@ -42,7 +50,8 @@ export function noTerminalApprovals(): ApprovalGateway {
     async request(): Promise<ApprovalDecision> {
       return {
         approved: false,
-        reason: 'No terminal is attached to ask for approval. Run zuno exec with --approve allow (or --approve deny), or add a permission rule.',
+        reason:
+          'No terminal is attached to ask for approval. Run zuno exec with --approve allow (or --approve deny), or add a permission rule.',
       };
     },
   };
@@ -88,7 +97,9 @@ export function terminalQuestions(ask: AskLine, write: (text: string) => void): 
   return {
     async ask(request: QuestionRequest, signal): Promise<QuestionAnswer> {
       const options = request.options ?? [];
-      write(`\nQuestion: ${request.question}\n${options.map((option, index) => `  ${index + 1}. ${option}`).join('\n')}${options.length > 0 ? '\n' : ''}`);
+      write(
+        `\nQuestion: ${request.question}\n${options.map((option, index) => `  ${index + 1}. ${option}`).join('\n')}${options.length > 0 ? '\n' : ''}`,
+      );
       const hint =
         options.length === 0
           ? 'Answer (Enter to dismiss): '

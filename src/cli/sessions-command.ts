@@ -39,8 +39,12 @@ export function parseSessionsCommand(args: readonly string[]): SessionsCommand |
   const [action = 'list', ...ids] = positionals;
   if (action !== 'list' && action !== 'delete') throw new UsageError(`zuno sessions takes list or delete (got "${action}").`);
   if (action === 'list' && ids.length > 0) throw new UsageError(`zuno sessions list takes no SESSION_ID (got: ${ids.join(' ')}).`);
-  if (action === 'delete' && ids.length === 0) throw new UsageError('zuno sessions delete needs at least one SESSION_ID (see zuno sessions list).');
-  for (const [flag, value] of [['workspace', values.workspace], ['state-dir', values['state-dir']]] as const) {
+  if (action === 'delete' && ids.length === 0)
+    throw new UsageError('zuno sessions delete needs at least one SESSION_ID (see zuno sessions list).');
+  for (const [flag, value] of [
+    ['workspace', values.workspace],
+    ['state-dir', values['state-dir']],
+  ] as const) {
     if (value !== undefined && value.trim() === '') throw new UsageError(`--${flag} needs a value.`);
   }
   return {
@@ -65,7 +69,11 @@ const line = (session: SessionSummary): string =>
 export async function runSessionsCommand(command: SessionsCommand, io: CliProcess): Promise<number> {
   const workspace = resolveWorkspace(command.workspace, io.cwd);
   const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
-  const store = await Store.open({ stateDir, readOnly: command.action === 'list', onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  const store = await Store.open({
+    stateDir,
+    readOnly: command.action === 'list',
+    onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`),
+  });
   try {
     if (command.action === 'list') {
       const sessions = store.listSummaries();

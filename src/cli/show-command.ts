@@ -46,13 +46,19 @@ export async function show(command: ShowCommand, io: CliProcess): Promise<number
   try {
     const session = store.getSession(command.sessionId);
     if (!session) {
-      throw new SessionNotFoundError(`There is no session "${command.sessionId}" in ${stateDir}. Pass the --state-dir (or --workspace) that holds it.`);
+      throw new SessionNotFoundError(
+        `There is no session "${command.sessionId}" in ${stateDir}. Pass the --state-dir (or --workspace) that holds it.`,
+      );
     }
     const calls = store.calls(session.id).map((call) => callJson(store, call));
     // What each run loaded into its system prompt, from the session-start notices (issue 10 item 3).
     const instructions = store
       .events(session.id)
-      .flatMap((event) => (event.type === 'notice' && event.text.startsWith(INSTRUCTIONS_NOTICE_PREFIX) ? [event.text.slice(INSTRUCTIONS_NOTICE_PREFIX.length)] : []));
+      .flatMap((event) =>
+        event.type === 'notice' && event.text.startsWith(INSTRUCTIONS_NOTICE_PREFIX)
+          ? [event.text.slice(INSTRUCTIONS_NOTICE_PREFIX.length)]
+          : [],
+      );
     if (command.json) {
       const document = {
         session: {
@@ -75,7 +81,9 @@ export async function show(command: ShowCommand, io: CliProcess): Promise<number
       for (const loaded of instructions) io.stdout.write(`instructions: ${loaded}\n`);
       for (const call of store.calls(session.id)) {
         const category = call.category ? ` (${call.category})` : '';
-        io.stdout.write(`  ${call.callId}  ${call.tool}  ${call.status}${category}  attempt ${call.attempt}  ${new Date(call.startedAt).toISOString()}\n`);
+        io.stdout.write(
+          `  ${call.callId}  ${call.tool}  ${call.status}${category}  attempt ${call.attempt}  ${new Date(call.startedAt).toISOString()}\n`,
+        );
       }
       const goal = store.getGoal(session.id);
       if (goal) io.stdout.write(`goal (${goal.status}): ${goal.text}\n`);

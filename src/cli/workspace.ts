@@ -43,8 +43,16 @@ export function loadConfig(flag: string | undefined, workspace: string, cwd: str
  * `--state-dir`, else the per-user directory of this workspace (issue 9), which the editor finds
  * too. The first open moves an old `<workspace>/.zuno/state` there and says so on stderr.
  */
-export async function stateDirFor(flag: string | undefined, workspace: string, io: CliProcess): Promise<{ stateDir: string; migration?: MigrationResult }> {
-  const prepared = await prepareStateDir({ workspaceRoot: workspace, env: io.env, ...(flag !== undefined ? { explicit: resolve(io.cwd, flag) } : {}) });
+export async function stateDirFor(
+  flag: string | undefined,
+  workspace: string,
+  io: CliProcess,
+): Promise<{ stateDir: string; migration?: MigrationResult }> {
+  const prepared = await prepareStateDir({
+    workspaceRoot: workspace,
+    env: io.env,
+    ...(flag !== undefined ? { explicit: resolve(io.cwd, flag) } : {}),
+  });
   if (prepared.migration) {
     io.stderr.write(`zuno: ${prepared.migration.notice}\n`);
     if (prepared.migration.warning) io.stderr.write(`zuno: ${prepared.migration.warning}\n`);

@@ -15,11 +15,20 @@ const REWRITES: readonly (readonly [RegExp, string])[] = [
     'No API key was sent: set one with "Zuno: Set API Key".',
   ],
   [/Continue with --session \S+, or raise model\.max_steps\./g, 'Send a message to continue, or raise the zuno.model.maxSteps setting.'],
-  [/No model is set: pass --model NAME, set model\.name in the config file, or set ZUNO_MODEL\./g, 'No model is set: choose one with "Zuno: Select Model".'],
-  [/point Zuno elsewhere with --base-url URL \(or model\.base_url in the config\)/g, 'point Zuno elsewhere with "Zuno: Select Model" (the zuno.model.baseUrl setting)'],
+  [
+    /No model is set: pass --model NAME, set model\.name in the config file, or set ZUNO_MODEL\./g,
+    'No model is set: choose one with "Zuno: Select Model".',
+  ],
+  [
+    /point Zuno elsewhere with --base-url URL \(or model\.base_url in the config\)/g,
+    'point Zuno elsewhere with "Zuno: Select Model" (the zuno.model.baseUrl setting)',
+  ],
   [/the URL given with --base-url or model\.base_url/g, 'the zuno.model.baseUrl setting'],
   [/Choose one with --model NAME \(or model\.name in the config\)\./g, 'Choose one with "Zuno: Select Model".'],
-  [/Check the model name \(--model or model\.name\) and the base URL \(--base-url or model\.base_url\)\./g, 'Check the model and its server with "Zuno: Select Model" (the zuno.model.name and zuno.model.baseUrl settings).'],
+  [
+    /Check the model name \(--model or model\.name\) and the base URL \(--base-url or model\.base_url\)\./g,
+    'Check the model and its server with "Zuno: Select Model" (the zuno.model.name and zuno.model.baseUrl settings).',
+  ],
   [/model\.max_steps/g, 'the zuno.model.maxSteps setting'],
 ];
 

@@ -49,7 +49,11 @@ export type ApprovalPreview =
   | { readonly kind: 'files'; readonly files: readonly FileDiffPreview[] }
   | { readonly kind: 'command'; readonly command: string; readonly cwd: string; readonly background: boolean }
   | { readonly kind: 'url'; readonly url: string }
-  | { readonly kind: 'todos'; readonly replacesList: boolean; readonly items: readonly { readonly id: string; readonly content?: string; readonly status?: string }[] }
+  | {
+      readonly kind: 'todos';
+      readonly replacesList: boolean;
+      readonly items: readonly { readonly id: string; readonly content?: string; readonly status?: string }[];
+    }
   | { readonly kind: 'text'; readonly label: string; readonly text: string }
   | { readonly kind: 'table'; readonly title: string; readonly rows: readonly { readonly name: string; readonly value: string }[] };
 
