@@ -87,7 +87,9 @@ test('issue 14 items 3-8: grouped reads, a one-line model mistake, a readable sh
     assert.match(await wider.innerText(), /npm test \*/);
     await wider.click();
     // Item 8: with no other approval waiting, focus goes back to the composer.
-    await editor.waitFor(async () => chat.evaluate<boolean>('document.activeElement?.dataset?.testid === "composer"'), { message: 'focus on the composer after the decision' });
+    await editor.waitFor(async () => chat.evaluate<boolean>('document.activeElement?.dataset?.testid === "composer"'), {
+      message: 'focus on the composer after the decision',
+    });
     await chat.locator(`${testId('tool-card')}[data-call-id="call_i14_shell"][data-state="finished"]`).waitFor({ timeout: UI_TIMEOUT_MS });
     assert.match(await shell.locator('.tool-decision').innerText(), /added the rule "shell: npm test \*"/);
 
@@ -102,7 +104,9 @@ test('issue 14 items 3-8: grouped reads, a one-line model mistake, a readable sh
     assert.equal((await block.locator(testId('code-language')).innerText()).trim(), 'js');
     assert.equal(await block.locator('.hljs-keyword').count(), 1);
     await block.locator(testId('copy-code')).click();
-    await editor.waitFor(async () => (await block.locator(testId('copy-code')).innerText()).trim() === 'Copied', { message: 'the Copy button to confirm the copy' });
+    await editor.waitFor(async () => (await block.locator(testId('copy-code')).innerText()).trim() === 'Copied', {
+      message: 'the Copy button to confirm the copy',
+    });
     await editor.keepArtifacts('issue-14-chat');
     assert.deepEqual(model.violations, []);
   });

@@ -15,7 +15,8 @@ import { reloadAndOpenZuno, sharedEditor } from './support/session';
 import { TERMINAL_SETTINGS, processAlive, waitForTerminalLines } from './support/terminal';
 
 /** The names of the tools a model request offered. */
-const offeredTools = (request: RecordedRequest | undefined): string[] => (request?.body?.tools ?? []).map((tool) => tool.function.name).sort();
+const offeredTools = (request: RecordedRequest | undefined): string[] =>
+  (request?.body?.tools ?? []).map((tool) => tool.function.name).sort();
 
 /** The tool message answering `callId` in `request`. */
 function resultOf(request: RecordedRequest | undefined, callId: string): string {
@@ -27,7 +28,11 @@ function resultOf(request: RecordedRequest | undefined, callId: string): string 
 
 /** A tool card in a given state: `[data-call-id][data-state][data-outcome]…`. */
 const cardIn = (chat: Frame, callId: string, attributes: Readonly<Record<string, string>>): Locator =>
-  chat.locator(`${testId('tool-card')}[data-call-id="${callId}"]${Object.entries(attributes).map(([name, value]) => `[data-${name}="${value}"]`).join('')}`);
+  chat.locator(
+    `${testId('tool-card')}[data-call-id="${callId}"]${Object.entries(attributes)
+      .map(([name, value]) => `[data-${name}="${value}"]`)
+      .join('')}`,
+  );
 
 interface CardSummary {
   readonly callId: string;
@@ -44,7 +49,13 @@ async function cardsShown(chat: Frame): Promise<CardSummary[]> {
   for (let index = 0, count = await cards.count(); index < count; index += 1) {
     const card = cards.nth(index);
     const attribute = async (name: string): Promise<string> => (await card.getAttribute(`data-${name}`, { timeout: 1000 })) ?? '';
-    summaries.push({ callId: await attribute('call-id'), tool: await attribute('tool'), state: await attribute('state'), outcome: await attribute('outcome'), category: await attribute('category') });
+    summaries.push({
+      callId: await attribute('call-id'),
+      tool: await attribute('tool'),
+      state: await attribute('state'),
+      outcome: await attribute('outcome'),
+      category: await attribute('category'),
+    });
   }
   return summaries;
 }
@@ -53,10 +64,13 @@ async function cardsShown(chat: Frame): Promise<CardSummary[]> {
 async function waitForCards(editor: Editor, chat: Frame, expected: readonly CardSummary[]): Promise<void> {
   let shown: CardSummary[] = [];
   try {
-    await editor.waitFor(async () => {
-      shown = await cardsShown(chat);
-      return JSON.stringify(shown) === JSON.stringify(expected);
-    }, { message: 'the expected tool cards' });
+    await editor.waitFor(
+      async () => {
+        shown = await cardsShown(chat);
+        return JSON.stringify(shown) === JSON.stringify(expected);
+      },
+      { message: 'the expected tool cards' },
+    );
   } catch (error: unknown) {
     assert.deepEqual(shown, expected, error instanceof Error ? error.message : String(error));
   }
@@ -93,11 +107,15 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
     shared.scenario(t, async ({ editor, replies, requests }) => {
       const { page } = editor;
       const chat = await editor.openZuno();
-      replies.push({ text: 'I can read, search, edit, run commands and fetch web pages.' }, { text: 'Understood: I will not fetch web pages.' });
+      replies.push(
+        { text: 'I can read, search, edit, run commands and fetch web pages.' },
+        { text: 'Understood: I will not fetch web pages.' },
+      );
       await sendPrompt(chat, 'Which tools do you have?');
       await waitForAnswer(chat, 'fetch web pages');
       const before = offeredTools(requests()[0]);
-      for (const tool of ['webfetch', 'read', 'write', 'apply_patch', 'shell']) assert.ok(before.includes(tool), `${tool} is offered at first: ${before.join(', ')}`);
+      for (const tool of ['webfetch', 'read', 'write', 'apply_patch', 'shell'])
+        assert.ok(before.includes(tool), `${tool} is offered at first: ${before.join(', ')}`);
 
       // UI: the picker lists webfetch checked; unchecking it and pressing OK closes the picker.
       const webfetch = await openToggleTools(editor, 'webfetch');
@@ -109,7 +127,8 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
 
       // World: the switch is written to the workspace settings, and only that switch.
       const settingsFile = join(editor.workspace, '.vscode', 'settings.json');
-      const toolsSetting = (): unknown => (existsSync(settingsFile) ? (parseJsonc(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>)['zuno.tools'] : undefined);
+      const toolsSetting = (): unknown =>
+        existsSync(settingsFile) ? (parseJsonc(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>)['zuno.tools'] : undefined;
       await editor.waitFor(() => toolsSetting() !== undefined, { message: 'zuno.tools in .vscode/settings.json' });
       assert.deepEqual(toolsSetting(), { webfetch: false });
 
@@ -123,7 +142,10 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
       await sendPrompt(await editor.openZuno(), 'Fetch https://example.com for me.');
       await waitForAnswer(chat, 'I will not fetch web pages');
       assert.equal(requests().length, 2);
-      assert.deepEqual(offeredTools(requests()[1]), before.filter((tool) => tool !== 'webfetch'));
+      assert.deepEqual(
+        offeredTools(requests()[1]),
+        before.filter((tool) => tool !== 'webfetch'),
+      );
     }));
 
   it('E2E-8 shell (SPEC S1/C1, issue 4 "Terminal-backed shell"): an approved shell call is mirrored in the Zuno terminal and its exit code and output reach the model; Cancel kills its process group and the transcript stays paired', (t) =>
@@ -158,7 +180,9 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
         const text = existsSync(join(editor.workspace, file)) ? readFileSync(join(editor.workspace, file), 'utf8').trim() : '';
         return /^\d+$/.test(text) ? Number(text) : undefined;
       };
-      await editor.waitFor(() => pidIn('shell.pid') !== undefined && pidIn('sleep.pid') !== undefined, { message: 'the long command to write its PIDs' });
+      await editor.waitFor(() => pidIn('shell.pid') !== undefined && pidIn('sleep.pid') !== undefined, {
+        message: 'the long command to write its PIDs',
+      });
       const pids = [pidIn('shell.pid'), pidIn('sleep.pid')].filter((pid): pid is number => pid !== undefined);
       await waitForTerminalLines(page, [`$ ${long}`, 'started-long']);
       await cardIn(chat, 'e2e8-long', { state: 'running' }).waitFor();
@@ -170,7 +194,10 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
       await chat.locator(`${testId('session-end')}[data-reason="cancelled"]`).waitFor();
       await waitForTerminalLines(page, [`$ ${long}`, 'started-long', '[cancelled]']);
       // World: the shell and the sleep it started are gone, not orphaned.
-      await editor.waitFor(() => pids.every((pid) => !processAlive(pid)), { message: `processes ${pids.join(', ')} to end`, timeoutMs: 15_000 });
+      await editor.waitFor(() => pids.every((pid) => !processAlive(pid)), {
+        message: `processes ${pids.join(', ')} to end`,
+        timeoutMs: 15_000,
+      });
 
       // World: the first result reached the model exactly, with its exit code; after the cancel
       // the model got no request until the user wrote again.
@@ -203,7 +230,10 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
           ],
         },
         { text: 'Now a draft.', toolCalls: [{ id: 'e2e9-write', name: 'write', arguments: { path: 'draft.txt', content: 'draft\n' } }] },
-        { text: 'Then the last step.', toolCalls: [{ id: 'e2e9-pending', name: 'shell', arguments: { command: 'echo after > after.txt' } }] },
+        {
+          text: 'Then the last step.',
+          toolCalls: [{ id: 'e2e9-pending', name: 'shell', arguments: { command: 'echo after > after.txt' } }],
+        },
         { text: 'Continuing after the reload.' },
       );
       const prompt = 'Look at the shop and prepare a draft.';
@@ -218,7 +248,10 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
         { callId: 'e2e9-shell', tool: 'shell', state: 'finished', outcome: 'ok', category: '' },
         { callId: 'e2e9-write', tool: 'write', state: 'finished', outcome: 'blocked', category: 'denied' },
       ];
-      await waitForCards(editor, chat, [...finished, { callId: 'e2e9-pending', tool: 'shell', state: 'awaiting-approval', outcome: '', category: '' }]);
+      await waitForCards(editor, chat, [
+        ...finished,
+        { callId: 'e2e9-pending', tool: 'shell', state: 'awaiting-approval', outcome: '', category: '' },
+      ]);
       assert.equal(requests().length, 3);
 
       chat = await reloadAndOpenZuno(editor);
@@ -231,7 +264,10 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
       }
       await chat.locator(`${testId('session-end')}[data-reason="cancelled"]`, { hasText: 'Interrupted' }).waitFor();
       // The call that was waiting can no longer be approved: it ends as cancelled, never run.
-      const afterReload: CardSummary[] = [...finished, { callId: 'e2e9-pending', tool: 'shell', state: 'finished', outcome: 'cancelled', category: '' }];
+      const afterReload: CardSummary[] = [
+        ...finished,
+        { callId: 'e2e9-pending', tool: 'shell', state: 'finished', outcome: 'cancelled', category: '' },
+      ];
       await waitForCards(editor, chat, afterReload);
       assert.equal(await chat.locator(testId('approval')).count(), 0, 'no approval is offered for a turn that is over');
       assert.equal((await cardIn(chat, 'e2e9-pending', {}).locator(testId('tool-status')).textContent())?.trim(), 'Cancelled');
@@ -256,7 +292,10 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
       // Whether the reload's cancellation reached the scheduler before the host went away is a race: either the
       // scheduler recorded the call as cancelled before it started, or no row exists and the loop says so. Both
       // tell the model that nothing ran, which is what R3 requires.
-      assert.match(resultOf(resumed, 'e2e9-pending'), /NOT EXECUTED: .*Nothing ran\.|was not started, because the turn was cancelled\. Nothing happened\./);
+      assert.match(
+        resultOf(resumed, 'e2e9-pending'),
+        /NOT EXECUTED: .*Nothing ran\.|was not started, because the turn was cancelled\. Nothing happened\./,
+      );
       assert.equal(resumed?.body?.messages.find((message) => message.role === 'user')?.content, prompt);
       assert.equal(resumed?.body?.messages.at(-1)?.content, 'Please continue.');
       assert.equal(existsSync(join(editor.workspace, 'after.txt')), false);

@@ -33,7 +33,9 @@ async function diffSideLines(page: Page, side: 'original' | 'modified'): Promise
 
 /** Waits until the diff editor shows `line` on `side`. */
 async function waitForDiffLine(editor: Editor, side: 'original' | 'modified', line: string): Promise<void> {
-  await editor.waitFor(async () => (await diffSideLines(editor.page, side)).includes(line), { message: `"${line}" on the ${side} side of the diff editor` });
+  await editor.waitFor(async () => (await diffSideLines(editor.page, side)).includes(line), {
+    message: `"${line}" on the ${side} side of the diff editor`,
+  });
 }
 
 /** Clicks Show diff on the pending approval of `callId` and waits for the diff editor with the proposal. */
@@ -81,7 +83,9 @@ function resultOf(request: RecordedRequest | undefined, callId: string): string 
 }
 
 test('E2E-6 diff edits (issue 4 "Diff-preview approval", SPEC E1/E3): the user edits the proposed side of an apply_patch and of a write diff, approves, their text lands exactly and the model is told their change as a unified diff', async (t) => {
-  const original = ['Release plan', '1. freeze the branch', '2. run the tests', '3. tag the release', '4. publish the notes', ''].join('\n');
+  const original = ['Release plan', '1. freeze the branch', '2. run the tests', '3. tag the release', '4. publish the notes', ''].join(
+    '\n',
+  );
   // What the model proposes with apply_patch: one line changed, one appended.
   const patch = [
     '*** Begin Patch',
@@ -94,7 +98,15 @@ test('E2E-6 diff edits (issue 4 "Diff-preview approval", SPEC E1/E3): the user e
     '+5. announce it',
     '*** End Patch',
   ].join('\n');
-  const proposedPlan = ['Release plan', '1. freeze the branch', '2. run the unit and e2e tests', '3. tag the release', '4. publish the notes', '5. announce it', ''].join('\n');
+  const proposedPlan = [
+    'Release plan',
+    '1. freeze the branch',
+    '2. run the unit and e2e tests',
+    '3. tag the release',
+    '4. publish the notes',
+    '5. announce it',
+    '',
+  ].join('\n');
   // What the user makes of it in the diff editor: line 4 extended, a line added at the end.
   const landedPlan = [
     'Release plan',
@@ -113,7 +125,10 @@ test('E2E-6 diff edits (issue 4 "Diff-preview approval", SPEC E1/E3): the user e
   const model = await startScriptedOpenAI({
     script: [
       { text: 'I will update the plan.', toolCalls: [{ id: 'e2e6-patch', name: 'apply_patch', arguments: { patch } }] },
-      { text: 'Now the announcement.', toolCalls: [{ id: 'e2e6-write', name: 'write', arguments: { path: 'announce.txt', content: proposedNote } }] },
+      {
+        text: 'Now the announcement.',
+        toolCalls: [{ id: 'e2e6-write', name: 'write', arguments: { path: 'announce.txt', content: proposedNote } }],
+      },
       { text: 'Both files are written, with your edits.' },
     ],
   });
@@ -139,7 +154,9 @@ test('E2E-6 diff edits (issue 4 "Diff-preview approval", SPEC E1/E3): the user e
     await chat.locator(`${testId('approve')}[data-call-id="e2e6-patch"]`).click();
 
     // World: the user's text is on disk, exactly.
-    await editor.waitFor(() => readFileSync(join(editor.workspace, 'plan.txt'), 'utf8') !== original, { message: 'plan.txt to change on disk' });
+    await editor.waitFor(() => readFileSync(join(editor.workspace, 'plan.txt'), 'utf8') !== original, {
+      message: 'plan.txt to change on disk',
+    });
     assert.equal(readFileSync(join(editor.workspace, 'plan.txt'), 'utf8'), landedPlan);
     // UI: the card ends ok, the diff tab closed without a "save changes?" prompt.
     const patchCard = toolCard(chat, { callId: 'e2e6-patch' });

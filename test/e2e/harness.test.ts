@@ -44,7 +44,10 @@ exports.activate = (context) => {
   writeFileSync(join(folder, 'package.json'), JSON.stringify(manifest, null, 2));
   writeFileSync(join(folder, 'extension.js'), extension);
   writeFileSync(join(folder, 'README.md'), '# harness probe\n');
-  writeFileSync(join(folder, 'probe.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="6"/></svg>');
+  writeFileSync(
+    join(folder, 'probe.svg'),
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="6"/></svg>',
+  );
   const vsix = join(folder, 'probe.vsix');
   await runVsce(folder, vsix);
   return vsix;

@@ -12,7 +12,11 @@ import { sharedEditor } from './support/session';
 const repository = join(__dirname, '..', '..');
 const mcpJson = JSON.stringify({
   servers: {
-    everything: { type: 'stdio', command: process.execPath, args: [join(repository, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] },
+    everything: {
+      type: 'stdio',
+      command: process.execPath,
+      args: [join(repository, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+    },
   },
 });
 
@@ -42,7 +46,9 @@ describe('issue 11: MCP in the editor (one editor)', () => {
       await editor.openZuno();
 
       await openPick(editor, 'Zuno: MCP Servers', 'Zuno: MCP servers', 'everything');
-      await editor.waitFor(async () => /not approved · from \.vscode\/mcp\.json/.test(await rows(page)), { message: 'the server listed as not approved' });
+      await editor.waitFor(async () => /not approved · from \.vscode\/mcp\.json/.test(await rows(page)), {
+        message: 'the server listed as not approved',
+      });
       await page.keyboard.press('Enter');
       await quickInput(page).locator('.quick-input-box input').fill('Approve');
       await quickInput(page).locator('.quick-input-list .monaco-list-row', { hasText: 'Approve' }).waitFor();
@@ -61,7 +67,9 @@ describe('issue 11: MCP in the editor (one editor)', () => {
       await page.keyboard.press('Escape');
 
       await openPick(editor, 'Zuno: Toggle Tools', 'Zuno: tools the model is offered', 'mcp__everything__echo');
-      const checkbox = page.locator('.quick-input-widget .quick-input-list .monaco-checkbox[role="checkbox"][aria-label="mcp__everything__echo"]');
+      const checkbox = page.locator(
+        '.quick-input-widget .quick-input-list .monaco-checkbox[role="checkbox"][aria-label="mcp__everything__echo"]',
+      );
       await checkbox.waitFor();
       assert.equal(await checkbox.getAttribute('aria-checked'), 'true', 'offered unless switched off');
       await page.keyboard.press('Escape');

@@ -81,14 +81,20 @@ function scenarioScript(turns: Readonly<Record<string, readonly Step[]>>): (requ
     const turn = turnOf(request);
     const step = turn === undefined ? undefined : turns[turn.tag]?.[turn.step];
     if (turn === undefined || step === undefined) {
-      return { error: { status: 500, message: `the script has no reply for ${turn === undefined ? 'an untagged turn' : `${turn.tag} step ${turn.step}`}` } };
+      return {
+        error: {
+          status: 500,
+          message: `the script has no reply for ${turn === undefined ? 'an untagged turn' : `${turn.tag} step ${turn.step}`}`,
+        },
+      };
     }
     return typeof step === 'function' ? step(request) : step;
   };
 }
 
 /** The chat requests of one scenario's turn, in order. */
-const requestsOf = (server: ScriptedOpenAIServer, tag: string): RecordedRequest[] => server.chatRequests().filter((request) => turnOf(request)?.tag === tag);
+const requestsOf = (server: ScriptedOpenAIServer, tag: string): RecordedRequest[] =>
+  server.chatRequests().filter((request) => turnOf(request)?.tag === tag);
 
 /** The `role: "tool"` messages after the last assistant message of a request, in order. */
 function lastToolMessages(request: RecordedRequest | undefined): ChatMessage[] {
@@ -185,7 +191,10 @@ async function scenario(t: TestContext, body: () => Promise<void>): Promise<void
   }
 }
 
-const sha256 = (path: string): string => createHash('sha256').update(readFileSync(join(editor.workspace, path))).digest('hex');
+const sha256 = (path: string): string =>
+  createHash('sha256')
+    .update(readFileSync(join(editor.workspace, path)))
+    .digest('hex');
 const bytesOf = (path: string): Buffer => readFileSync(join(editor.workspace, path));
 
 /**
@@ -199,9 +208,12 @@ async function newChat(): Promise<void> {
   const dismiss = chat.locator(testId('dismiss-error'));
   if (await dismiss.isVisible()) await dismiss.click();
   await chat.locator(testId('new-chat')).click();
-  await editor.waitFor(async () => (await chat.locator(testId('message')).count()) === 0 && (await chat.locator(testId('tool-card')).count()) === 0, {
-    message: 'an empty transcript after New chat',
-  });
+  await editor.waitFor(
+    async () => (await chat.locator(testId('message')).count()) === 0 && (await chat.locator(testId('tool-card')).count()) === 0,
+    {
+      message: 'an empty transcript after New chat',
+    },
+  );
 }
 
 /** Counts every approval that appears in the chat view from now on, even one that is gone again. */
@@ -258,7 +270,11 @@ test('E2E-2 / E1 E3 R1 C1 C2: read, glob and grep in one turn run without approv
       assert.equal(await textOf(card.locator(testId('tool-status'))), 'Done');
     }
     const cards = chat.locator(testId('tool-card'));
-    assert.deepEqual(await Promise.all((await cards.all()).map((card) => card.getAttribute('data-tool'))), ['read', 'glob', 'grep'], 'cards in call order');
+    assert.deepEqual(
+      await Promise.all((await cards.all()).map((card) => card.getAttribute('data-tool'))),
+      ['read', 'glob', 'grep'],
+      'cards in call order',
+    );
     assert.equal(await approvalsSeen(), 0, 'no approval appeared at any point of the turn');
 
     // World: two requests; the second answers the three calls, in call order, with the real results.
@@ -273,7 +289,7 @@ test('E2E-2 / E1 E3 R1 C1 C2: read, glob and grep in one turn run without approv
         [E2E_2.glob, 'glob'],
         [E2E_2.grep, 'grep'],
       ],
-      'the model\'s own calls, as it made them',
+      "the model's own calls, as it made them",
     );
     const results = lastToolMessages(requests[1]);
     assert.deepEqual(
@@ -305,7 +321,7 @@ test('E2E-2 / E1 E3 R1 C1 C2: read, glob and grep in one turn run without approv
   });
 });
 
-test('E2E-3 / E3 S1: a write asks for approval, Show diff opens the proposed text in VS Code\'s diff editor, and Approve writes exactly that text', async (t) => {
+test("E2E-3 / E3 S1: a write asks for approval, Show diff opens the proposed text in VS Code's diff editor, and Approve writes exactly that text", async (t) => {
   await scenario(t, async () => {
     await newChat();
     const target = join(editor.workspace, 'notes/plan.md');
@@ -322,7 +338,9 @@ test('E2E-3 / E3 S1: a write asks for approval, Show diff opens the proposed tex
     // Show diff: VS Code's diff editor, the proposal on the editable right-hand side.
     await approval.locator(testId('show-diff')).click();
     await activeDiffEditor(editor.page).waitFor({ timeout: UI_TIMEOUT_MS });
-    await editor.waitFor(async () => (await activeTabLabel(editor.page)).includes('plan.md ↔ Zuno new file (editable)'), { message: 'the diff tab of plan.md' });
+    await editor.waitFor(async () => (await activeTabLabel(editor.page)).includes('plan.md ↔ Zuno new file (editable)'), {
+      message: 'the diff tab of plan.md',
+    });
     // Monaco draws a tab as spaces up to the next tab stop: whitespace runs are compared as one space.
     const lines = (text: string): string[] => text.split(/\r?\n/).map((line) => line.replace(/\s+/g, ' '));
     let shown: string[] = [];
@@ -343,7 +361,9 @@ test('E2E-3 / E3 S1: a write asks for approval, Show diff opens the proposed tex
     assert.equal(await textOf(card.locator('.tool-decision')), 'Approved.');
     await waitForAnswer(chat, 'The plan is written');
     assert.deepEqual(bytesOf('notes/plan.md'), Buffer.from(PLAN_MD, 'utf8'));
-    await editor.waitFor(async () => (await activeDiffEditor(editor.page).count()) === 0, { message: 'the diff tab to close after the decision' });
+    await editor.waitFor(async () => (await activeDiffEditor(editor.page).count()) === 0, {
+      message: 'the diff tab to close after the decision',
+    });
 
     // World: the model is told it worked, with the size it wrote.
     const requests = requestsOf(model, 'E2E-3');
@@ -371,7 +391,10 @@ test('E2E-4 / B1 B2 B3: a denied write is blocked, not run; the file is untouche
     // UI: blocked, denied, and worded as never run.
     await cardWith(E2E_4_CALL, { 'data-state': 'finished', 'data-outcome': 'blocked', 'data-category': 'denied' });
     assert.equal(await textOf(card.locator(testId('tool-status'))), 'Not run — blocked: denied');
-    assert.equal(await textOf(card.locator(testId('outcome-explanation'))), `The user declined: ${DENY_REASON} Nothing ran and no state was changed.`);
+    assert.equal(
+      await textOf(card.locator(testId('outcome-explanation'))),
+      `The user declined: ${DENY_REASON} Nothing ran and no state was changed.`,
+    );
     assert.equal(await card.locator(testId('approval')).count(), 0);
     assert.equal(await card.locator('.tool-duration').count(), 0, 'a call that never ran shows no run time');
     await waitForAnswer(chat, 'settings.json stays as it is');
@@ -404,7 +427,12 @@ test('E2E-5a / S1 B3: a two-file apply_patch whose second hunk is stale changes 
 
     // UI: the proposal cannot even be prepared, so no approval is asked; the card is an error
     // (the call was not refused: it could not be carried out), not a blocked call.
-    const card = await cardWith(E2E_5A_CALL, { 'data-tool': 'apply_patch', 'data-state': 'finished', 'data-outcome': 'error', 'data-category': '' });
+    const card = await cardWith(E2E_5A_CALL, {
+      'data-tool': 'apply_patch',
+      'data-state': 'finished',
+      'data-outcome': 'error',
+      'data-category': '',
+    });
     await waitForAnswer(chat, 'The patch did not apply');
     assert.equal(await approvalsSeen(), 0, 'no approval is asked for a patch that does not fit');
     assert.equal(await textOf(card.locator(testId('tool-status'))), 'Failed');

@@ -34,7 +34,16 @@ async function main(): Promise<void> {
         startedAt: (clock += 1000),
       };
       await store.recordStart(start);
-      const finish: CallFinish = { sessionId, callId, outcome: 'ok', output: `contents of file-${position}.txt`, truncated: false, attempt: 1, finishedAt: (clock += 500), durationMs: 500 };
+      const finish: CallFinish = {
+        sessionId,
+        callId,
+        outcome: 'ok',
+        output: `contents of file-${position}.txt`,
+        truncated: false,
+        attempt: 1,
+        finishedAt: (clock += 500),
+        durationMs: 500,
+      };
       await store.recordFinish(finish);
     }
     store.appendMessage(sessionId, { role: 'assistant', content: `done with ${sessionId}` });

@@ -59,7 +59,9 @@ export class MemoryLedger implements CallLedger {
   }
 
   starts(callId?: string): CallStart[] {
-    return this.entries.flatMap((entry) => (entry.op === 'start' && (callId === undefined || entry.start.callId === callId) ? [entry.start] : []));
+    return this.entries.flatMap((entry) =>
+      entry.op === 'start' && (callId === undefined || entry.start.callId === callId) ? [entry.start] : [],
+    );
   }
 
   events(): ZunoEvent[] {

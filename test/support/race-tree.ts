@@ -19,7 +19,10 @@ export function snapshot(root: string, prefix = ''): Record<string, string> {
   for (const name of readdirSync(join(root, prefix)).sort()) {
     const relative = join(prefix, name);
     if (lstatSync(join(root, relative)).isDirectory()) Object.assign(entries, { [relative]: 'directory' }, snapshot(root, relative));
-    else entries[relative] = createHash('sha256').update(readFileSync(join(root, relative))).digest('hex');
+    else
+      entries[relative] = createHash('sha256')
+        .update(readFileSync(join(root, relative)))
+        .digest('hex');
   }
   return entries;
 }
@@ -48,9 +51,13 @@ export interface Swapper {
 
 /** Starts the swapper on `workspace`: `swaps` swaps, or fewer by its own deadline. */
 export function startSwapper(workspace: string, swaps: number, deadlineMs: number): Swapper {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'symlink-swapper.ts'), workspace, String(swaps), String(deadlineMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, 'symlink-swapper.ts'), workspace, String(swaps), String(deadlineMs)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let running = true;
   let report = '';
   child.stdout.on('data', (chunk: Buffer) => (report += chunk.toString()));

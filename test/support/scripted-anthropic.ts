@@ -64,16 +64,23 @@ export interface ScriptedAnthropicServer {
   readonly close: () => Promise<void>;
 }
 
-const blocksOf = (content: string | readonly Block[]): readonly Block[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : content);
+const blocksOf = (content: string | readonly Block[]): readonly Block[] =>
+  typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 
 export function anthropicPairingViolations(body: AnthropicRequestBody): string[] {
   const problems: string[] = [];
   body.messages.forEach((message, index) => {
     const blocks = blocksOf(message.content);
-    if (message.role === 'system') problems.push(`message ${index}: a system message in messages; it belongs in the top-level system field`);
+    if (message.role === 'system')
+      problems.push(`message ${index}: a system message in messages; it belongs in the top-level system field`);
     const previous = body.messages[index - 1];
     if (previous?.role === message.role) problems.push(`message ${index}: two ${message.role} turns in a row`);
-    const asked = previous?.role === 'assistant' ? blocksOf(previous.content).filter((block) => block.type === 'tool_use').map((block) => block.id) : [];
+    const asked =
+      previous?.role === 'assistant'
+        ? blocksOf(previous.content)
+            .filter((block) => block.type === 'tool_use')
+            .map((block) => block.id)
+        : [];
     const answered = blocks.filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id);
     if (message.role === 'user' && JSON.stringify(answered) !== JSON.stringify(asked)) {
       problems.push(`message ${index}: tool results [${answered.join(', ')}] do not answer tool calls [${asked.join(', ')}] in order`);
@@ -121,11 +128,14 @@ export interface ScriptedAnthropicUsage {
 
 /** The prefix (tools, system, messages, in the API's cache order) up to each block marked `cache_control`, as text. */
 export function cacheBreakpoints(body: AnthropicRequestBody): string[] {
-  const strip = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (key, item: unknown) => (key === 'cache_control' ? undefined : item)));
+  const strip = (value: unknown): unknown =>
+    JSON.parse(JSON.stringify(value, (key, item: unknown) => (key === 'cache_control' ? undefined : item)));
   const sequence: { readonly part: unknown; readonly marked: boolean }[] = [
     ...(body.tools ?? []).map((tool) => ({ part: strip(tool), marked: 'cache_control' in tool })),
     ...blocksOf(body.system ?? []).map((block) => ({ part: strip(block), marked: block.cache_control !== undefined })),
-    ...body.messages.flatMap((message) => blocksOf(message.content).map((block) => ({ part: [message.role, strip(block)], marked: block.cache_control !== undefined }))),
+    ...body.messages.flatMap((message) =>
+      blocksOf(message.content).map((block) => ({ part: [message.role, strip(block)], marked: block.cache_control !== undefined })),
+    ),
   ];
   const prefixes: string[] = [];
   sequence.forEach((item, index) => {
@@ -158,7 +168,8 @@ export function thinkingViolations(body: AnthropicRequestBody, signed: Signed): 
     for (const block of blocksOf(message.content)) {
       if (block.type !== 'thinking') continue;
       if (!block.signature) problems.push(`messages.${index}: a thinking block without its signature`);
-      else if (signed.thoughts.get(block.signature) !== block.thinking) problems.push(`messages.${index}: Invalid \`signature\` in \`thinking\` block`);
+      else if (signed.thoughts.get(block.signature) !== block.thinking)
+        problems.push(`messages.${index}: Invalid \`signature\` in \`thinking\` block`);
     }
   });
   const lastAssistant = body.messages.map((message) => message.role).lastIndexOf('assistant');
@@ -168,16 +179,32 @@ export function thinkingViolations(body: AnthropicRequestBody, signed: Signed): 
     const toolUse = blocks.find((block) => block.type === 'tool_use');
     const signature = toolUse?.id !== undefined ? signed.byToolUse.get(toolUse.id) : undefined;
     if (signature !== undefined && blocks[0]?.type !== 'thinking') {
-      problems.push(`messages.${lastAssistant}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${blocks[0]?.type ?? 'nothing'}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block`);
+      problems.push(
+        `messages.${lastAssistant}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${blocks[0]?.type ?? 'nothing'}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block`,
+      );
     }
   }
   return problems;
 }
 
-function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string, usage: ScriptedAnthropicUsage, signed: Signed): void {
+function streamReply(
+  response: ServerResponse,
+  reply: Exclude<ScriptedReply, { error: unknown }>,
+  model: string,
+  usage: ScriptedAnthropicUsage,
+  signed: Signed,
+): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   writeEvent(response, 'message_start', {
-    message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+    message: {
+      id: `msg_${Date.now()}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
   });
   let answerLength = (reply.text ?? '').length;
   let index = 0;
@@ -186,7 +213,8 @@ function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { e
     signature = `sig-${signed.thoughts.size + 1}-${Buffer.from(reply.reasoning).toString('base64').slice(0, 16)}`;
     signed.thoughts.set(signature, reply.reasoning);
     writeEvent(response, 'content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
-    for (const part of thirds(reply.reasoning)) writeEvent(response, 'content_block_delta', { index, delta: { type: 'thinking_delta', thinking: part } });
+    for (const part of thirds(reply.reasoning))
+      writeEvent(response, 'content_block_delta', { index, delta: { type: 'thinking_delta', thinking: part } });
     writeEvent(response, 'content_block_delta', { index, delta: { type: 'signature_delta', signature } });
     writeEvent(response, 'content_block_stop', { index });
     index++;
@@ -194,7 +222,8 @@ function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { e
   if (reply.text) {
     writeEvent(response, 'content_block_start', { index, content_block: { type: 'text', text: '' } });
     writeEvent(response, 'ping', {});
-    for (const part of thirds(reply.text)) writeEvent(response, 'content_block_delta', { index, delta: { type: 'text_delta', text: part } });
+    for (const part of thirds(reply.text))
+      writeEvent(response, 'content_block_delta', { index, delta: { type: 'text_delta', text: part } });
     writeEvent(response, 'content_block_stop', { index });
     index++;
   }
@@ -205,11 +234,15 @@ function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { e
     const json = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
     answerLength += call.name.length + json.length;
     writeEvent(response, 'content_block_start', { index, content_block: { type: 'tool_use', id, name: call.name, input: {} } });
-    for (const part of thirds(json)) writeEvent(response, 'content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
+    for (const part of thirds(json))
+      writeEvent(response, 'content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
     writeEvent(response, 'content_block_stop', { index });
     index++;
   }
-  writeEvent(response, 'message_delta', { delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: Math.max(1, Math.ceil(answerLength / 4)) } });
+  writeEvent(response, 'message_delta', {
+    delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: Math.max(1, Math.ceil(answerLength / 4)) },
+  });
   writeEvent(response, 'message_stop', {});
   response.end();
 }
@@ -255,7 +288,12 @@ export async function startScriptedAnthropic(options: {
     const marks = cacheBreakpoints(body).length;
     if (marks > 4) {
       response.writeHead(400, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: `A maximum of 4 blocks with cache_control may be provided. Found ${marks}.` } }));
+      response.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'invalid_request_error', message: `A maximum of 4 blocks with cache_control may be provided. Found ${marks}.` },
+        }),
+      );
       return;
     }
     const thinkingProblems = thinkingViolations(body, signed);

@@ -26,7 +26,12 @@ const log = (entry) => {
 const server = new Server({ name: 'scripted', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
 
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
-  tools: readTools().map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, ...(annotations ? { annotations } : {}) })),
+  tools: readTools().map(({ name, description, inputSchema, annotations }) => ({
+    name,
+    description,
+    inputSchema,
+    ...(annotations ? { annotations } : {}),
+  })),
 }));
 
 server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
@@ -48,7 +53,10 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   if (behaviour === 'progress') {
     const token = request.params._meta?.progressToken;
     for (let step = 1; step <= 3 && token !== undefined; step++) {
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, total: 3, message: `step ${step}` } });
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: step, total: 3, message: `step ${step}` },
+      });
       // Apart in time, as real work would be: the SDK client drops progress that arrives in the
       // same read as the result (its notification handlers run a microtask later).
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -72,14 +72,21 @@ export interface RecordedRequest {
 export interface ChatMessage {
   readonly role: string;
   readonly content?: string | null;
-  readonly tool_calls?: readonly { readonly id: string; readonly type: string; readonly function: { readonly name: string; readonly arguments: string } }[];
+  readonly tool_calls?: readonly {
+    readonly id: string;
+    readonly type: string;
+    readonly function: { readonly name: string; readonly arguments: string };
+  }[];
   readonly tool_call_id?: string;
 }
 
 export interface ChatRequestBody {
   readonly model: string;
   readonly messages: readonly ChatMessage[];
-  readonly tools?: readonly { readonly type: string; readonly function: { readonly name: string; readonly description: string; readonly parameters: unknown } }[];
+  readonly tools?: readonly {
+    readonly type: string;
+    readonly function: { readonly name: string; readonly description: string; readonly parameters: unknown };
+  }[];
   readonly stream?: boolean;
   readonly stream_options?: { readonly include_usage?: boolean };
 }
@@ -193,7 +200,12 @@ async function writeEvent(response: ServerResponse, data: unknown): Promise<void
 
 let callCounter = 0;
 
-async function streamReply(response: ServerResponse, reply: Exclude<ScriptedReply, { error: unknown }>, model: string, usage: ScriptedUsage | undefined): Promise<void> {
+async function streamReply(
+  response: ServerResponse,
+  reply: Exclude<ScriptedReply, { error: unknown }>,
+  model: string,
+  usage: ScriptedUsage | undefined,
+): Promise<void> {
   const id = `chatcmpl-${Date.now()}`;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (delta: unknown, finishReason: string | null = null): unknown => ({
@@ -217,7 +229,10 @@ async function streamReply(response: ServerResponse, reply: Exclude<ScriptedRepl
   for (const [index, call] of calls.entries()) {
     const callId = call.id ?? `call_scripted_${++callCounter}`;
     const argumentsText = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-    await writeEvent(response, chunk({ tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    await writeEvent(
+      response,
+      chunk({ tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] }),
+    );
     for (const part of pieces(argumentsText, 3)) {
       await writeEvent(response, chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
     }
@@ -231,7 +246,12 @@ async function streamReply(response: ServerResponse, reply: Exclude<ScriptedRepl
       created,
       model,
       choices: [],
-      usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens, prompt_tokens_details: { cached_tokens } },
+      usage: {
+        prompt_tokens,
+        completion_tokens,
+        total_tokens: prompt_tokens + completion_tokens,
+        prompt_tokens_details: { cached_tokens },
+      },
     });
   }
   await writeEvent(response, '[DONE]');
@@ -264,7 +284,9 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
     if (incoming.method === 'GET' && path === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
       const window = options.contextWindow !== undefined ? { context_length: options.contextWindow } : {};
-      response.end(JSON.stringify({ object: 'list', data: models.map((model) => ({ id: model, object: 'model', owned_by: 'scripted', ...window })) }));
+      response.end(
+        JSON.stringify({ object: 'list', data: models.map((model) => ({ id: model, object: 'model', owned_by: 'scripted', ...window })) }),
+      );
       return;
     }
     if (incoming.method !== 'POST' || path !== '/v1/chat/completions' || !body) {
@@ -275,7 +297,16 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
     const wantsUsage = body.stream_options?.include_usage === true;
     if (wantsUsage && options.rejectStreamOptions) {
       response.writeHead(400, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: { message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error', param: null, code: null } }));
+      response.end(
+        JSON.stringify({
+          error: {
+            message: 'Unrecognized request argument supplied: stream_options',
+            type: 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        }),
+      );
       return;
     }
     const index = chatCount++;
@@ -292,7 +323,9 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
       refusedAsTooLong.push(index + 1);
       response.writeHead(400, { 'content-type': 'application/json' });
       const message = `This model's maximum context length is ${options.contextWindow} tokens. However, your messages resulted in ${promptTokens} tokens. Please reduce the length of the messages.`;
-      response.end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } }));
+      response.end(
+        JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } }),
+      );
       return;
     }
     const reply = await replyFor(recorded, index);
@@ -301,8 +334,12 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
       response.end(JSON.stringify({ error: { message: reply.error.message, type: 'scripted_error', code: reply.error.status } }));
       return;
     }
-    const answerLength = (reply.text ?? '').length + (reply.toolCalls ?? []).reduce((sum, call) => sum + JSON.stringify(call.arguments).length + call.name.length, 0);
-    const usage = wantsUsage ? (options.usage?.(recorded, index) ?? { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: Math.ceil(answerLength / 4) }) : undefined;
+    const answerLength =
+      (reply.text ?? '').length +
+      (reply.toolCalls ?? []).reduce((sum, call) => sum + JSON.stringify(call.arguments).length + call.name.length, 0);
+    const usage = wantsUsage
+      ? (options.usage?.(recorded, index) ?? { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: Math.ceil(answerLength / 4) })
+      : undefined;
     await streamReply(response, reply, body.model, usage);
   };
 

@@ -59,7 +59,10 @@ export interface Child {
 export function startStoreChild(context: TestContext, args: readonly string[]): Child {
   const script = join(__dirname, 'store-child.ts');
   // tsx is resolved from the working directory, so the child runs from the repository root.
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: join(__dirname, '..', '..'), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: join(__dirname, '..', '..'),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const waiters: { accept: (line: string) => boolean; resolve: (line: string) => void }[] = [];
   let stderr = '';
@@ -97,7 +100,9 @@ export function startStoreChild(context: TestContext, args: readonly string[]): 
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise<string>((resolve, reject) => {
         waiters.push({ accept, resolve });
-        void exited.then(({ code, signal }) => reject(new Error(`store child exited (code ${code}, signal ${signal}) before the expected line; stderr: ${stderr}`)));
+        void exited.then(({ code, signal }) =>
+          reject(new Error(`store child exited (code ${code}, signal ${signal}) before the expected line; stderr: ${stderr}`)),
+        );
       });
     },
   };

@@ -55,9 +55,16 @@ export function makeToolContext(options: ToolContextOptions): TestToolContext {
     attempt: 1,
     signal: options.signal ?? new AbortController().signal,
     progress: options.progress ?? ((chunk) => progressChunks.push(chunk)),
-    captureOutput: () => new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () => host.createSpill(`${callId}.txt`, config.tool_output.max_spill_bytes)),
+    captureOutput: () =>
+      new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () =>
+        host.createSpill(`${callId}.txt`, config.tool_output.max_spill_bytes),
+      ),
     // As the scheduler derives it; `tool` only matters for rules naming a tool other than read.
-    visibility: pathVisibility({ tool: options.tool ?? 'read', rules: config.permission.rules, workspaceRoot: realpathSync(options.workspaceRoot) }),
+    visibility: pathVisibility({
+      tool: options.tool ?? 'read',
+      rules: config.permission.rules,
+      workspaceRoot: realpathSync(options.workspaceRoot),
+    }),
     ...(options.approvedEdits ? { approvedEdits: options.approvedEdits } : {}),
     // What the scheduler gives a running call, minus its declarations: tools tested here are read-only.
     authorize: async (subject) => {

@@ -19,8 +19,7 @@ function sourceFiles(dir: string): string[] {
 const importsOf = (text: string): string[] =>
   [...text.matchAll(/(?:from\s+|import\s*\(\s*|require\s*\(\s*|import\s+)['"]([^'"]+)['"]/g)].map((match) => match[1] ?? '');
 
-const mayImportVscode = (path: string): boolean =>
-  /^src\/(hosts\/vscode\/|webview\/|extension\.ts$)/.test(path);
+const mayImportVscode = (path: string): boolean => /^src\/(hosts\/vscode\/|webview\/|extension\.ts$)/.test(path);
 
 test('issue 15: only src/hosts/vscode, src/webview and src/extension.ts import vscode', () => {
   const offenders = sourceFiles(join(root, 'src'))
@@ -73,7 +72,11 @@ test('issue 8, DEVELOPERS.md rooms: every layer imports only the layers below it
     if (layer === undefined) return [];
     return importsOf(readFileSync(file, 'utf8'))
       .filter((specifier) => specifier.startsWith('.'))
-      .map((specifier) => relative(root, join(dirname(file), specifier)).split('\\').join('/'))
+      .map((specifier) =>
+        relative(root, join(dirname(file), specifier))
+          .split('\\')
+          .join('/'),
+      )
       .filter((target) => {
         const targetLayer = layerOf(target);
         return targetLayer !== undefined && !(LAYERS[layer] ?? []).includes(targetLayer);

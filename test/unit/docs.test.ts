@@ -46,11 +46,13 @@ const specText = (): string => readFileSync(join(root, 'docs', 'spec.md'), 'utf8
 
 test('issue 15: every ID, § and issue cited in src/ and test/ has a heading or bold entry in docs/spec.md', () => {
   const defined = definedIn(specText());
-  const missing = [join(root, 'src'), join(root, 'test')].flatMap(sourceFiles).flatMap((file) =>
-    [...referencesIn(readFileSync(file, 'utf8'))]
-      .filter((reference) => !defined.has(reference))
-      .map((reference) => `${relative(root, file).split('\\').join('/')} cites "${reference}"`),
-  );
+  const missing = [join(root, 'src'), join(root, 'test')]
+    .flatMap(sourceFiles)
+    .flatMap((file) =>
+      [...referencesIn(readFileSync(file, 'utf8'))]
+        .filter((reference) => !defined.has(reference))
+        .map((reference) => `${relative(root, file).split('\\').join('/')} cites "${reference}"`),
+    );
   assert.deepEqual(missing, [], 'add the reference to docs/spec.md as a heading or a **bold** entry, or fix the citation');
 });
 

@@ -11,7 +11,12 @@ const table = readme.slice(readme.indexOf('## The tools'));
 const rows = table
   .split('\n')
   .filter((line) => line.startsWith('| ') && !line.startsWith('| tool') && !line.startsWith('|---'))
-  .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+  .map((line) =>
+    line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim()),
+  );
 
 /** Arguments that pick each tool's primary classification (T3: some classify per call). */
 const primaryArguments: Record<string, unknown> = {
@@ -27,7 +32,10 @@ test('T1/S1-S3: every registered tool has a README row whose declarations match 
     const declared = tool.declarationsFor(primaryArguments[tool.name] ?? {});
     assert.ok(effect.startsWith(declared.effect), `${tool.name} effect: README "${effect}", registry ${declared.effect}`);
     assert.ok(replay.startsWith(declared.replay), `${tool.name} replay: README "${replay}", registry ${declared.replay}`);
-    assert.ok(concurrency.startsWith(declared.concurrency), `${tool.name} concurrency: README "${concurrency}", registry ${declared.concurrency}`);
+    assert.ok(
+      concurrency.startsWith(declared.concurrency),
+      `${tool.name} concurrency: README "${concurrency}", registry ${declared.concurrency}`,
+    );
     assert.equal(surface.startsWith('slot'), !defaultSurface, `${tool.name} surface: README "${surface}"`);
   }
 });

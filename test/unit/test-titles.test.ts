@@ -36,11 +36,27 @@ test('issue 15: every test title starts with the spec IDs or the issue it guards
 });
 
 test('issue 15: the title scheme accepts IDs, lists of them and an area, and rejects a title without an ID', () => {
-  for (const good of ['R3: a timeout is indeterminate', 'issue 2 §9: read pages', 'C3, O1: ranges match', 'S4 + issue 4: the view opens', 'E2E-9 reload (B2/R3): history comes back', 'issue 4 tool cards: durations read naturally']) {
+  for (const good of [
+    'R3: a timeout is indeterminate',
+    'issue 2 §9: read pages',
+    'C3, O1: ranges match',
+    'S4 + issue 4: the view opens',
+    'E2E-9 reload (B2/R3): history comes back',
+    'issue 4 tool cards: durations read naturally',
+  ]) {
     assert.ok(TITLE.test(good), good);
   }
-  for (const bad of ['the README keeps the two commands', 'R3 a timeout without a colon', 'config: an MCP server needs a command', 'R3:no space']) {
+  for (const bad of [
+    'the README keeps the two commands',
+    'R3 a timeout without a colon',
+    'config: an MCP server needs a command',
+    'R3:no space',
+  ]) {
     assert.ok(!TITLE.test(bad), bad);
   }
-  assert.deepEqual(titlesIn("test('A1: one', () => {}); it(`issue 3: ${name}`, fn); describe(\"§9: three\", fn)"), ['A1: one', 'issue 3: ${name}', '§9: three']);
+  assert.deepEqual(titlesIn('test(\'A1: one\', () => {}); it(`issue 3: ${name}`, fn); describe("§9: three", fn)'), [
+    'A1: one',
+    'issue 3: ${name}',
+    '§9: three',
+  ]);
 });

@@ -29,7 +29,14 @@ import {
 import { packageCurrentBuild } from '../../../scripts/package';
 
 /** The launch flags that keep Debian's Chromium quiet and offline (see the shared e2e note). */
-const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** The model name the harness configures; the scripted server lists it by default. */
 export const SCRIPTED_MODEL = 'scripted-model';

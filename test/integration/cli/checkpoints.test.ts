@@ -27,11 +27,17 @@ function fingerprint(folder: string): Record<string, string> {
 
 /** The workspace's files, without the user's and the nested repository's .git. */
 function workspaceFiles(workspace: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(fingerprint(workspace)).filter(([path]) => !path.startsWith('.git/') && !path.includes('/.git/')));
+  return Object.fromEntries(
+    Object.entries(fingerprint(workspace)).filter(([path]) => !path.startsWith('.git/') && !path.includes('/.git/')),
+  );
 }
 
 const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+  });
 
 function json<T>(run: CliRun): T {
   assert.ok(run.stdout.trim() !== '', `no JSON on stdout; stderr: ${run.stderr}`);
@@ -39,7 +45,12 @@ function json<T>(run: CliRun): T {
 }
 
 interface CheckpointList {
-  readonly checkpoints: readonly { readonly id: string; readonly kind: string; readonly message_index: number | null; readonly changed_since: readonly { path: string; change: string }[] }[];
+  readonly checkpoints: readonly {
+    readonly id: string;
+    readonly kind: string;
+    readonly message_index: number | null;
+    readonly changed_since: readonly { path: string; change: string }[];
+  }[];
 }
 interface RewindResult {
   readonly restore: readonly string[];
@@ -75,7 +86,10 @@ async function twoTurns() {
   const userGit = fingerprint(join(workspace, '.git'));
   const nestedGit = fingerprint(join(workspace, 'vendor', 'lib', '.git'));
 
-  const first = await scripted([{ toolCalls: [{ id: 'w1', name: 'write', arguments: { path: 'a.txt', content: 'alpha rewritten\n' } }] }, { text: 'Wrote a.' }]);
+  const first = await scripted([
+    { toolCalls: [{ id: 'w1', name: 'write', arguments: { path: 'a.txt', content: 'alpha rewritten\n' } }] },
+    { text: 'Wrote a.' },
+  ]);
   const run1 = await runZuno(execArgs(first.baseUrl, workspace, '--approve', 'allow', 'rewrite a'), { cwd: workspace });
   assert.equal(run1.code, 0, run1.stderr);
   const sessionId = eventsOf(run1.events, 'session-started')[0]?.session_id ?? '';
@@ -84,17 +98,25 @@ async function twoTurns() {
     [['cp-1', 0, ['vendor/lib']]],
   );
 
-  const patch = ['*** Begin Patch', '*** Update File: c.txt', '@@', ' one', '-two', '+TWO', '*** Delete File: d.txt', '*** End Patch'].join('\n');
+  const patch = ['*** Begin Patch', '*** Update File: c.txt', '@@', ' one', '-two', '+TWO', '*** Delete File: d.txt', '*** End Patch'].join(
+    '\n',
+  );
   const second = await scripted([
     {
       toolCalls: [
-        { id: 's1', name: 'shell', arguments: { command: "printf 'more\\n' >> b.txt && echo 'log v2' > ignored.log && echo 'nested v2' > vendor/lib/lib.txt" } },
+        {
+          id: 's1',
+          name: 'shell',
+          arguments: { command: "printf 'more\\n' >> b.txt && echo 'log v2' > ignored.log && echo 'nested v2' > vendor/lib/lib.txt" },
+        },
         { id: 'p1', name: 'apply_patch', arguments: { patch } },
       ],
     },
     { text: 'Changed the rest.' },
   ]);
-  const run2 = await runZuno(execArgs(second.baseUrl, workspace, '--approve', 'allow', '--session', sessionId, 'change the rest'), { cwd: workspace });
+  const run2 = await runZuno(execArgs(second.baseUrl, workspace, '--approve', 'allow', '--session', sessionId, 'change the rest'), {
+    cwd: workspace,
+  });
   assert.equal(run2.code, 0, run2.stderr);
   assert.deepEqual(
     eventsOf(run2.events, 'tool-call-finished').map((event) => [event.call_id, event.outcome]),
@@ -105,7 +127,14 @@ async function twoTurns() {
   );
   assert.equal(readFileSync(join(workspace, 'b.txt'), 'utf8'), 'bravo\r\nmore\n');
   assert.equal(existsSync(join(workspace, 'd.txt')), false);
-  return { workspace, sessionId, original, userGit, nestedGit, secondCheckpoint: eventsOf(run2.events, 'checkpoint-created')[0]?.checkpoint_id ?? '' };
+  return {
+    workspace,
+    sessionId,
+    original,
+    userGit,
+    nestedGit,
+    secondCheckpoint: eventsOf(run2.events, 'checkpoint-created')[0]?.checkpoint_id ?? '',
+  };
 }
 
 const cli = (workspace: string, ...args: string[]): Promise<CliRun> => runZuno([...args, '--workspace', workspace], { cwd: workspace });
@@ -121,7 +150,12 @@ test('issue 13: rewinding to the first checkpoint restores a write, a shell appe
       [secondCheckpoint, 'turn', 4],
     ],
   );
-  assert.deepEqual(listed.checkpoints[0]?.changed_since.map((change) => `${change.change} ${change.path}`).sort(), ['modified a.txt', 'modified b.txt', 'modified c.txt', 'removed d.txt']);
+  assert.deepEqual(listed.checkpoints[0]?.changed_since.map((change) => `${change.change} ${change.path}`).sort(), [
+    'modified a.txt',
+    'modified b.txt',
+    'modified c.txt',
+    'removed d.txt',
+  ]);
 
   // A change made outside Zuno after the last turn, to a file the rewind would overwrite.
   writeFileSync(join(workspace, 'c.txt'), 'edited by the user\n');
@@ -136,7 +170,10 @@ test('issue 13: rewinding to the first checkpoint restores a write, a shell appe
 
   const refused = await cli(workspace, 'rewind', sessionId, '--to', 'cp-1');
   assert.equal(refused.code, 3, refused.stderr);
-  assert.match(refused.stderr, /refusing to rewind: this file was changed outside Zuno since cp-1 and would be overwritten: c\.txt\. .*--force/);
+  assert.match(
+    refused.stderr,
+    /refusing to rewind: this file was changed outside Zuno since cp-1 and would be overwritten: c\.txt\. .*--force/,
+  );
   assert.deepEqual(workspaceFiles(workspace), changedByUser, 'a refused rewind changes nothing');
 
   const forced = await cli(workspace, 'rewind', sessionId, '--to', 'cp-1', '--force', '--json');

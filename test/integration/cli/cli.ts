@@ -28,7 +28,8 @@ export function useBuiltCli(): void {
     mkdirSync(folder, { recursive: true });
     copyFileSync(join(repository, 'dist', 'cli.js'), join(folder, 'cli.js'));
     // The wasm files the bundle loads from beside itself: sql.js and the bash grammar (shell permissions).
-    for (const name of ['sql-wasm.wasm', 'tree-sitter.wasm', 'tree-sitter-bash.wasm']) copyFileSync(join(repository, 'dist', name), join(folder, name));
+    for (const name of ['sql-wasm.wasm', 'tree-sitter.wasm', 'tree-sitter-bash.wasm'])
+      copyFileSync(join(repository, 'dist', name), join(folder, name));
     bundle = join(folder, 'cli.js');
   });
   after(() => {
@@ -106,7 +107,11 @@ export function parseEventLines(stdout: string): ZunoEvent[] {
 
 /** Starts `node <bundle> …args`; stdin is closed at once, so the child has no terminal. */
 export function startZuno(args: readonly string[], options: { cwd: string; env?: Readonly<Record<string, string>> }): ChildProcess {
-  const child = spawn(process.execPath, [builtCli(), ...args], { cwd: options.cwd, env: childEnvironment(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [builtCli(), ...args], {
+    cwd: options.cwd,
+    env: childEnvironment(options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   child.stdin?.end();
   return child;
 }

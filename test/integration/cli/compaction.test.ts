@@ -12,9 +12,14 @@ const isSummaryRequest = (request: RecordedRequest): boolean => (request.body?.t
 
 test('issue 10 item 2: zuno exec --compact replaces the earlier turns by the handoff; the stored history keeps them', async () => {
   const workspace = temporaryWorkspace({ 'notes.txt': 'SECRET-OLD-CONTENT\n'.repeat(100) });
-  const replies: ScriptedReply[] = [{ toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }] }, { text: 'Read it.' }, { text: 'Continuing.' }];
+  const replies: ScriptedReply[] = [
+    { toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }] },
+    { text: 'Read it.' },
+    { text: 'Continuing.' },
+  ];
   const server = await startScriptedOpenAI({
-    script: (request) => (isSummaryRequest(request) ? { text: 'MODEL-SUMMARY: the notes were read.' } : (replies.shift() ?? { text: 'The script has ended.' })),
+    script: (request) =>
+      isSummaryRequest(request) ? { text: 'MODEL-SUMMARY: the notes were read.' } : (replies.shift() ?? { text: 'The script has ended.' }),
   });
   after(() => server.close());
 

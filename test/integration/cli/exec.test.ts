@@ -93,11 +93,17 @@ test('B1, B2: a write denied with --approve deny is blocked before it runs, the 
 
 test('E1: without a terminal and without --approve, a write is denied with a reason that says how to allow it', async () => {
   const workspace = temporaryWorkspace();
-  const server = await scripted([{ toolCalls: [{ id: 'w1', name: 'write', arguments: { path: 'new.txt', content: 'x' } }] }, { text: 'ok' }]);
+  const server = await scripted([
+    { toolCalls: [{ id: 'w1', name: 'write', arguments: { path: 'new.txt', content: 'x' } }] },
+    { text: 'ok' },
+  ]);
   const run = await runZuno(execArgs(server.baseUrl, workspace, 'write a file'), { cwd: workspace });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(existsSync(join(workspace, 'new.txt')), false);
-  assert.match(eventsOf(run.events, 'dispatch-blocked')[0]?.reason ?? '', /No terminal is attached to ask for approval\. Run zuno exec with --approve allow/);
+  assert.match(
+    eventsOf(run.events, 'dispatch-blocked')[0]?.reason ?? '',
+    /No terminal is attached to ask for approval\. Run zuno exec with --approve allow/,
+  );
 });
 
 test('E1: with --approve allow the write runs and the file holds the content', async () => {
@@ -150,7 +156,10 @@ test('B1: invalid arguments (wrong type, malformed JSON) are blocked invalid_arg
 
 test('A1: a tool switched off in config is not offered, and a call to it anyway is blocked unavailable', async () => {
   const workspace = temporaryWorkspace({ '.zuno/config.json': JSON.stringify({ tools: { webfetch: false } }) });
-  const server = await scripted([{ toolCalls: [{ id: 'f1', name: 'webfetch', arguments: { url: 'http://127.0.0.1:9/' } }] }, { text: 'fine' }]);
+  const server = await scripted([
+    { toolCalls: [{ id: 'f1', name: 'webfetch', arguments: { url: 'http://127.0.0.1:9/' } }] },
+    { text: 'fine' },
+  ]);
   const run = await runZuno(execArgs(server.baseUrl, workspace, 'fetch it'), { cwd: workspace });
   assert.equal(run.code, 0, run.stderr);
   const offered = server.chatRequests()[0]?.body?.tools?.map((tool) => tool.function.name) ?? [];
@@ -195,9 +204,15 @@ test('S4: a ripgrep older than 14 is a startup error: exit 2 with the version, b
 test('issue 2 §10: a provider 401 exits 1 with a message naming the key variable', async () => {
   const workspace = temporaryWorkspace();
   const server = await scripted([{ error: { status: 401, message: 'Invalid API key' } }]);
-  const run = await runZuno(execArgs(server.baseUrl, workspace, '--api-key-env', 'MY_MODEL_KEY', 'hi'), { cwd: workspace, env: { MY_MODEL_KEY: 'wrong' } });
+  const run = await runZuno(execArgs(server.baseUrl, workspace, '--api-key-env', 'MY_MODEL_KEY', 'hi'), {
+    cwd: workspace,
+    env: { MY_MODEL_KEY: 'wrong' },
+  });
   assert.equal(run.code, 1);
-  assert.match(run.stderr, /rejected the request as unauthorized \(HTTP 401: Invalid API key\)\. Check the key in the environment variable MY_MODEL_KEY\./);
+  assert.match(
+    run.stderr,
+    /rejected the request as unauthorized \(HTTP 401: Invalid API key\)\. Check the key in the environment variable MY_MODEL_KEY\./,
+  );
   assert.equal(server.chatRequests()[0]?.headers.authorization, 'Bearer wrong');
   assert.deepEqual(
     eventsOf(run.events, 'session-finished').map((event) => event.reason),
@@ -211,7 +226,10 @@ test('issue 2 §10: an unreachable model server exits 1 naming the base URL', as
   await closed.close();
   const run = await runZuno(execArgs(closed.baseUrl, workspace, 'hi'), { cwd: workspace });
   assert.equal(run.code, 1);
-  assert.ok(run.stderr.includes(`Cannot connect to the model server at ${closed.baseUrl}: connection refused. Is the server running?`), run.stderr);
+  assert.ok(
+    run.stderr.includes(`Cannot connect to the model server at ${closed.baseUrl}: connection refused. Is the server running?`),
+    run.stderr,
+  );
 });
 
 test('issue 2 §11: base URL, model and key come from ZUNO_* variables when neither flags nor config set them', async () => {
@@ -286,7 +304,9 @@ test('issue 2 §11: zuno show --json lists the calls in order with tool, argumen
 test('issue 2 §11: without --json the final answer goes to stdout and progress (with the session id) to stderr', async () => {
   const workspace = temporaryWorkspace({ 'a.txt': 'a\n' });
   const server = await scripted([{ toolCalls: [{ id: 'h1', name: 'read', arguments: { path: 'a.txt' } }] }, { text: 'The file says a.' }]);
-  const run = await runZuno(['exec', '--workspace', workspace, '--base-url', server.baseUrl, '--model', 'm', 'what is in a.txt'], { cwd: workspace });
+  const run = await runZuno(['exec', '--workspace', workspace, '--base-url', server.baseUrl, '--model', 'm', 'what is in a.txt'], {
+    cwd: workspace,
+  });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, 'The file says a.\n');
   assert.match(run.stderr, /^zuno: session [0-9a-f-]{36} in /);
@@ -321,7 +341,10 @@ test('issue 2 §11, issue 9: the default state dir is the per-user folder of the
   const first = await runZuno(execArgs(server.baseUrl, workspace, 'hi'), { cwd: workspace });
   assert.equal(first.code, 0, first.stderr);
   assert.equal(existsSync(join(workspace, '.zuno')), false, 'nothing is written into the workspace');
-  assert.ok(existsSync(join(workspaceStateDir(workspace), 'sessions', first.events[0]?.session_id ?? '', 'journal.jsonl')), 'the session has its own folder (issue 9)');
+  assert.ok(
+    existsSync(join(workspaceStateDir(workspace), 'sessions', first.events[0]?.session_id ?? '', 'journal.jsonl')),
+    'the session has its own folder (issue 9)',
+  );
   const elsewhere = join(workspace, 'elsewhere');
   mkdirSync(elsewhere);
   const second = await runZuno(execArgs(server.baseUrl, workspace, '--state-dir', elsewhere, 'hi'), { cwd: workspace });
@@ -331,7 +354,10 @@ test('issue 2 §11, issue 9: the default state dir is the per-user folder of the
 });
 
 test('§9 models: with model.provider "anthropic" the same run speaks Anthropic Messages, key in x-api-key', async () => {
-  const workspace = temporaryWorkspace({ 'a.txt': 'from anthropic\n', '.zuno/config.json': JSON.stringify({ model: { provider: 'anthropic', api_key_env: 'ANTHROPIC_TEST_KEY' } }) });
+  const workspace = temporaryWorkspace({
+    'a.txt': 'from anthropic\n',
+    '.zuno/config.json': JSON.stringify({ model: { provider: 'anthropic', api_key_env: 'ANTHROPIC_TEST_KEY' } }),
+  });
   const server = await startScriptedAnthropic({
     script: [{ toolCalls: [{ id: 'toolu_1', name: 'read', arguments: { path: 'a.txt' } }] }, { text: 'It says: from anthropic.' }],
   });

@@ -34,35 +34,39 @@ async function execWithPeakMemory(args: readonly string[], cwd: string): Promise
   return { code, peakKb, stderr };
 }
 
-test('issue 9: with 40 stored sessions (3,000 calls of 8 KB) a new zuno exec run reads none of them and peaks at the memory of an empty state dir + 50 MB', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
-  const server = await scripted(Array.from({ length: 12 }, (_, index) => ({ text: `answer ${index}` })));
-  const empty = temporaryWorkspace({ 'a.txt': 'a\n' });
-  const baseline = await execWithPeakMemory(execArgs(server.baseUrl, empty, 'hello'), empty);
-  assert.equal(baseline.code, 0, baseline.stderr);
+test(
+  'issue 9: with 40 stored sessions (3,000 calls of 8 KB) a new zuno exec run reads none of them and peaks at the memory of an empty state dir + 50 MB',
+  { skip: process.platform !== 'linux' && 'reads /proc' },
+  async () => {
+    const server = await scripted(Array.from({ length: 12 }, (_, index) => ({ text: `answer ${index}` })));
+    const empty = temporaryWorkspace({ 'a.txt': 'a\n' });
+    const baseline = await execWithPeakMemory(execArgs(server.baseUrl, empty, 'hello'), empty);
+    assert.equal(baseline.code, 0, baseline.stderr);
 
-  const workspace = temporaryWorkspace({ 'a.txt': 'a\n' });
-  for (let index = 0; index < 10; index++) {
-    const run = await runZuno(execArgs(server.baseUrl, workspace, `run ${index}`), { cwd: workspace });
-    assert.equal(run.code, 0, run.stderr);
-  }
-  const stateDir = workspaceStateDir(workspace);
-  const store = await Store.open({ stateDir });
-  for (let session = 0; session < 30; session++) {
-    const id = `history-${session}`;
-    store.createSession({ id, workspace });
-    for (let call = 0; call < 100; call++) {
-      await store.recordStart(callStart(id, `c${call}`, { turn: call }));
-      await store.recordFinish(callFinish(id, `c${call}`, { output: `${call} ${'x'.repeat(8192)}` }));
+    const workspace = temporaryWorkspace({ 'a.txt': 'a\n' });
+    for (let index = 0; index < 10; index++) {
+      const run = await runZuno(execArgs(server.baseUrl, workspace, `run ${index}`), { cwd: workspace });
+      assert.equal(run.code, 0, run.stderr);
     }
-  }
-  await store.close();
-  const sessions = readdirSync(join(stateDir, 'sessions'));
-  assert.equal(sessions.length, 40);
-  // Every stored session's journal becomes garbage: a run that read any of them would fail.
-  for (const name of sessions) writeFileSync(join(stateDir, 'sessions', name, 'journal.jsonl'), 'garbage, not a journal\n');
+    const stateDir = workspaceStateDir(workspace);
+    const store = await Store.open({ stateDir });
+    for (let session = 0; session < 30; session++) {
+      const id = `history-${session}`;
+      store.createSession({ id, workspace });
+      for (let call = 0; call < 100; call++) {
+        await store.recordStart(callStart(id, `c${call}`, { turn: call }));
+        await store.recordFinish(callFinish(id, `c${call}`, { output: `${call} ${'x'.repeat(8192)}` }));
+      }
+    }
+    await store.close();
+    const sessions = readdirSync(join(stateDir, 'sessions'));
+    assert.equal(sessions.length, 40);
+    // Every stored session's journal becomes garbage: a run that read any of them would fail.
+    for (const name of sessions) writeFileSync(join(stateDir, 'sessions', name, 'journal.jsonl'), 'garbage, not a journal\n');
 
-  const loaded = await execWithPeakMemory(execArgs(server.baseUrl, workspace, 'hello again'), workspace);
-  assert.equal(loaded.code, 0, loaded.stderr);
-  assert.ok(baseline.peakKb > 0 && loaded.peakKb > 0, 'the peaks were sampled');
-  assert.ok(loaded.peakKb <= baseline.peakKb + 50 * 1024, `peak ${loaded.peakKb} kB with history, ${baseline.peakKb} kB without`);
-});
+    const loaded = await execWithPeakMemory(execArgs(server.baseUrl, workspace, 'hello again'), workspace);
+    assert.equal(loaded.code, 0, loaded.stderr);
+    assert.ok(baseline.peakKb > 0 && loaded.peakKb > 0, 'the peaks were sampled');
+    assert.ok(loaded.peakKb <= baseline.peakKb + 50 * 1024, `peak ${loaded.peakKb} kB with history, ${baseline.peakKb} kB without`);
+  },
+);

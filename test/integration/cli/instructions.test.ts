@@ -20,7 +20,7 @@ function userConfig(text: string): string {
   return home;
 }
 
-test('issue 10 item 3: the first request\'s system message holds AGENTS.md, the user\'s AGENTS.md and the environment block; a notice and zuno show name the files', async () => {
+test("issue 10 item 3: the first request's system message holds AGENTS.md, the user's AGENTS.md and the environment block; a notice and zuno show name the files", async () => {
   const workspace = temporaryWorkspace({ 'AGENTS.md': 'Always run `make check` before you finish.\n' });
   execFileSync('git', ['-c', 'init.defaultBranch=main', 'init', '-q'], { cwd: workspace });
   execFileSync('git', ['checkout', '-q', '-b', 'topic/instructions'], { cwd: workspace });
@@ -44,14 +44,19 @@ test('issue 10 item 3: the first request\'s system message holds AGENTS.md, the 
     notices.map((event) => [event.level, event.text]),
     [['info', `Project instructions loaded: AGENTS.md, ${join(xdg, 'zuno', 'AGENTS.md')}.`]],
   );
-  assert.ok(run.events.findIndex((event) => event.type === 'notice') < run.events.findIndex((event) => event.type === 'assistant-message'), 'named at session start');
+  assert.ok(
+    run.events.findIndex((event) => event.type === 'notice') < run.events.findIndex((event) => event.type === 'assistant-message'),
+    'named at session start',
+  );
 
   const sessionId = eventsOf(run.events, 'session-started')[0]?.session_id ?? '';
   const shown = await runZuno(['show', sessionId, '--workspace', workspace], { cwd: workspace });
   assert.equal(shown.code, 0, shown.stderr);
   assert.ok(shown.stdout.includes(`instructions: AGENTS.md, ${join(xdg, 'zuno', 'AGENTS.md')}.\n`), shown.stdout);
   const shownJson = await runZuno(['show', sessionId, '--workspace', workspace, '--json'], { cwd: workspace });
-  assert.deepEqual((JSON.parse(shownJson.stdout) as { instructions: string[] }).instructions, [`AGENTS.md, ${join(xdg, 'zuno', 'AGENTS.md')}.`]);
+  assert.deepEqual((JSON.parse(shownJson.stdout) as { instructions: string[] }).instructions, [
+    `AGENTS.md, ${join(xdg, 'zuno', 'AGENTS.md')}.`,
+  ]);
   assert.deepEqual(server.violations, []);
 });
 
@@ -67,7 +72,10 @@ test('issue 10 item 3: without --json the notices go to stderr (a link leaving t
   });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /\[info\] Project instructions loaded: CLAUDE\.md\.\n/);
-  assert.match(run.stderr, /\[warning\] Project instructions: \.github.copilot-instructions\.md was not loaded: it links to .*token\.txt, outside /);
+  assert.match(
+    run.stderr,
+    /\[warning\] Project instructions: \.github.copilot-instructions\.md was not loaded: it links to .*token\.txt, outside /,
+  );
   assert.doesNotMatch(server.chatRequests()[0]?.body?.messages[0]?.content ?? '', /SECRET-TOKEN/);
   assert.match(server.chatRequests()[0]?.body?.messages[0]?.content ?? '', /- Git: the workspace is not in a git repository\./);
 
@@ -93,7 +101,10 @@ test('issue 10 item 3, E1 §9: AGENTS.md grants nothing and is not protected by 
     { text: 'done' },
   ]);
   const xdg = temporaryWorkspace();
-  const run = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'deny', 'go'), { cwd: workspace, env: { XDG_CONFIG_HOME: xdg } });
+  const run = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'deny', 'go'), {
+    cwd: workspace,
+    env: { XDG_CONFIG_HOME: xdg },
+  });
   assert.equal(run.code, 0, run.stderr);
   // auto-edit lets a workspace write through; AGENTS.md steers the model, not Zuno, so it is not protected.
   assert.deepEqual(
@@ -105,9 +116,18 @@ test('issue 10 item 3, E1 §9: AGENTS.md grants nothing and is not protected by 
   );
   assert.equal(readFileSync(join(workspace, 'AGENTS.md'), 'utf8'), 'rewritten\n');
 
-  const guarded = temporaryWorkspace({ 'AGENTS.md': claims, '.zuno/config.json': JSON.stringify({ permission: { mode: 'auto-edit', protected: ['**/AGENTS.md'] } }) });
-  const second = await scripted([{ toolCalls: [{ id: 'w2', name: 'write', arguments: { path: 'AGENTS.md', content: 'rewritten\n' } }] }, { text: 'done' }]);
-  const protectedRun = await runZuno(execArgs(second.baseUrl, guarded, '--approve', 'deny', 'go'), { cwd: guarded, env: { XDG_CONFIG_HOME: xdg } });
+  const guarded = temporaryWorkspace({
+    'AGENTS.md': claims,
+    '.zuno/config.json': JSON.stringify({ permission: { mode: 'auto-edit', protected: ['**/AGENTS.md'] } }),
+  });
+  const second = await scripted([
+    { toolCalls: [{ id: 'w2', name: 'write', arguments: { path: 'AGENTS.md', content: 'rewritten\n' } }] },
+    { text: 'done' },
+  ]);
+  const protectedRun = await runZuno(execArgs(second.baseUrl, guarded, '--approve', 'deny', 'go'), {
+    cwd: guarded,
+    env: { XDG_CONFIG_HOME: xdg },
+  });
   assert.equal(protectedRun.code, 0, protectedRun.stderr);
   assert.deepEqual(
     eventsOf(protectedRun.events, 'dispatch-blocked').map((event) => [event.call_id, event.category]),

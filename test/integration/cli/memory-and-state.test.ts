@@ -26,12 +26,18 @@ test('S2: a proposed memory is listed, and once accepted it reaches the next ses
   ]);
   const proposing = await runZuno(execArgs(first.baseUrl, workspace, '--approve', 'allow', 'remember how to test'), { cwd: workspace });
   assert.equal(proposing.code, 0, proposing.stderr);
-  assert.deepEqual(eventsOf(proposing.events, 'tool-call-finished').map((event) => event.outcome), ['ok']);
+  assert.deepEqual(
+    eventsOf(proposing.events, 'tool-call-finished').map((event) => event.outcome),
+    ['ok'],
+  );
 
   const listed = await runZuno(['memory', 'list', '--workspace', workspace, '--json'], { cwd: workspace });
   assert.equal(listed.code, 0, listed.stderr);
   const memories = JSON.parse(listed.stdout) as { id: string; status: string; text: string }[];
-  assert.deepEqual(memories.map((memory) => [memory.status, memory.text]), [['proposed', 'Run the tests with npm test.']]);
+  assert.deepEqual(
+    memories.map((memory) => [memory.status, memory.text]),
+    [['proposed', 'Run the tests with npm test.']],
+  );
 
   // A proposal is not yet context.
   const before = await scripted([{ text: 'ok' }]);
@@ -78,5 +84,8 @@ test('S2: zuno show prints the session’s plan, todos and goal', async () => {
   assert.deepEqual(document.work_state.todos, [{ id: '1', content: 'read the bug', status: 'completed' }]);
   assert.deepEqual([document.work_state.goal.text, document.work_state.goal.status], ['fix the bug', 'active']);
   const human = await runZuno(['show', sessionId, '--workspace', workspace], { cwd: workspace });
-  assert.match(human.stdout, /goal \(active\): fix the bug\nplan:\n {2}1\. read\n {2}2\. fix\ntodos:\n {2}\[x\] 1: read the bug \(completed\)/);
+  assert.match(
+    human.stdout,
+    /goal \(active\): fix the bug\nplan:\n {2}1\. read\n {2}2\. fix\ntodos:\n {2}\[x\] 1: read the bug \(completed\)/,
+  );
 });

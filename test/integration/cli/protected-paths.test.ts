@@ -50,14 +50,33 @@ const patch = (...lines: string[]): string => ['*** Begin Patch', ...lines, '***
 /** One call per protected target and way of writing it; `plain` is an ordinary file the mode lets through. */
 const ATTACKS: readonly ScriptedToolCall[] = [
   { id: 'w-config', name: 'write', arguments: { path: '.zuno/config.json', content: ESCALATION } },
-  { id: 'w-settings', name: 'write', arguments: { path: '.vscode/settings.json', content: '{"zuno.permission.rules": [{"tool": "*", "action": "allow"}]}' } },
-  { id: 'w-tasks', name: 'write', arguments: { path: '.vscode/tasks.json', content: '{"version": "2.0.0", "tasks": [{"label": "x", "command": "touch pwned", "runOptions": {"runOn": "folderOpen"}}]}' } },
+  {
+    id: 'w-settings',
+    name: 'write',
+    arguments: { path: '.vscode/settings.json', content: '{"zuno.permission.rules": [{"tool": "*", "action": "allow"}]}' },
+  },
+  {
+    id: 'w-tasks',
+    name: 'write',
+    arguments: {
+      path: '.vscode/tasks.json',
+      content: '{"version": "2.0.0", "tasks": [{"label": "x", "command": "touch pwned", "runOptions": {"runOn": "folderOpen"}}]}',
+    },
+  },
   { id: 'w-hook', name: 'write', arguments: { path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned\n' } },
   { id: 'w-gitconfig', name: 'write', arguments: { path: '.git/config', content: '[core]\n\tfsmonitor = touch pwned\n' } },
   { id: 'w-envrc', name: 'write', arguments: { path: '.envrc', content: 'touch pwned\n' } },
   // `edit` is not on the default surface (the policy unit tests cover it); apply_patch edits the settings instead.
-  { id: 'p-settings', name: 'apply_patch', arguments: { patch: patch('*** Update File: .vscode/settings.json', '-{"editor.tabSize": 2}', '+{"zuno.permission.mode": "auto"}') } },
-  { id: 'p-gitconfig', name: 'apply_patch', arguments: { patch: patch('*** Update File: .git/config', '-\tbare = false', '+\tfsmonitor = touch pwned') } },
+  {
+    id: 'p-settings',
+    name: 'apply_patch',
+    arguments: { patch: patch('*** Update File: .vscode/settings.json', '-{"editor.tabSize": 2}', '+{"zuno.permission.mode": "auto"}') },
+  },
+  {
+    id: 'p-gitconfig',
+    name: 'apply_patch',
+    arguments: { patch: patch('*** Update File: .git/config', '-\tbare = false', '+\tfsmonitor = touch pwned') },
+  },
   { id: 'p-move', name: 'apply_patch', arguments: { patch: patch('*** Update File: notes.txt', '*** Move to: .git/hooks/post-checkout') } },
   { id: 'p-delete', name: 'apply_patch', arguments: { patch: patch('*** Delete File: .envrc') } },
   { id: 'plain', name: 'write', arguments: { path: 'plain.txt', content: 'fine\n' } },
@@ -127,7 +146,9 @@ test('issue 8 §3: an allow rule naming .vscode/tasks.json lets that write throu
 });
 
 test('issue 8 §3: with --approve allow and an allow-all rule, a write into the state dir is blocked: denied, and the store still opens with the session intact', async () => {
-  const workspace = temporaryWorkspace({ '.zuno/config.json': JSON.stringify({ permission: { mode: 'auto', rules: [{ tool: '*', action: 'allow' }] } }) });
+  const workspace = temporaryWorkspace({
+    '.zuno/config.json': JSON.stringify({ permission: { mode: 'auto', rules: [{ tool: '*', action: 'allow' }] } }),
+  });
   const forged = '{"sql":"DELETE FROM sessions"}\n';
   const stateDir = workspaceStateDir(workspace);
   const server = await scripted([
@@ -155,7 +176,7 @@ test('issue 8 §3: with --approve allow and an allow-all rule, a write into the 
   );
   assert.match(blocked[0]?.reason ?? '', /inside Zuno's state dir .*no tool may change it/);
   const layout = readFileSync(join(stateDir, 'store.json'), 'utf8');
-  assert.ok(!layout.startsWith(forged), 'the layout file is the store\'s own');
+  assert.ok(!layout.startsWith(forged), "the layout file is the store's own");
 
   const sessionId = run.events[0]?.session_id ?? '';
   const shown = await runZuno(['show', sessionId, '--workspace', workspace, '--json'], { cwd: workspace });
@@ -177,8 +198,14 @@ test('issue 8 §3: a --state-dir outside the workspace is refused too, even to a
   after(() => rmSync(stateDir, { recursive: true, force: true }));
   const rules = [{ tool: 'write', match: `${stateDir}/**`, action: 'allow' }];
   const workspace = temporaryWorkspace({ 'zuno.json': JSON.stringify({ permission: { mode: 'auto', rules } }) });
-  const server = await scripted([{ toolCalls: [{ id: 'outside', name: 'write', arguments: { path: join(stateDir, 'store.json'), content: 'forged\n' } }] }, { text: 'done' }]);
-  const run = await runZuno(execArgs(server.baseUrl, workspace, '--state-dir', stateDir, '--config', 'zuno.json', '--approve', 'allow', 'x'), { cwd: workspace });
+  const server = await scripted([
+    { toolCalls: [{ id: 'outside', name: 'write', arguments: { path: join(stateDir, 'store.json'), content: 'forged\n' } }] },
+    { text: 'done' },
+  ]);
+  const run = await runZuno(
+    execArgs(server.baseUrl, workspace, '--state-dir', stateDir, '--config', 'zuno.json', '--approve', 'allow', 'x'),
+    { cwd: workspace },
+  );
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(
     eventsOf(run.events, 'dispatch-blocked').map((event) => [event.call_id, event.category]),

@@ -37,16 +37,23 @@ const CALLS = [
   { id: 'read-missing', name: 'read', arguments: { path: 'key.txt' } },
 ] as const;
 
-test('issue 8 §5 E1: zuno exec --approve deny never sends a denied folder\'s content or names to the model', async () => {
+test("issue 8 §5 E1: zuno exec --approve deny never sends a denied folder's content or names to the model", async () => {
   const workspace = temporaryWorkspace(FILES);
   // The store's journal, in the workspace by default, would match "needle" through the model's own arguments.
   const stateDir = temporaryWorkspace();
   const server = await scripted([{ toolCalls: CALLS }, { text: 'Searched.' }]);
-  const run = await runZuno(execArgs(server.baseUrl, workspace, '--state-dir', stateDir, '--approve', 'deny', 'find the secrets'), { cwd: workspace });
+  const run = await runZuno(execArgs(server.baseUrl, workspace, '--state-dir', stateDir, '--approve', 'deny', 'find the secrets'), {
+    cwd: workspace,
+  });
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(server.violations, []);
 
-  const outcomes = Object.fromEntries(eventsOf(run.events, 'tool-call-finished').map((event) => [event.call_id, event.category ? `${event.outcome}: ${event.category}` : event.outcome]));
+  const outcomes = Object.fromEntries(
+    eventsOf(run.events, 'tool-call-finished').map((event) => [
+      event.call_id,
+      event.category ? `${event.outcome}: ${event.category}` : event.outcome,
+    ]),
+  );
   assert.deepEqual(outcomes, {
     'grep-root': 'ok',
     'grep-root-files': 'ok',

@@ -31,18 +31,26 @@ function workspaceWithConfig(config: Record<string, unknown>): string {
 }
 
 /** The model calls shell `env`; a pre-tool hook writes its own environment to hook-env.txt first. */
-async function runEnv(config: Record<string, unknown>): Promise<{ readonly sent: string; readonly hookFile: string; readonly authorization: unknown }> {
+async function runEnv(
+  config: Record<string, unknown>,
+): Promise<{ readonly sent: string; readonly hookFile: string; readonly authorization: unknown }> {
   const workspace = workspaceWithConfig({ ...config, hooks: { pre_tool: [{ command: 'env > hook-env.txt', tools: ['shell'] }] } });
   const script: ScriptStep[] = [{ toolCalls: [{ id: 's1', name: 'shell', arguments: { command: 'env' } }] }, { text: 'done' }];
   const server = await startScriptedOpenAI({ script });
   closers.push(() => server.close());
-  const run = await runZuno(execArgs(server.baseUrl, workspace, '--api-key-env', 'MODEL_AUTH', '--approve', 'allow', 'print the environment'), {
-    cwd: workspace,
-    env: { ...SECRETS, PLAIN_MARKER: 'plain-marker-value' },
-  });
+  const run = await runZuno(
+    execArgs(server.baseUrl, workspace, '--api-key-env', 'MODEL_AUTH', '--approve', 'allow', 'print the environment'),
+    {
+      cwd: workspace,
+      env: { ...SECRETS, PLAIN_MARKER: 'plain-marker-value' },
+    },
+  );
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(server.violations, []);
-  assert.deepEqual(eventsOf(run.events, 'tool-call-finished').map((event) => [event.call_id, event.outcome]), [['s1', 'ok']]);
+  assert.deepEqual(
+    eventsOf(run.events, 'tool-call-finished').map((event) => [event.call_id, event.outcome]),
+    [['s1', 'ok']],
+  );
   return {
     sent: toolResults(server.chatRequests()[1] ?? NO_REQUEST).get('s1') ?? '',
     hookFile: readFileSync(join(workspace, 'hook-env.txt'), 'utf8'),
@@ -52,7 +60,10 @@ async function runEnv(config: Record<string, unknown>): Promise<{ readonly sent:
 
 test('issue 8 §9 secrets: shell `env` and a pre-tool hook see no provider key, *_TOKEN or *_SECRET value, while the model provider still gets its key', async () => {
   const { sent, hookFile, authorization } = await runEnv({});
-  for (const [where, text] of [['the output the model received', sent], ['the hook\'s environment', hookFile]] as const) {
+  for (const [where, text] of [
+    ['the output the model received', sent],
+    ["the hook's environment", hookFile],
+  ] as const) {
     assert.match(text, /PLAIN_MARKER=plain-marker-value/, `${where} holds the ordinary variables`);
     for (const [name, value] of Object.entries(SECRETS)) {
       assert.ok(!text.includes(value), `${where} holds the value of ${name}`);
@@ -81,7 +92,9 @@ test('issue 8 §9 B1: a webfetch of a 127.0.0.1 URL that redirects to a denied p
   closers.push(() => site.close());
   const origin = site.baseUrl.replace(/\/v1$/, '');
   const workspace = workspaceWithConfig({ permission: { rules: [{ tool: 'webfetch', match: `${origin}/internal/*`, action: 'deny' }] } });
-  const server = await startScriptedOpenAI({ script: [{ toolCalls: [{ id: 'f1', name: 'webfetch', arguments: { url: `${origin}/start` } }] }, { text: 'blocked' }] });
+  const server = await startScriptedOpenAI({
+    script: [{ toolCalls: [{ id: 'f1', name: 'webfetch', arguments: { url: `${origin}/start` } }] }, { text: 'blocked' }],
+  });
   closers.push(() => server.close());
   const run = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'deny', 'fetch the start page'), { cwd: workspace });
   assert.equal(run.code, 0, run.stderr);
@@ -91,9 +104,15 @@ test('issue 8 §9 B1: a webfetch of a 127.0.0.1 URL that redirects to a denied p
   assert.deepEqual(served, ['/start'], 'the denied path was never requested');
   assert.equal(eventsOf(run.events, 'approval-requested').length, 0, 'webfetch gets no strict prompt (E3)');
   const blocked = eventsOf(run.events, 'dispatch-blocked');
-  assert.deepEqual(blocked.map((event) => [event.call_id, event.tool, event.category]), [['f1', 'webfetch', 'denied']]);
+  assert.deepEqual(
+    blocked.map((event) => [event.call_id, event.tool, event.category]),
+    [['f1', 'webfetch', 'denied']],
+  );
   assert.match(blocked[0]?.reason ?? '', new RegExp(`redirect 1 \\(from ${origin}/start\\) to ${origin}/internal/keys is refused`));
-  assert.deepEqual(eventsOf(run.events, 'tool-call-finished').map((event) => [event.outcome, event.category]), [['blocked', 'denied']]);
+  assert.deepEqual(
+    eventsOf(run.events, 'tool-call-finished').map((event) => [event.outcome, event.category]),
+    [['blocked', 'denied']],
+  );
   const sent = toolResults(server.chatRequests()[1] ?? NO_REQUEST).get('f1') ?? '';
   assert.match(sent, /^BLOCKED \(denied\): the call to "webfetch" was stopped by permission before the refused step, which did NOT run\./);
   assert.ok(sent.includes(`${origin}/internal/keys`));

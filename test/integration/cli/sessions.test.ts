@@ -22,7 +22,11 @@ test('issue 9: zuno sessions lists newest first with date, status, size and titl
   const listed = await runZuno(['sessions', '--json'], { cwd: workspace });
   assert.equal(listed.code, 0, listed.stderr);
   const rows = JSON.parse(listed.stdout) as { id: string; status: string; bytes: number; updatedAt: number }[];
-  assert.deepEqual(rows.map((row) => row.id), [...ids].reverse(), 'newest first');
+  assert.deepEqual(
+    rows.map((row) => row.id),
+    [...ids].reverse(),
+    'newest first',
+  );
   for (const row of rows) {
     assert.equal(row.status, 'done');
     assert.ok(row.bytes > 0, 'the size on disk is given');
@@ -53,5 +57,8 @@ test('issue 9: history.max_sessions keeps the newest sessions when zuno exec sta
   }
   const listed = await runZuno(['sessions', '--json'], { cwd: workspace });
   // Retention runs before the new session is created: two kept, plus the one that just ran.
-  assert.deepEqual((JSON.parse(listed.stdout) as { id: string }[]).map((row) => row.id), [ids[3], ids[2], ids[1]]);
+  assert.deepEqual(
+    (JSON.parse(listed.stdout) as { id: string }[]).map((row) => row.id),
+    [ids[3], ids[2], ids[1]],
+  );
 });

@@ -17,7 +17,10 @@ after(async () => {
 
 /** One turn calling shell once per line, then a closing text. */
 async function shellCalls(lines: readonly string[], control: { id: string; command: string }): Promise<ScriptedOpenAIServer> {
-  const toolCalls = [...lines.map((command, index) => ({ id: `s${index}`, name: 'shell', arguments: { command } })), { id: control.id, name: 'shell', arguments: { command: control.command } }];
+  const toolCalls = [
+    ...lines.map((command, index) => ({ id: `s${index}`, name: 'shell', arguments: { command } })),
+    { id: control.id, name: 'shell', arguments: { command: control.command } },
+  ];
   const server = await startScriptedOpenAI({ script: [{ toolCalls }, { text: 'done' }] });
   servers.push(server);
   return server;
@@ -51,7 +54,9 @@ test('issue 8 item 1, E1 §9: with {shell, "git *", allow} in strict mode and --
   const run = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'deny', 'try the lines'), { cwd: workspace });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(existsSync(join(workspace, 'marker')), false, 'a payload ran');
-  const finished = new Map(eventsOf(run.events, 'tool-call-finished').map((event) => [event.call_id, [event.outcome, event.category ?? null]]));
+  const finished = new Map(
+    eventsOf(run.events, 'tool-call-finished').map((event) => [event.call_id, [event.outcome, event.category ?? null]]),
+  );
   lines.forEach((line, index) => assert.deepEqual(finished.get(`s${index}`), ['blocked', 'denied'], JSON.stringify(line)));
   // Every bypass was asked (and refused by --approve deny), not silently allowed.
   assert.equal(eventsOf(run.events, 'approval-requested').length, lines.length);

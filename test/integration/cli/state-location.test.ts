@@ -21,7 +21,10 @@ function oldWorkspace(): { workspace: string; legacy: string } {
   return { workspace, legacy };
 }
 
-const snapshot = (dir: string): string[][] => readdirSync(dir).sort().map((name) => [name, readFileSync(join(dir, name), 'base64')]);
+const snapshot = (dir: string): string[][] =>
+  readdirSync(dir)
+    .sort()
+    .map((name) => [name, readFileSync(join(dir, name), 'base64')]);
 
 test('issue 9: exec, then show and memory from another directory and through a symlink, find the same store; nothing is written into the workspace', async () => {
   const workspace = temporaryWorkspace({ 'a.txt': 'a\n' });
@@ -43,7 +46,10 @@ test('issue 9: exec, then show and memory from another directory and through a s
   assert.equal(shownFromLink.code, 0, shownFromLink.stderr);
   const memories = await runZuno(['memory', 'list', '--json'], { cwd: link });
   assert.equal(memories.code, 0, memories.stderr);
-  assert.ok(existsSync(join(workspaceStateDir(workspace), 'sessions', sessionId, 'journal.jsonl')), 'the session has its own folder (issue 9)');
+  assert.ok(
+    existsSync(join(workspaceStateDir(workspace), 'sessions', sessionId, 'journal.jsonl')),
+    'the session has its own folder (issue 9)',
+  );
 });
 
 test('issue 9 migration: zuno show on a workspace with a 0.1.0 .zuno/state moves it out, says where, keeps the old copy renamed, and shows the old session', async () => {
@@ -51,10 +57,19 @@ test('issue 9 migration: zuno show on a workspace with a 0.1.0 .zuno/state moves
   const before = snapshot(legacy);
   const shown = await runZuno(['show', 'session-alpha', '--workspace', workspace, '--json'], { cwd: workspace });
   assert.equal(shown.code, 0, shown.stderr);
-  const document = JSON.parse(shown.stdout) as { session: { id: string; status: string }; calls: { call_id: string; outcome: string; output: string }[] };
+  const document = JSON.parse(shown.stdout) as {
+    session: { id: string; status: string };
+    calls: { call_id: string; outcome: string; output: string }[];
+  };
   assert.equal(document.session.status, 'done');
-  assert.deepEqual(document.calls.map((call) => call.call_id), [...FIXTURE_SESSIONS['session-alpha']]);
-  assert.deepEqual(document.calls.map((call) => call.output), ['contents of file-0.txt', 'contents of file-1.txt', 'contents of file-2.txt']);
+  assert.deepEqual(
+    document.calls.map((call) => call.call_id),
+    [...FIXTURE_SESSIONS['session-alpha']],
+  );
+  assert.deepEqual(
+    document.calls.map((call) => call.output),
+    ['contents of file-0.txt', 'contents of file-1.txt', 'contents of file-2.txt'],
+  );
 
   const stateDir = workspaceStateDir(workspace);
   const renamed = readdirSync(join(workspace, '.zuno')).filter((name) => name.startsWith('state'));
@@ -68,7 +83,10 @@ test('issue 9 migration: zuno show on a workspace with a 0.1.0 .zuno/state moves
   // The second open finds the moved store and says nothing more.
   const again = await runZuno(['show', 'session-beta', '--workspace', workspace, '--json'], { cwd: workspace });
   assert.equal(again.code, 0, again.stderr);
-  assert.deepEqual((JSON.parse(again.stdout) as { calls: { call_id: string }[] }).calls.map((call) => call.call_id), [...FIXTURE_SESSIONS['session-beta']]);
+  assert.deepEqual(
+    (JSON.parse(again.stdout) as { calls: { call_id: string }[] }).calls.map((call) => call.call_id),
+    [...FIXTURE_SESSIONS['session-beta']],
+  );
   assert.doesNotMatch(again.stderr, /now lives/);
 });
 
@@ -111,7 +129,10 @@ test('issue 9 migration: two first opens at once, in two processes, migrate once
   assert.equal(alpha.code, 0, alpha.stderr);
   assert.equal(beta.code, 0, beta.stderr);
   assert.equal([alpha, beta].filter((run) => /now lives in/.test(run.stderr)).length, 1, 'one of them moved it');
-  assert.deepEqual((JSON.parse(beta.stdout) as { calls: { call_id: string }[] }).calls.map((call) => call.call_id), [...FIXTURE_SESSIONS['session-beta']]);
+  assert.deepEqual(
+    (JSON.parse(beta.stdout) as { calls: { call_id: string }[] }).calls.map((call) => call.call_id),
+    [...FIXTURE_SESSIONS['session-beta']],
+  );
   assert.equal(readdirSync(join(workspace, '.zuno')).length, 1);
   assert.match(readdirSync(join(workspace, '.zuno'))[0] ?? '', /^state\.migrated-/);
 });

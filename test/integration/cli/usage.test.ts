@@ -35,11 +35,20 @@ test('issue 10 item 1: zuno exec --json emits a usage event per model request an
   const run = await runZuno(execArgs(server.baseUrl, workspace, 'read the notes'), { cwd: workspace });
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(server.violations, []);
-  assert.ok(server.chatRequests().every((request) => request.body?.stream_options?.include_usage === true), 'usage asked for on every request');
+  assert.ok(
+    server.chatRequests().every((request) => request.body?.stream_options?.include_usage === true),
+    'usage asked for on every request',
+  );
 
   const usage = eventsOf(run.events, 'usage');
   assert.deepEqual(
-    usage.map((event) => [event.input_tokens, event.output_tokens, event.cached_tokens ?? null, event.context_window, event.context_window_source]),
+    usage.map((event) => [
+      event.input_tokens,
+      event.output_tokens,
+      event.cached_tokens ?? null,
+      event.context_window,
+      event.context_window_source,
+    ]),
     [
       [900, 20, 600, 24_000, 'server'],
       [1450, 8, null, 24_000, 'server'],
@@ -47,7 +56,10 @@ test('issue 10 item 1: zuno exec --json emits a usage event per model request an
   );
   const estimate = usage[0]?.estimated_next_input_tokens ?? 0;
   assert.ok(estimate > 920 + 500, `the estimate (${estimate}) covers the 2000-character read result`);
-  assert.equal(run.stderr.trim().split('\n').at(-1), 'zuno: usage: 2 model requests, 2,350 input tokens (600 cached), 28 output; context 1,458 of 24,000 tokens');
+  assert.equal(
+    run.stderr.trim().split('\n').at(-1),
+    'zuno: usage: 2 model requests, 2,350 input tokens (600 cached), 28 output; context 1,458 of 24,000 tokens',
+  );
 });
 
 test('issue 10 item 1: in text mode the usage line ends stderr, naming a guessed window as a guess', async () => {

@@ -23,12 +23,17 @@ const scriptedServer = join(__dirname, '..', '..', 'support', 'scripted-mcp-serv
 function manyTools(count: number, descriptionLength = 40): unknown[] {
   return Array.from({ length: count }, (_, index) => {
     const name = `tool_${String(index).padStart(2, '0')}`;
-    const description = index === 42 ? 'Create a calendar invitation for a meeting.' : `Does chore number ${index}. `.padEnd(descriptionLength, '.');
+    const description =
+      index === 42 ? 'Create a calendar invitation for a meeting.' : `Does chore number ${index}. `.padEnd(descriptionLength, '.');
     return { name, description, inputSchema: { type: 'object', properties: { note: { type: 'string' } } } };
   });
 }
 
-async function harness(tools: readonly unknown[], config: ZunoConfigInput['mcp'] & object, approvals = new ScriptedApprovals(() => ({ approved: false, reason: 'test denies' }))) {
+async function harness(
+  tools: readonly unknown[],
+  config: ZunoConfigInput['mcp'] & object,
+  approvals = new ScriptedApprovals(() => ({ approved: false, reason: 'test denies' })),
+) {
   const folder = temporaryDirectory('zuno-mcp-deferred-');
   const toolsFile = join(folder, 'tools.json');
   writeFileSync(toolsFile, JSON.stringify(tools));
@@ -51,7 +56,8 @@ async function harness(tools: readonly unknown[], config: ZunoConfigInput['mcp']
   );
   await registry.prepare(new AbortController().signal, () => undefined);
   const scheduler = new Scheduler({ registry, ledger: new MemoryLedger(), events: new EventBus(), env });
-  const run = (session: string, calls: readonly ToolCallRequest[]) => scheduler.runTurn(session, calls, { signal: new AbortController().signal });
+  const run = (session: string, calls: readonly ToolCallRequest[]) =>
+    scheduler.runTurn(session, calls, { signal: new AbortController().signal });
   return { env, registry, run, approvals, close: () => clients.close() };
 }
 
@@ -64,7 +70,11 @@ test('issue 11 many tools: beyond mcp.max_offered_tools the later MCP tools are 
     const { sent, deferred } = mcp.registry.offered(mcp.env, 'session');
     assert.equal(sent.length, 12, `sent: ${names(sent).join(', ')}`);
     assert.deepEqual(names(sent).slice(0, 2), ['read', 'mcp_tools'], 'static tools are always sent');
-    assert.deepEqual(names(sent).slice(2), Array.from({ length: 10 }, (_, index) => `mcp__many__tool_0${index}`), 'MCP tools fill the budget in order');
+    assert.deepEqual(
+      names(sent).slice(2),
+      Array.from({ length: 10 }, (_, index) => `mcp__many__tool_0${index}`),
+      'MCP tools fill the budget in order',
+    );
     assert.equal(deferred.length, 70);
     const search = sent.find((tool) => tool.name === 'mcp_tools');
     assert.match(search?.description ?? '', /Not listed now: 70 MCP tools \(many: 70\)/);
@@ -93,7 +103,10 @@ test('issue 11 many tools: the schema-token budget defers tools even under the c
   try {
     const { sent, deferred } = mcp.registry.offered(mcp.env, 'session');
     assert.ok(deferred.length > 0, 'some tools are deferred');
-    const sentTokens = sent.reduce((sum, tool) => sum + JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }).length / 4, 0);
+    const sentTokens = sent.reduce(
+      (sum, tool) => sum + JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }).length / 4,
+      0,
+    );
     assert.ok(sentTokens <= 3000 + 200, `what is sent stays within the token budget (${Math.round(sentTokens)})`);
   } finally {
     await mcp.close();
@@ -111,7 +124,11 @@ test('issue 11 many tools: mcp_tools (ReadOnly, no prompt) finds a deferred tool
     const after = mcp.registry.offered(mcp.env, 'session');
     assert.ok(names(after.sent).includes('mcp__many__tool_42'), 'sent from the next request on');
     assert.equal(after.deferred.length, 69);
-    assert.deepEqual(names(after.sent).slice(0, 12), names(mcp.registry.offered(mcp.env, 'other').sent), 'enabling adds on top and pushes nothing out');
+    assert.deepEqual(
+      names(after.sent).slice(0, 12),
+      names(mcp.registry.offered(mcp.env, 'other').sent),
+      'enabling adds on top and pushes nothing out',
+    );
     assert.ok(!names(mcp.registry.offered(mcp.env, 'other').sent).includes('mcp__many__tool_42'), 'another session is not affected');
     // A child agent's view (registry.asSlots with an allowlist) shares the rules: its own session, its own enabling.
     const child = mcp.registry.asSlots();

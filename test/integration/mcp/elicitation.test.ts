@@ -38,7 +38,11 @@ class ScriptedPerson implements QuestionGateway {
 async function harness(questions: QuestionGateway | undefined) {
   const root = temporaryDirectory('zuno-mcp-elicit-');
   const config = parseConfig({ mcp: { servers: { everything } } });
-  const host = createNodeHost({ stateDir: root, approvals: new ScriptedApprovals(() => ({ approved: false })), ...(questions ? { questions } : {}) });
+  const host = createNodeHost({
+    stateDir: root,
+    approvals: new ScriptedApprovals(() => ({ approved: false })),
+    ...(questions ? { questions } : {}),
+  });
   const env = { host, config, workspaceRoot: root, stateDir: root };
   const clients = new NodeMcpClients({
     servers: config.mcp.servers,
@@ -55,19 +59,24 @@ async function harness(questions: QuestionGateway | undefined) {
   events.on((event) => seen.push(event));
   const scheduler = new Scheduler({ registry, ledger: new MemoryLedger(), events, env });
   const trigger = async () => {
-    const [result] = await scheduler.runTurn('session', [{ id: 'q1', name: 'mcp__everything__trigger-elicitation-request', arguments: '{}' }], { signal: new AbortController().signal });
+    const [result] = await scheduler.runTurn(
+      'session',
+      [{ id: 'q1', name: 'mcp__everything__trigger-elicitation-request', arguments: '{}' }],
+      { signal: new AbortController().signal },
+    );
     const live = seen.flatMap((event) => (event.type === 'tool-call-output' ? [event.chunk] : [])).join('');
     return { output: result?.output ?? '', outcome: result?.outcome.kind, live };
   };
   return { trigger, close: () => clients.close() };
 }
 
-test('issue 11 elicitation: a server\'s form is asked through the question UI field by field, and the typed answers reach the server', async () => {
+test("issue 11 elicitation: a server's form is asked through the question UI field by field, and the typed answers reach the server", async () => {
   const person = new ScriptedPerson((request) => {
     const options = request.options ?? [];
     if (options.includes('Answer')) return { answered: true, selected: ['Answer'] };
     if (/for String: Your full, legal name/.test(request.question)) return { answered: true, selected: [], text: 'Ada Lovelace' };
-    if (/for Integer:/.test(request.question)) return { answered: true, selected: [], text: request.question.includes('not a whole number') ? '7' : 'seven' };
+    if (/for Integer:/.test(request.question))
+      return { answered: true, selected: [], text: request.question.includes('not a whole number') ? '7' : 'seven' };
     if (/for Boolean:/.test(request.question)) return { answered: true, selected: ['yes'] };
     if (/Legacy Titled Single Select Enum/.test(request.question)) return { answered: true, selected: ['Dogs'] };
     if (/Titled Multiple Select Enum/.test(request.question)) return { answered: true, selected: ['Tuna', 'Trout'] };
@@ -78,8 +87,14 @@ test('issue 11 elicitation: a server\'s form is asked through the question UI fi
   try {
     const result = await mcp.trigger();
     assert.equal(result.outcome, 'ok', result.output);
-    assert.match(person.asked[0]?.question ?? '', /^MCP server "everything" asks you \(these are the server's words, not Zuno's\):\n\nPlease provide inputs for the following fields:\n\nIt wants: String \(required\), Boolean,/);
-    assert.ok(person.asked.every((request) => request.callId === 'q1' && request.sessionId === 'session'), 'asked under the call that the server asked in');
+    assert.match(
+      person.asked[0]?.question ?? '',
+      /^MCP server "everything" asks you \(these are the server's words, not Zuno's\):\n\nPlease provide inputs for the following fields:\n\nIt wants: String \(required\), Boolean,/,
+    );
+    assert.ok(
+      person.asked.every((request) => request.callId === 'q1' && request.sessionId === 'session'),
+      'asked under the call that the server asked in',
+    );
     assert.match(result.output, /User provided the requested information/);
     assert.match(result.output, /- Name: Ada Lovelace/);
     assert.match(result.output, /- Agreed to terms: true/);
@@ -102,7 +117,9 @@ test('issue 11 elicitation: the user declining is decline, dismissing is cancel,
   } finally {
     await declining.close();
   }
-  const dismissing = await harness(new ScriptedPerson((request) => (request.options?.includes('Answer') ? { answered: true, selected: ['Answer'] } : { answered: false })));
+  const dismissing = await harness(
+    new ScriptedPerson((request) => (request.options?.includes('Answer') ? { answered: true, selected: ['Answer'] } : { answered: false })),
+  );
   try {
     const result = await dismissing.trigger();
     assert.match(result.output, /User cancelled the elicitation dialog/);
@@ -135,7 +152,10 @@ test('issue 11: the client announces elicitation and not sampling: server-everyt
   try {
     const names = (await clients.tools('everything', new AbortController().signal)).map((tool) => tool.name);
     assert.ok(names.includes('trigger-elicitation-request'), names.join(', '));
-    assert.ok(!names.includes('trigger-sampling-request'), 'the server registers its sampling tool only for clients that announce sampling');
+    assert.ok(
+      !names.includes('trigger-sampling-request'),
+      'the server registers its sampling tool only for clients that announce sampling',
+    );
   } finally {
     await clients.close();
   }

@@ -64,11 +64,20 @@ test('issue 11 pinning: the approved definitions are kept beside the pins, so a 
   const toolsFile = join(folder, 'tools.json');
   const tool = (description: string) => [{ name: 'note', description, inputSchema: { type: 'object' } }];
   writeFileSync(toolsFile, JSON.stringify(tool('Writes a note.')));
-  const servers = parseConfig({ mcp: { servers: { kept: { command: process.execPath, args: [scriptedServer], env: { SCRIPTED_MCP_TOOLS: toolsFile } } } } }).mcp.servers;
+  const servers = parseConfig({
+    mcp: { servers: { kept: { command: process.execPath, args: [scriptedServer], env: { SCRIPTED_MCP_TOOLS: toolsFile } } } },
+  }).mcp.servers;
   const env = testEnvironment();
   mkdirSync(env.stateDir, { recursive: true });
   const pins = createMcpPinStore(env.stateDir);
-  const clients = new NodeMcpClients({ servers, workspaceRoot: env.workspaceRoot, childEnvironment: () => ({ PATH: process.env.PATH ?? '' }), referenceEnvironment: process.env, maxInFlight: 2, clientVersion: 'test' });
+  const clients = new NodeMcpClients({
+    servers,
+    workspaceRoot: env.workspaceRoot,
+    childEnvironment: () => ({ PATH: process.env.PATH ?? '' }),
+    referenceEnvironment: process.env,
+    maxInFlight: 2,
+    clientVersion: 'test',
+  });
   const registry = new ToolRegistry([], [new McpToolSource({ clients, servers, pins })]);
   try {
     await registry.prepare(new AbortController().signal, () => undefined);

@@ -53,7 +53,9 @@ test('R3: a process killed at arbitrary points while writing and compacting leav
     const contents = store.messages('session-burst').map((message) => message.content);
     await store.close();
     assert.ok(contents.length >= acknowledged, `round ${round}: ${contents.length} messages stored, ${acknowledged} acknowledged`);
-    contents.forEach((content, index) => assert.ok(content.startsWith(`message ${index + 1} `), `round ${round}: message ${index + 1} is intact`));
+    contents.forEach((content, index) =>
+      assert.ok(content.startsWith(`message ${index + 1} `), `round ${round}: message ${index + 1} is intact`),
+    );
     acknowledged = contents.length;
   }
   assert.ok(existsSync(join(stateDir, 'sessions', 'session-burst', 'snapshot.sqlite')), 'compaction ran during the bursts');
@@ -76,7 +78,14 @@ test('issue 9: one writer per session: a second process is refused that session 
   store.createSession({ id: 'other', workspace: '/workspace' });
   store.appendMessage('other', { role: 'user', content: 'while the other process holds its session' });
   const reader = await Store.open({ stateDir, readOnly: true });
-  assert.deepEqual(reader.listSessions().map((session) => session.id).sort(), ['held', 'other'], 'a reader needs no lock');
+  assert.deepEqual(
+    reader
+      .listSessions()
+      .map((session) => session.id)
+      .sort(),
+    ['held', 'other'],
+    'a reader needs no lock',
+  );
   await reader.close();
 });
 

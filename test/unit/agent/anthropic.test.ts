@@ -11,11 +11,17 @@ after(async () => {
   for (const server of servers) await server.close();
 });
 
-function provider(baseUrl: string, apiKey: ApiKeySource = { key: 'sk-ant-test', envVar: 'ANTHROPIC_API_KEY' }, model = 'claude-scripted'): AnthropicProvider {
+function provider(
+  baseUrl: string,
+  apiKey: ApiKeySource = { key: 'sk-ant-test', envVar: 'ANTHROPIC_API_KEY' },
+  model = 'claude-scripted',
+): AnthropicProvider {
   return new AnthropicProvider({ baseUrl, model, apiKey, retry: { attempts: 2, baseDelayMs: 1 } });
 }
 
-const tools = [{ name: 'read', description: 'Read a file.', inputSchema: { $schema: 'x', type: 'object', properties: { path: { type: 'string' } } } }];
+const tools = [
+  { name: 'read', description: 'Read a file.', inputSchema: { $schema: 'x', type: 'object', properties: { path: { type: 'string' } } } },
+];
 
 function request(messages: readonly TranscriptMessage[]): ModelRequest {
   return { system: 'You are a test.', messages, tools, signal: new AbortController().signal };
@@ -50,7 +56,12 @@ test('§9 models: Anthropic text_delta and input_json_delta events become text a
   assert.equal(recorded?.body.stream, true);
   assert.ok((recorded?.body.max_tokens ?? 0) > 0);
   assert.deepEqual(recorded?.body.tools, [
-    { name: 'read', description: 'Read a file.', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, cache_control: { type: 'ephemeral' } },
+    {
+      name: 'read',
+      description: 'Read a file.',
+      input_schema: { type: 'object', properties: { path: { type: 'string' } } },
+      cache_control: { type: 'ephemeral' },
+    },
   ]);
   assert.deepEqual(server.violations, []);
 });
@@ -124,6 +135,11 @@ test('issue 10 item 1: usage comes from message_start and message_delta; cache r
   servers.push(server);
   const answer = await provider(server.baseUrl).stream(request([{ role: 'user', content: 'hi' }]), () => undefined);
   const total = Math.ceil(JSON.stringify(server.requests[0]?.body).length / 4);
-  assert.deepEqual(answer.usage, { inputTokens: total, outputTokens: Math.ceil('A cached answer.'.length / 4), cachedTokens: 40, cacheWriteTokens: 10 });
+  assert.deepEqual(answer.usage, {
+    inputTokens: total,
+    outputTokens: Math.ceil('A cached answer.'.length / 4),
+    cachedTokens: 40,
+    cacheWriteTokens: 10,
+  });
   assert.deepEqual(server.violations, []);
 });

@@ -4,7 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCommandLine, UsageError } from '../../../src/cli/args';
 import { UsageTally } from '../../../src/cli/progress';
-import { changeDiff, fixedApprovals, noTerminalApprovals, terminalApprovals, terminalQuestions, type AskLine } from '../../../src/cli/prompts';
+import {
+  changeDiff,
+  fixedApprovals,
+  noTerminalApprovals,
+  terminalApprovals,
+  terminalQuestions,
+  type AskLine,
+} from '../../../src/cli/prompts';
 import type { ApprovalRequest } from '../../../src/core/host';
 
 const signal = new AbortController().signal;
@@ -49,7 +56,12 @@ test('issue 2 §11: exec takes every documented flag; several words make one pro
 });
 
 test('issue 2 §11: show takes a session id and the location flags', () => {
-  assert.deepEqual(parseCommandLine(['show', 'id-1', '--state-dir', 's', '--json']), { command: 'show', sessionId: 'id-1', json: true, stateDir: 's' });
+  assert.deepEqual(parseCommandLine(['show', 'id-1', '--state-dir', 's', '--json']), {
+    command: 'show',
+    sessionId: 'id-1',
+    json: true,
+    stateDir: 's',
+  });
   assert.deepEqual(parseCommandLine([]), { command: 'help' });
   assert.deepEqual(parseCommandLine(['exec', '--help']), { command: 'help' });
   assert.deepEqual(parseCommandLine(['-V']), { command: 'version' });
@@ -68,7 +80,11 @@ test('issue 2 §11: a command line that cannot run is a UsageError naming the pr
     [['show', 'a', '--model', 'm'], /--model/],
   ];
   for (const [argv, message] of cases) {
-    assert.throws(() => parseCommandLine(argv), (error: unknown) => error instanceof UsageError && message.test(error.message), argv.join(' '));
+    assert.throws(
+      () => parseCommandLine(argv),
+      (error: unknown) => error instanceof UsageError && message.test(error.message),
+      argv.join(' '),
+    );
   }
 });
 
@@ -144,9 +160,15 @@ test('S1 question: a terminal answers by number, re-asks on a bad choice, and an
     signal,
   );
   assert.deepEqual(several, { answered: true, selected: ['a', 'b'] });
-  const free = await terminalQuestions(person(['something else']).ask, () => undefined).ask({ callId: 'q', sessionId: 's', question: 'Name?', allowFreeText: true }, signal);
+  const free = await terminalQuestions(person(['something else']).ask, () => undefined).ask(
+    { callId: 'q', sessionId: 's', question: 'Name?', allowFreeText: true },
+    signal,
+  );
   assert.deepEqual(free, { answered: true, selected: [], text: 'something else' });
-  const dismissed = await terminalQuestions(person(['']).ask, () => undefined).ask({ callId: 'q', sessionId: 's', question: 'Name?' }, signal);
+  const dismissed = await terminalQuestions(person(['']).ask, () => undefined).ask(
+    { callId: 'q', sessionId: 's', question: 'Name?' },
+    signal,
+  );
   assert.deepEqual(dismissed, { answered: false });
 });
 
@@ -160,10 +182,22 @@ test('issue 10 item 2: exec --compact is parsed, and absent by default', () => {
 test('issue 10 item 7: the usage line adds the cost when model.prices priced the requests', () => {
   const tally = new UsageTally();
   const usage = (input: number, output: number, cost?: number) =>
-    ({ type: 'usage', input_tokens: input, output_tokens: output, context_window: 24_000, context_window_source: 'server', ts: 1, session_id: 's', ...(cost !== undefined ? { cost_usd: cost } : {}) }) as const;
+    ({
+      type: 'usage',
+      input_tokens: input,
+      output_tokens: output,
+      context_window: 24_000,
+      context_window_source: 'server',
+      ts: 1,
+      session_id: 's',
+      ...(cost !== undefined ? { cost_usd: cost } : {}),
+    }) as const;
   tally.add(usage(1000, 10, 0.003));
   tally.add(usage(2000, 20, 0.0061));
-  assert.equal(tally.line(), 'zuno: usage: 2 model requests, 3,000 input tokens, 30 output, $0.0091 (model.prices); context 2,020 of 24,000 tokens\n');
+  assert.equal(
+    tally.line(),
+    'zuno: usage: 2 model requests, 3,000 input tokens, 30 output, $0.0091 (model.prices); context 2,020 of 24,000 tokens\n',
+  );
   const unpriced = new UsageTally();
   unpriced.add(usage(1000, 10));
   assert.doesNotMatch(unpriced.line() ?? '', /\$/);

@@ -15,7 +15,13 @@ import { parseConfig, type ZunoConfigInput } from '../../../src/core/config';
 import type { ZunoEvent } from '../../../src/core/events';
 import { builtinToolRegistrations } from '../../../src/tools/index';
 import { createNodeHost } from '../../../src/hosts/node/host';
-import { startScriptedOpenAI, type RecordedRequest, type ScriptedOpenAIOptions, type ScriptedOpenAIServer, type ScriptedReply } from '../../support/scripted-openai';
+import {
+  startScriptedOpenAI,
+  type RecordedRequest,
+  type ScriptedOpenAIOptions,
+  type ScriptedOpenAIServer,
+  type ScriptedReply,
+} from '../../support/scripted-openai';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
@@ -28,10 +34,18 @@ interface Session {
   readonly server: ScriptedOpenAIServer;
   readonly workspace: string;
   readonly runtime: Runtime;
-  run(prompt: string, options?: { sessionId?: string; compact?: boolean; maxSteps?: number }): Promise<AgentRunResult & { events: ZunoEvent[] }>;
+  run(
+    prompt: string,
+    options?: { sessionId?: string; compact?: boolean; maxSteps?: number },
+  ): Promise<AgentRunResult & { events: ZunoEvent[] }>;
 }
 
-async function session(server: Omit<ScriptedOpenAIOptions, 'script'>, script: ScriptedOpenAIOptions['script'], files: Record<string, string>, config: ZunoConfigInput = {}): Promise<Session> {
+async function session(
+  server: Omit<ScriptedOpenAIOptions, 'script'>,
+  script: ScriptedOpenAIOptions['script'],
+  files: Record<string, string>,
+  config: ZunoConfigInput = {},
+): Promise<Session> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'zuno-compaction-')));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   const workspace = join(root, 'workspace');
@@ -48,7 +62,12 @@ async function session(server: Omit<ScriptedOpenAIOptions, 'script'>, script: Sc
     registrations: builtinToolRegistrations().filter((registration) => TOOLS.has(registration.tool.name)),
   });
   cleanups.push(() => runtime.close());
-  const provider = new OpenAIProvider({ baseUrl: scripted.baseUrl, model: 'scripted-model', apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } });
+  const provider = new OpenAIProvider({
+    baseUrl: scripted.baseUrl,
+    model: 'scripted-model',
+    apiKey: { key: undefined, envVar: undefined },
+    retry: { attempts: 1, baseDelayMs: 1 },
+  });
   return {
     server: scripted,
     workspace,
@@ -85,7 +104,8 @@ const bodyText = (request: RecordedRequest): string => JSON.stringify(request.bo
 /** A file of about `size` characters whose lines say which file they belong to. */
 function bigFile(number: number, size: number): string {
   const lines: string[] = [];
-  for (let line = 1; lines.join('\n').length < size; line++) lines.push(`file ${number} line ${line}: the quick brown fox jumps over the lazy dog ${number * 1000 + line}`);
+  for (let line = 1; lines.join('\n').length < size; line++)
+    lines.push(`file ${number} line ${line}: the quick brown fox jumps over the lazy dog ${number * 1000 + line}`);
   return lines.join('\n');
 }
 
@@ -103,13 +123,22 @@ test('issue 10 item 2: thirty large reads against a 24k window end done, every r
       return {
         toolCalls: [
           { name: 'goal_update', arguments: { text: GOAL } },
-          { name: 'todo_update', arguments: { todos: [{ id: '1', content: 'Read all thirty data files', status: 'in_progress' }, { id: '2', content: 'Report the file with the mismatch', status: 'pending' }] } },
+          {
+            name: 'todo_update',
+            arguments: {
+              todos: [
+                { id: '1', content: 'Read all thirty data files', status: 'in_progress' },
+                { id: '2', content: 'Report the file with the mismatch', status: 'pending' },
+              ],
+            },
+          },
         ],
       };
     }
     // Models narrate as they go: the notes add up too, and only compaction can drop them.
     const notes = `Notes on the file before data-${step - 1}: ${'nothing unusual in its checksums; '.repeat(40)}`;
-    if (step <= 31) return { text: notes, toolCalls: [{ name: 'read', arguments: { path: `data-${String(step - 1).padStart(2, '0')}.txt` } }] };
+    if (step <= 31)
+      return { text: notes, toolCalls: [{ name: 'read', arguments: { path: `data-${String(step - 1).padStart(2, '0')}.txt` } }] };
     return { text: 'None of the thirty files has the mismatch.' };
   };
   const fixture = await session({ contextWindow: 24_000, enforceWindow: true }, script, files);
@@ -135,8 +164,13 @@ test('issue 10 item 2: thirty large reads against a 24k window end done, every r
   const compacted = result.events.filter((event) => event.type === 'context-compacted');
   assert.ok(compacted.length >= 1, 'the session was compacted');
   const largest = Math.max(...work.map((request) => Math.ceil(JSON.stringify(request.body).length / 4)));
-  context.diagnostic(`${compacted.length} compactions, ${fixture.server.refusedAsTooLong.length} refused as too long, largest request about ${largest} of 24,000 tokens`);
-  assert.ok(chats.some((request) => bodyText(request).includes('[pruned] read data-')), 'old read outputs were pruned to stubs first');
+  context.diagnostic(
+    `${compacted.length} compactions, ${fixture.server.refusedAsTooLong.length} refused as too long, largest request about ${largest} of 24,000 tokens`,
+  );
+  assert.ok(
+    chats.some((request) => bodyText(request).includes('[pruned] read data-')),
+    'old read outputs were pruned to stubs first',
+  );
   // The store keeps the whole history; only what is sent shrank.
   const stored = fixture.runtime.store.messages(result.sessionId);
   assert.equal(stored.filter((message) => message.role === 'tool').length, 32);
@@ -146,7 +180,13 @@ test('issue 10 item 2: thirty large reads against a 24k window end done, every r
 test('issue 10 item 2: the handoff is rebuilt from the store: the prompts verbatim, goal, todos, changed files and the indeterminate call with its attempt, plus the summary', async () => {
   const script = (request: RecordedRequest, index: number): ScriptedReply => {
     if (isSummaryRequest(request)) return { text: 'MODEL-SUMMARY: wrote notes.md.' };
-    if (index === 0) return { toolCalls: [{ name: 'goal_update', arguments: { text: GOAL } }, { name: 'write', arguments: { path: 'notes.md', content: 'notes\n' } }] };
+    if (index === 0)
+      return {
+        toolCalls: [
+          { name: 'goal_update', arguments: { text: GOAL } },
+          { name: 'write', arguments: { path: 'notes.md', content: 'notes\n' } },
+        ],
+      };
     return { text: 'Done.' };
   };
   const fixture = await session({}, script, {});
@@ -184,7 +224,8 @@ test('issue 10 item 2: the handoff is rebuilt from the store: the prompts verbat
   assert.deepEqual(compacted.kept, ['2 requests', 'goal', '1 changed file', '1 unresolved call', 'summary']);
 
   const sent = fixture.server.chatRequests().at(-1)?.body?.messages ?? [];
-  const handoff = sent.find((message) => message.role === 'user' && (message.content ?? '').includes('Zuno rebuilt this handoff'))?.content ?? '';
+  const handoff =
+    sent.find((message) => message.role === 'user' && (message.content ?? '').includes('Zuno rebuilt this handoff'))?.content ?? '';
   assert.match(handoff, /--- request 1 ---\nwrite the notes\n--- request 2 ---\nnow compact and continue/);
   assert.match(handoff, new RegExp(`Goal \\(active\\): ${GOAL}`));
   assert.match(handoff, /- notes\.md/);
@@ -220,7 +261,9 @@ test('issue 10 item 2: a context-length refusal compacts once and retries; a sec
     };
   };
   const script = readBoth();
-  const tooLong = { error: { status: 400, message: "This model's maximum context length is 3000 tokens. (context_length_exceeded)" } } as const;
+  const tooLong = {
+    error: { status: 400, message: "This model's maximum context length is 3000 tokens. (context_length_exceeded)" },
+  } as const;
   let refusals = 0;
   const refusing = await session(
     {},

@@ -88,7 +88,10 @@ test('issue 10 item 1: a server that does not answer /api/version like Ollama ne
   const plain = await server({ 'GET /v1/models': { data: [{ id: 'm' }] } });
   context.after(plain.close);
   assert.equal(await ollamaWindow(fetch, plain.baseUrl, 'm', signal()), undefined);
-  assert.deepEqual(plain.seen.map((entry) => `${entry.method} ${entry.path}`), ['GET /api/version']);
+  assert.deepEqual(
+    plain.seen.map((entry) => `${entry.method} ${entry.path}`),
+    ['GET /api/version'],
+  );
 });
 
 test('issue 10 item 1: the OpenAI provider asks /v1/models first, then Ollama, and only once', async (context) => {
@@ -98,10 +101,18 @@ test('issue 10 item 1: the OpenAI provider asks /v1/models first, then Ollama, a
     'POST /api/show': { model_info: { 'qwen3.context_length': 40_960 } },
   });
   context.after(ollama.close);
-  const provider = new OpenAIProvider({ baseUrl: ollama.baseUrl, model: 'qwen3:8b', apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } });
+  const provider = new OpenAIProvider({
+    baseUrl: ollama.baseUrl,
+    model: 'qwen3:8b',
+    apiKey: { key: undefined, envVar: undefined },
+    retry: { attempts: 1, baseDelayMs: 1 },
+  });
   assert.equal(await provider.serverContextWindow(signal()), 40_960);
   assert.equal(await provider.serverContextWindow(signal()), 40_960);
-  assert.deepEqual(ollama.seen.map((entry) => `${entry.method} ${entry.path}`), ['GET /v1/models', 'GET /api/version', 'POST /api/show']);
+  assert.deepEqual(
+    ollama.seen.map((entry) => `${entry.method} ${entry.path}`),
+    ['GET /v1/models', 'GET /api/version', 'POST /api/show'],
+  );
   assert.equal(provider.local, true);
 });
 

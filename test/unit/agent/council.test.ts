@@ -17,11 +17,18 @@ const systemOf = (request: RecordedRequest): string => request.body?.messages.fi
 const userOf = (request: RecordedRequest): string => request.body?.messages.find((message) => message.role === 'user')?.content ?? '';
 const isSynthesis = (request: RecordedRequest): boolean => systemOf(request).startsWith('You combine the answers');
 
-async function serve(script: (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>): Promise<{ readonly server: ScriptedOpenAIServer; readonly models: ModelSource }> {
+async function serve(
+  script: (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>,
+): Promise<{ readonly server: ScriptedOpenAIServer; readonly models: ModelSource }> {
   const server = await startScriptedOpenAI({ script });
   servers.push(server);
   const provider = (model: string): OpenAIProvider =>
-    new OpenAIProvider({ baseUrl: server.baseUrl, model, apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } });
+    new OpenAIProvider({
+      baseUrl: server.baseUrl,
+      model,
+      apiKey: { key: undefined, envVar: undefined },
+      retry: { attempts: 1, baseDelayMs: 1 },
+    });
   return { server, models: modelSource(provider('session-model'), provider) };
 }
 
@@ -52,13 +59,21 @@ test('S2: the council asks every member without tools, by model and persona, the
   });
   const verdict = await council.convene('Should we rewrite the parser?', signal());
   assert.deepEqual(server.violations, []);
-  assert.deepEqual(verdict.members.map((member) => [member.name, member.model, member.answer]), [
-    ['critic', undefined, 'critic on session-model: risky'],
-    ['optimist', 'model-b', 'model-b says: fine'],
-    ['broken', 'model-broken', undefined],
-  ]);
+  assert.deepEqual(
+    verdict.members.map((member) => [member.name, member.model, member.answer]),
+    [
+      ['critic', undefined, 'critic on session-model: risky'],
+      ['optimist', 'model-b', 'model-b says: fine'],
+      ['broken', 'model-broken', undefined],
+    ],
+  );
   assert.match(verdict.members[2]?.error ?? '', /no such model: model-broken/);
-  assert.equal(verdict.synthesis, 'combined: critic=critic on session-model: risky | optimist=model-b says: fine | broken=(no answer: ' + (verdict.members[2]?.error ?? '') + ')');
+  assert.equal(
+    verdict.synthesis,
+    'combined: critic=critic on session-model: risky | optimist=model-b says: fine | broken=(no answer: ' +
+      (verdict.members[2]?.error ?? '') +
+      ')',
+  );
 
   const memberRequests = server.chatRequests().filter((request) => !isSynthesis(request));
   assert.equal(memberRequests.length, 3);
@@ -108,8 +123,10 @@ test('S2: when every member fails there is no synthesis request, and the verdict
   assert.equal(server.chatRequests().length, 2);
 });
 
-test('S2: a failed synthesis keeps the members\' answers', async () => {
-  const { models } = await serve((request) => (isSynthesis(request) ? { error: { status: 400, message: 'context too long' } } : { text: 'yes' }));
+test("S2: a failed synthesis keeps the members' answers", async () => {
+  const { models } = await serve((request) =>
+    isSynthesis(request) ? { error: { status: 400, message: 'context too long' } } : { text: 'yes' },
+  );
   const verdict = await new ModelCouncil({ members: [{ name: 'a' }], models, concurrency: 1 }).convene('Q?', signal());
   assert.equal(verdict.members[0]?.answer, 'yes');
   assert.match(verdict.synthesisError ?? '', /context too long/);
@@ -117,9 +134,23 @@ test('S2: a failed synthesis keeps the members\' answers', async () => {
 
 test('S2: a member naming a model the host cannot reach fails alone, with a message saying what to do', async () => {
   const { server } = await serve(() => ({ text: 'fine' }));
-  const onlySession = modelSource(new OpenAIProvider({ baseUrl: server.baseUrl, model: 'session-model', apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } }));
-  await assert.rejects(onlySession.forModel('elsewhere'), (error: unknown) => error instanceof ToolError && /"elsewhere" cannot be reached from this host/.test(error.message));
-  const verdict = await new ModelCouncil({ members: [{ name: 'here' }, { name: 'there', model: 'elsewhere' }], models: onlySession, concurrency: 2 }).convene('Q?', signal());
+  const onlySession = modelSource(
+    new OpenAIProvider({
+      baseUrl: server.baseUrl,
+      model: 'session-model',
+      apiKey: { key: undefined, envVar: undefined },
+      retry: { attempts: 1, baseDelayMs: 1 },
+    }),
+  );
+  await assert.rejects(
+    onlySession.forModel('elsewhere'),
+    (error: unknown) => error instanceof ToolError && /"elsewhere" cannot be reached from this host/.test(error.message),
+  );
+  const verdict = await new ModelCouncil({
+    members: [{ name: 'here' }, { name: 'there', model: 'elsewhere' }],
+    models: onlySession,
+    concurrency: 2,
+  }).convene('Q?', signal());
   assert.equal(verdict.members[0]?.answer, 'fine');
   assert.match(verdict.members[1]?.error ?? '', /cannot be reached from this host/);
   assert.equal(verdict.synthesis, 'fine');

@@ -22,7 +22,13 @@ import { defineTool, type CallEnvironment } from '../../../src/core/tool';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { Store } from '../../../src/store/store';
 import { builtinToolRegistrations } from '../../../src/tools/index';
-import { lastToolResult, startScriptedOpenAI, type RecordedRequest, type ScriptedReply, type ScriptedOpenAIServer } from '../../support/scripted-openai';
+import {
+  lastToolResult,
+  startScriptedOpenAI,
+  type RecordedRequest,
+  type ScriptedReply,
+  type ScriptedOpenAIServer,
+} from '../../support/scripted-openai';
 import { MemoryLedger } from '../../support/memory-ledger';
 import { makeTempDir, removeDir } from '../../support/tool-context';
 
@@ -42,7 +48,8 @@ const systemOf = (request: RecordedRequest): string => request.body?.messages.fi
 const isChild = (request: RecordedRequest): boolean => systemOf(request).includes(CHILD_MARKER);
 const goalOf = (request: RecordedRequest): string => request.body?.messages.find((message) => message.role === 'user')?.content ?? '';
 /** Which step of its run a request is: the number of assistant messages before it. */
-const stepOf = (request: RecordedRequest): number => (request.body?.messages ?? []).filter((message) => message.role === 'assistant').length;
+const stepOf = (request: RecordedRequest): number =>
+  (request.body?.messages ?? []).filter((message) => message.role === 'assistant').length;
 const toolNames = (request: RecordedRequest): string[] => (request.body?.tools ?? []).map((tool) => tool.function.name);
 
 interface Fixture {
@@ -76,7 +83,13 @@ async function fixture(options: FixtureOptions): Promise<Fixture> {
     script: (request) => {
       const steps = isChild(request) ? options.children[goalOf(request)] : options.parent;
       const step = steps?.[stepOf(request)];
-      if (!step) return { error: { status: 500, message: `no scripted step ${stepOf(request)} for ${isChild(request) ? `child "${goalOf(request)}"` : 'the parent'}` } };
+      if (!step)
+        return {
+          error: {
+            status: 500,
+            message: `no scripted step ${stepOf(request)} for ${isChild(request) ? `child "${goalOf(request)}"` : 'the parent'}`,
+          },
+        };
       return step(request);
     },
   });
@@ -101,7 +114,12 @@ async function fixture(options: FixtureOptions): Promise<Fixture> {
   const registry = new ToolRegistry([...builtinToolRegistrations(), ...(options.extraTools ?? [])]);
   const background = new BackgroundJobs({ host });
   cleanups.push(() => background.dispose());
-  const provider = new OpenAIProvider({ baseUrl: server.baseUrl, model: 'scripted-model', apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } });
+  const provider = new OpenAIProvider({
+    baseUrl: server.baseUrl,
+    model: 'scripted-model',
+    apiKey: { key: undefined, envVar: undefined },
+    retry: { attempts: 1, baseDelayMs: 1 },
+  });
   const base: CallEnvironment = { host, config, workspaceRoot: workspace, background };
   const delegation = new ChildAgents({
     store,
@@ -123,7 +141,8 @@ async function fixture(options: FixtureOptions): Promise<Fixture> {
     background,
     exclusivity,
     env,
-    run: (prompt, signal) => runAgent({ store, provider, scheduler, registry, env, events: bus, prompt, signal: signal ?? new AbortController().signal }),
+    run: (prompt, signal) =>
+      runAgent({ store, provider, scheduler, registry, env, events: bus, prompt, signal: signal ?? new AbortController().signal }),
   };
 }
 
@@ -134,7 +153,10 @@ test('S1 E1 task: the child reads a file and answers; the parent gets its answer
       (request) => ({ text: `parent saw: ${lastToolResult(request).split('\n')[2] ?? ''}` }),
     ],
     children: {
-      'Report the first line of notes.txt': [reply({ toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }] }), reply({ text: 'The first line is: alpha' })],
+      'Report the first line of notes.txt': [
+        reply({ toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }] }),
+        reply({ text: 'The first line is: alpha' }),
+      ],
     },
   });
   writeFileSync(join(setup.workspace, 'notes.txt'), 'alpha\nbeta\n');
@@ -147,7 +169,10 @@ test('S1 E1 task: the child reads a file and answers; the parent gets its answer
   assert.equal(taskRow?.status, 'ok');
   assert.equal(taskRow?.effect, 'Delegating');
   assert.equal(taskRow?.concurrency, 'ParallelSafe');
-  assert.match(taskRow?.output ?? '', /^The delegated agent \(general\) finished\.\nIts final answer:\nThe first line is: alpha\n\nWhat it did, from its call records \(child session [\w-]+\):\nIt changed nothing: it made only read-only calls\.\nRead-only calls: read ×1\.$/);
+  assert.match(
+    taskRow?.output ?? '',
+    /^The delegated agent \(general\) finished\.\nIts final answer:\nThe first line is: alpha\n\nWhat it did, from its call records \(child session [\w-]+\):\nIt changed nothing: it made only read-only calls\.\nRead-only calls: read ×1\.$/,
+  );
 
   // The child's own session: linked by title to the parent call, and each row carries the parent call id.
   const childId = String(taskRow?.metadata?.childSessionId);
@@ -155,12 +180,21 @@ test('S1 E1 task: the child reads a file and answers; the parent gets its answer
   assert.match(child?.title ?? '', new RegExp(`^task call_task of session ${result.sessionId} \\(general\\): Report the first line`));
   assert.equal(child?.status, 'done');
   const childCalls = setup.store.calls(childId);
-  assert.deepEqual(childCalls.map((row) => [row.tool, row.status, row.parentCallId]), [['read', 'ok', 'call_task']]);
+  assert.deepEqual(
+    childCalls.map((row) => [row.tool, row.status, row.parentCallId]),
+    [['read', 'ok', 'call_task']],
+  );
   // Its own transcript: the goal as the prompt, its own tool call and result.
-  assert.deepEqual(setup.store.messages(childId).map((message) => message.role), ['user', 'assistant', 'tool', 'assistant']);
+  assert.deepEqual(
+    setup.store.messages(childId).map((message) => message.role),
+    ['user', 'assistant', 'tool', 'assistant'],
+  );
 
   // Strict mode asks about the delegation itself (E3), not about the child's read.
-  assert.deepEqual(setup.approvals.map((request) => [request.tool, request.origin]), [['task', undefined]]);
+  assert.deepEqual(
+    setup.approvals.map((request) => [request.tool, request.origin]),
+    [['task', undefined]],
+  );
 });
 
 test('E1: a child write in strict mode is asked again, with its origin; a declined child write is reported as blocked in the summary', async () => {
@@ -175,27 +209,43 @@ test('E1: a child write in strict mode is asked again, with its origin; a declin
       reply({ text: 'done' }),
     ],
     children: {
-      'write ok.txt': [reply({ toolCalls: [{ name: 'write', arguments: { path: 'ok.txt', content: 'fine\n' } }] }), reply({ text: 'wrote ok.txt' })],
-      'write no.txt': [reply({ toolCalls: [{ name: 'write', arguments: { path: 'no.txt', content: 'nope\n' } }] }), reply({ text: 'could not write no.txt' })],
+      'write ok.txt': [
+        reply({ toolCalls: [{ name: 'write', arguments: { path: 'ok.txt', content: 'fine\n' } }] }),
+        reply({ text: 'wrote ok.txt' }),
+      ],
+      'write no.txt': [
+        reply({ toolCalls: [{ name: 'write', arguments: { path: 'no.txt', content: 'nope\n' } }] }),
+        reply({ text: 'could not write no.txt' }),
+      ],
     },
-    decide: (request) => (request.tool === 'write' && request.subject?.endsWith('no.txt') ? { approved: false, reason: 'not that one' } : { approved: true }),
+    decide: (request) =>
+      request.tool === 'write' && request.subject?.endsWith('no.txt') ? { approved: false, reason: 'not that one' } : { approved: true },
   });
   const result = await setup.run('Write two files through helpers.');
   assert.equal(result.reason, 'done');
   assert.deepEqual(setup.server.violations, []);
 
   const writes = setup.approvals.filter((request) => request.tool === 'write');
-  assert.deepEqual(writes.map((request) => request.origin).sort((a, b) => (a?.parentCallId ?? '').localeCompare(b?.parentCallId ?? '')), [
-    { parentCallId: 'call_write_no', agent: 'general' },
-    { parentCallId: 'call_write_ok', agent: 'general' },
-  ]);
+  assert.deepEqual(
+    writes.map((request) => request.origin).sort((a, b) => (a?.parentCallId ?? '').localeCompare(b?.parentCallId ?? '')),
+    [
+      { parentCallId: 'call_write_no', agent: 'general' },
+      { parentCallId: 'call_write_ok', agent: 'general' },
+    ],
+  );
   const prompted = setup.events.filter((event) => event.type === 'approval-requested' && event.tool === 'write');
-  assert.deepEqual(prompted.map((event) => (event.type === 'approval-requested' ? event.parent_call_id : undefined)).sort(), ['call_write_no', 'call_write_ok']);
+  assert.deepEqual(prompted.map((event) => (event.type === 'approval-requested' ? event.parent_call_id : undefined)).sort(), [
+    'call_write_no',
+    'call_write_ok',
+  ]);
 
   assert.equal(readFileSync(join(setup.workspace, 'ok.txt'), 'utf8'), 'fine\n');
   assert.equal(existsSync(join(setup.workspace, 'no.txt')), false);
   assert.match(setup.store.getCall(result.sessionId, 'call_write_ok')?.output ?? '', /What it did, .*\n- write ok\.txt: ok$/);
-  assert.match(setup.store.getCall(result.sessionId, 'call_write_no')?.output ?? '', /What it did, .*\n- write no\.txt: blocked \(denied\)$/);
+  assert.match(
+    setup.store.getCall(result.sessionId, 'call_write_no')?.output ?? '',
+    /What it did, .*\n- write no\.txt: blocked \(denied\)$/,
+  );
 });
 
 test('C3: at most concurrency.delegations children run at once, though the parent asks for more in one turn', async () => {
@@ -235,9 +285,12 @@ test('C3: at most concurrency.delegations children run at once, though the paren
   assert.equal(most, cap, `at most ${cap} children at once, and that many did overlap`);
 });
 
-test('A1 the child surface: an agent\'s tools replace it, a tools argument narrows it, the default leaves out task; bad requests are refused before anything runs', async () => {
+test("A1 the child surface: an agent's tools replace it, a tools argument narrows it, the default leaves out task; bad requests are refused before anything runs", async () => {
   const setup = await fixture({
-    config: { agents: { reviewer: { description: 'reads and judges', tools: ['read', 'grep'], prompt: 'Be terse.', max_steps: 3 } }, permission: { mode: 'auto' } },
+    config: {
+      agents: { reviewer: { description: 'reads and judges', tools: ['read', 'grep'], prompt: 'Be terse.', max_steps: 3 } },
+      permission: { mode: 'auto' },
+    },
     parent: [
       reply({
         toolCalls: [
@@ -280,9 +333,20 @@ test('A1 the child surface: an agent\'s tools replace it, a tools argument narro
   const delegator = setup.env.delegation;
   assert.ok(delegator);
   const request = { goal: 'x', parentSessionId: 's', parentCallId: 'c' };
-  assert.throws(() => delegator.plan({ ...request, agent: 'ghost' }), (error: unknown) => error instanceof ToolError && /no agent named "ghost"\. The configured agents are: reviewer \(reads and judges\)\./.test(error.message));
-  assert.throws(() => delegator.plan({ ...request, agent: 'reviewer', tools: ['read', 'write'] }), (error: unknown) => error instanceof ToolError && /"write" is not among them\. Choose from: read, grep\./.test(error.message));
-  assert.throws(() => delegator.plan({ ...request, tools: ['read', 'task'] }), (error: unknown) => error instanceof ToolError && /cannot delegate further/.test(error.message));
+  assert.throws(
+    () => delegator.plan({ ...request, agent: 'ghost' }),
+    (error: unknown) =>
+      error instanceof ToolError &&
+      /no agent named "ghost"\. The configured agents are: reviewer \(reads and judges\)\./.test(error.message),
+  );
+  assert.throws(
+    () => delegator.plan({ ...request, agent: 'reviewer', tools: ['read', 'write'] }),
+    (error: unknown) => error instanceof ToolError && /"write" is not among them\. Choose from: read, grep\./.test(error.message),
+  );
+  assert.throws(
+    () => delegator.plan({ ...request, tools: ['read', 'task'] }),
+    (error: unknown) => error instanceof ToolError && /cannot delegate further/.test(error.message),
+  );
   assert.equal(delegator.plan({ ...request, agent: 'reviewer' }).maxSteps, 3);
   assert.equal(delegator.plan(request).maxSteps, 25);
   assert.equal(delegator.plan({ ...request, maxSteps: 7 }).maxSteps, 7);
@@ -291,7 +355,10 @@ test('A1 the child surface: an agent\'s tools replace it, a tools argument narro
 test('S1 a child is bounded in steps: at max_steps it stops, and the parent is told the goal may be incomplete', async () => {
   const setup = await fixture({
     config: { permission: { mode: 'auto' } },
-    parent: [reply({ toolCalls: [{ id: 'call_bounded', name: 'task', arguments: { goal: 'loop forever', max_steps: 2 } }] }), reply({ text: 'ok' })],
+    parent: [
+      reply({ toolCalls: [{ id: 'call_bounded', name: 'task', arguments: { goal: 'loop forever', max_steps: 2 } }] }),
+      reply({ text: 'ok' }),
+    ],
     children: {
       'loop forever': [
         reply({ text: 'looking', toolCalls: [{ name: 'glob', arguments: { pattern: '*.txt' } }] }),
@@ -344,8 +411,14 @@ test('S1 background task: a job id at once, then job status and job result; the 
   const started = setup.store.getCall(result.sessionId, 'call_bg');
   assert.equal(started?.concurrency, 'IsolatedBackground');
   assert.match(started?.output ?? '', /^Started delegated job job-1 \(general, at most 25 steps, tools: .*\)\. It works in the background/);
-  assert.match(setup.store.getCall(result.sessionId, 'call_status')?.output ?? '', /^job-1 \(general\) is running \(for .*\); its result is not ready yet/);
-  assert.match(setup.store.getCall(result.sessionId, 'call_result')?.output ?? '', /^job-1 \(general\) done after .*\nThe delegated agent \(general\) finished\.\nIts final answer:\nsurvey complete\n/);
+  assert.match(
+    setup.store.getCall(result.sessionId, 'call_status')?.output ?? '',
+    /^job-1 \(general\) is running \(for .*\); its result is not ready yet/,
+  );
+  assert.match(
+    setup.store.getCall(result.sessionId, 'call_result')?.output ?? '',
+    /^job-1 \(general\) done after .*\nThe delegated agent \(general\) finished\.\nIts final answer:\nsurvey complete\n/,
+  );
   // The result was read, so no notice repeats it.
   assert.equal(setup.background.takeFinishedNotices(result.sessionId), undefined);
 });
@@ -369,7 +442,10 @@ test('S1: a finished background job is announced once to its session', async () 
     .flatMap((message) => (message.role === 'user' && message.content.startsWith('Background work finished') ? [message.content] : []));
   const notices = [...delivered, ...(pending ? [pending] : [])];
   assert.equal(notices.length, 1, JSON.stringify(notices));
-  assert.match(notices[0] ?? '', /^Background work finished since your last step:\n- Delegated job job-1 \(general: "quick"\) ended: done after .*\. Read its result with job \{"action": "result", "id": "job-1"\}\.$/);
+  assert.match(
+    notices[0] ?? '',
+    /^Background work finished since your last step:\n- Delegated job job-1 \(general: "quick"\) ended: done after .*\. Read its result with job \{"action": "result", "id": "job-1"\}\.$/,
+  );
   assert.equal(setup.background.takeFinishedNotices(result.sessionId), undefined);
 });
 
@@ -413,7 +489,8 @@ test('T1 C1 Exclusive calls of sibling children never overlap: the second waits 
       // The first probe leaves only once the sibling's probe is queued on the mutex, or (were
       // there no mutex) running beside it; the second has nobody left to wait for.
       if (++entries === 1) {
-        while (!(shared.exclusivity && shared.exclusivity.holders.waiting > 0) && most < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+        while (!(shared.exclusivity && shared.exclusivity.holders.waiting > 0) && most < 2)
+          await new Promise((resolve) => setTimeout(resolve, 5));
       }
       active--;
       return { output: 'probed' };
@@ -443,11 +520,14 @@ test('T1 C1 Exclusive calls of sibling children never overlap: the second waits 
   assert.equal(most, 1);
 });
 
-test('T1 AgentExclusivity: the schedulers of a runtime share it; an Exclusive call of one agent waits for another\'s; reads, delegation and questions pass; a cancelled waiter never runs (issue 8 item 4)', async () => {
+test("T1 AgentExclusivity: the schedulers of a runtime share it; an Exclusive call of one agent waits for another's; reads, delegation and questions pass; a cancelled waiter never runs (issue 8 item 4)", async () => {
   const exclusivity = new AgentExclusivity();
   const opened: Record<string, () => void> = {};
   const entered: string[] = [];
-  const gated = (name: string, declarations: { effect: 'SideEffecting' | 'ReadOnly' | 'Delegating' | 'UserMediated'; concurrency: 'Exclusive' | 'ParallelSafe' }) =>
+  const gated = (
+    name: string,
+    declarations: { effect: 'SideEffecting' | 'ReadOnly' | 'Delegating' | 'UserMediated'; concurrency: 'Exclusive' | 'ParallelSafe' },
+  ) =>
     defineTool({
       name,
       description: name,
@@ -477,11 +557,13 @@ test('T1 AgentExclusivity: the schedulers of a runtime share it; an Exclusive ca
   };
   // Each call is a turn of a different agent: its own scheduler, as a sibling child has.
   const agentTurn = (tool: string, key: string, signal = new AbortController().signal) =>
-    new Scheduler({ registry: new ToolRegistry(tools.map((entry) => ({ tool: entry, defaultSurface: true }))), ledger: new MemoryLedger(), events: new EventBus(), env, exclusivity }).runTurn(
-      'session',
-      [{ id: key, name: tool, arguments: JSON.stringify({ key }) }],
-      { signal },
-    );
+    new Scheduler({
+      registry: new ToolRegistry(tools.map((entry) => ({ tool: entry, defaultSurface: true }))),
+      ledger: new MemoryLedger(),
+      events: new EventBus(),
+      env,
+      exclusivity,
+    }).runTurn('session', [{ id: key, name: tool, arguments: JSON.stringify({ key }) }], { signal });
   const until = async (condition: () => boolean): Promise<void> => {
     for (let wait = 0; wait < 2000 && !condition(); wait++) await new Promise((resolve) => setTimeout(resolve, 1));
     if (condition()) return;
@@ -503,7 +585,10 @@ test('T1 AgentExclusivity: the schedulers of a runtime share it; an Exclusive ca
   opened['change-b']?.();
   for (const key of ['look', 'delegate', 'ask']) opened[key]?.();
   const results = await Promise.all([second, ...others]);
-  assert.deepEqual(results.map((result) => result[0]?.outcome.kind), ['ok', 'ok', 'ok', 'ok']);
+  assert.deepEqual(
+    results.map((result) => result[0]?.outcome.kind),
+    ['ok', 'ok', 'ok', 'ok'],
+  );
   assert.deepEqual(exclusivity.holders, { held: false, waiting: 0 });
 
   // A call cancelled while it waits for the mutex never runs.

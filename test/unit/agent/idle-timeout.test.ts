@@ -10,7 +10,9 @@ import { ProviderError, type HttpProviderOptions, type ModelProvider } from '../
 
 const IDLE_MS = 300;
 
-async function loopback(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ baseUrl: string; requests: () => number; close: () => Promise<void> }> {
+async function loopback(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ baseUrl: string; requests: () => number; close: () => Promise<void> }> {
   let count = 0;
   const server = createServer((request, response) => {
     count++;
@@ -31,7 +33,13 @@ async function loopback(handler: (request: IncomingMessage, response: ServerResp
 }
 
 function options(baseUrl: string, attempts = 2): HttpProviderOptions {
-  return { baseUrl, model: 'm', apiKey: { key: undefined, envVar: undefined }, retry: { attempts, baseDelayMs: 1 }, idleTimeoutMs: IDLE_MS };
+  return {
+    baseUrl,
+    model: 'm',
+    apiKey: { key: undefined, envVar: undefined },
+    retry: { attempts, baseDelayMs: 1 },
+    idleTimeoutMs: IDLE_MS,
+  };
 }
 
 async function streamOnce(provider: ModelProvider, signal = new AbortController().signal): Promise<unknown> {

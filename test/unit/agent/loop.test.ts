@@ -65,7 +65,12 @@ async function fixture(script: ScriptedOpenAIOptions['script']): Promise<Fixture
   mkdirSync(workspace);
   const server = await startScriptedOpenAI({ script });
   cleanups.push(() => server.close());
-  const provider = new OpenAIProvider({ baseUrl: server.baseUrl, model: 'scripted-model', apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } });
+  const provider = new OpenAIProvider({
+    baseUrl: server.baseUrl,
+    model: 'scripted-model',
+    apiKey: { key: undefined, envVar: undefined },
+    retry: { attempts: 1, baseDelayMs: 1 },
+  });
   return {
     server,
     stateDir,
@@ -132,7 +137,13 @@ test('C2: the loop runs steps until the model stops; every call gets one result 
         { id: 'c2', name: 'note', arguments: { text: 'two' } },
       ],
     },
-    { text: 'Trying a tool that does not exist.', toolCalls: [{ id: 'c3', name: 'teleport', arguments: {} }, { id: 'c4', name: 'note', arguments: { text: 7 } }] },
+    {
+      text: 'Trying a tool that does not exist.',
+      toolCalls: [
+        { id: 'c3', name: 'teleport', arguments: {} },
+        { id: 'c4', name: 'note', arguments: { text: 7 } },
+      ],
+    },
     (request) => ({ text: `Results: ${[...toolResults(request).values()].join(' | ')}` }),
   ]);
   const runtime = await setup.open();
@@ -155,14 +166,23 @@ test('C2: the loop runs steps until the model stops; every call gets one result 
   assert.equal(types[1], 'user-message');
   assert.equal(types.at(-1), 'session-finished');
   assert.ok(types.indexOf('dispatch-blocked') < types.lastIndexOf('assistant-message'), 'the block is announced before the model reads it');
-  assert.ok(result.events.some((event) => event.type === 'assistant-delta'), 'text is streamed as deltas');
+  assert.ok(
+    result.events.some((event) => event.type === 'assistant-delta'),
+    'text is streamed as deltas',
+  );
 
   // Everything but the streaming fragments is persisted, in order.
   const persisted = runtime.store.events(result.sessionId).map((event) => event.type);
-  assert.deepEqual(persisted, types.filter((type) => type !== 'tool-call-output'));
+  assert.deepEqual(
+    persisted,
+    types.filter((type) => type !== 'tool-call-output'),
+  );
   assert.equal(runtime.store.getSession(result.sessionId)?.status, 'done');
   // The tools the model was offered, each time.
-  assert.deepEqual(setup.server.chatRequests()[0]?.body?.tools?.map((tool) => tool.function.name), ['note', 'wait']);
+  assert.deepEqual(
+    setup.server.chatRequests()[0]?.body?.tools?.map((tool) => tool.function.name),
+    ['note', 'wait'],
+  );
 });
 
 test('issue 2 §10: the step limit stops the loop, says so, and leaves the transcript paired', async () => {
@@ -348,5 +368,9 @@ test('issue 14 item 7: messages typed during a run reach the model at its next s
   );
   assert.equal(setup.server.chatRequests().length, 3);
   const users = result.events.flatMap((event) => (event.type === 'user-message' ? [event.text] : []));
-  assert.deepEqual(users, ['take a note', 'also check the README', 'and tell me when done'], 'each queued message shows in the chat as the user\'s');
+  assert.deepEqual(
+    users,
+    ['take a note', 'also check the README', 'and tell me when done'],
+    "each queued message shows in the chat as the user's",
+  );
 });

@@ -25,7 +25,12 @@ const tools = [
   {
     name: 'read',
     description: 'Read a file.',
-    inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+    },
   },
 ];
 
@@ -34,7 +39,9 @@ function request(messages: readonly TranscriptMessage[], signal = new AbortContr
 }
 
 /** A bare HTTP server for answers the scripted server does not produce. */
-async function rawServer(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+async function rawServer(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ baseUrl: string; close: () => Promise<void> }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -67,8 +74,9 @@ test('§9 models: text and tool calls stream in; arguments split across chunks a
   });
   servers.push(server);
   const deltas: string[] = [];
-  const answer = await provider(server.baseUrl, { apiKey: { key: 'sk-test', envVar: 'TEST_KEY' } }).stream(request([{ role: 'user', content: 'hi' }]), (text) =>
-    deltas.push(text),
+  const answer = await provider(server.baseUrl, { apiKey: { key: 'sk-test', envVar: 'TEST_KEY' } }).stream(
+    request([{ role: 'user', content: 'hi' }]),
+    (text) => deltas.push(text),
   );
   assert.equal(answer.text, 'Let me look at both files.');
   assert.ok(deltas.length > 1, 'the text arrives in several deltas');
@@ -85,7 +93,11 @@ test('§9 models: text and tool calls stream in; arguments split across chunks a
   assert.deepEqual(body?.messages[0], { role: 'system', content: 'You are a test.' });
   assert.deepEqual(body?.tools?.[0], {
     type: 'function',
-    function: { name: 'read', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+    function: {
+      name: 'read',
+      description: 'Read a file.',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
   });
   assert.equal(server.chatRequests()[0]?.headers.authorization, 'Bearer sk-test');
   assert.deepEqual(server.violations, []);
@@ -142,7 +154,10 @@ test('§9 models: the scripted server itself flags and refuses a transcript whos
     { role: 'tool', callId: 'c2', toolName: 'read', content: 'B' },
     { role: 'user', content: 'next' },
   ];
-  await assert.rejects(provider(server.baseUrl).stream(request(outOfOrder), () => undefined), /HTTP 400: Invalid parameter: messages with role 'tool' must be a response/);
+  await assert.rejects(
+    provider(server.baseUrl).stream(request(outOfOrder), () => undefined),
+    /HTTP 400: Invalid parameter: messages with role 'tool' must be a response/,
+  );
   assert.equal(server.violations.length, 2, server.violations.join('\n'));
   assert.match(server.violations[0] ?? '', /c2 arrived where the result of c1 was due/);
   assert.match(server.violations[1] ?? '', /tool calls c2 have no result/);
@@ -191,7 +206,12 @@ test('§9 models: connection refused names the base URL and asks whether the ser
     .stream(request([{ role: 'user', content: 'hi' }]), () => undefined)
     .catch((failure: unknown) => failure);
   assert.ok(error instanceof ProviderError);
-  assert.match(error.message, new RegExp(`Cannot connect to the model server at ${closed.baseUrl.replace(/[.]/g, '\\.')}: connection refused\\. Is the server running\\?`));
+  assert.match(
+    error.message,
+    new RegExp(
+      `Cannot connect to the model server at ${closed.baseUrl.replace(/[.]/g, '\\.')}: connection refused\\. Is the server running\\?`,
+    ),
+  );
   assert.match(error.message, /--base-url/);
 });
 
@@ -265,7 +285,17 @@ test('§9 models: servers that omit tool-call indexes, send object arguments, or
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(
         JSON.stringify({
-          choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'j1', type: 'function', function: { name: 'read', arguments: '{"path":"x"}' } }] }, finish_reason: 'tool_calls' }],
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: null,
+                tool_calls: [{ id: 'j1', type: 'function', function: { name: 'read', arguments: '{"path":"x"}' } }],
+              },
+              finish_reason: 'tool_calls',
+            },
+          ],
         }),
       );
       return;
@@ -274,7 +304,11 @@ test('§9 models: servers that omit tool-call indexes, send object arguments, or
     const chunks = [
       { choices: [{ index: 0, delta: { tool_calls: [{ id: 'n1', type: 'function', function: { name: 'read', arguments: '{"pa' } }] } }] },
       { choices: [{ index: 0, delta: { tool_calls: [{ function: { arguments: 'th":"a"}' } }] } }] },
-      { choices: [{ index: 0, delta: { tool_calls: [{ id: 'n2', type: 'function', function: { name: 'read', arguments: { path: 'b' } } }] } }] },
+      {
+        choices: [
+          { index: 0, delta: { tool_calls: [{ id: 'n2', type: 'function', function: { name: 'read', arguments: { path: 'b' } } }] } },
+        ],
+      },
       { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
     ];
     response.end(`${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join('')}data: [DONE]\r\n\r\n`);
@@ -352,6 +386,9 @@ test('issue 10 item 1: a server that refuses stream_options is asked again witho
 test('issue 10 item 1: a 400 about something else is not mistaken for a refused stream_options', async () => {
   const server = await startScriptedOpenAI({ script: [{ error: { status: 400, message: 'messages: too many' } }] });
   servers.push(server);
-  await assert.rejects(provider(server.baseUrl).stream(request([{ role: 'user', content: 'hi' }]), () => undefined), /HTTP 400: messages: too many/);
+  await assert.rejects(
+    provider(server.baseUrl).stream(request([{ role: 'user', content: 'hi' }]), () => undefined),
+    /HTTP 400: messages: too many/,
+  );
   assert.equal(server.chatRequests().length, 1);
 });

@@ -36,7 +36,12 @@ function git(cwd: string, ...args: string[]): void {
   execFileSync('git', ['-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'ignore' });
 }
 
-const options = (workspaceRoot: string, extra: Partial<ProjectContextOptions> = {}): ProjectContextOptions => ({ fs, workspaceRoot, now: new Date(2026, 11, 2, 16, 45, 30), ...extra });
+const options = (workspaceRoot: string, extra: Partial<ProjectContextOptions> = {}): ProjectContextOptions => ({
+  fs,
+  workspaceRoot,
+  now: new Date(2026, 11, 2, 16, 45, 30),
+  ...extra,
+});
 
 test('issue 10 item 3: without instruction files nothing is loaded, the prompt has no instructions block and no notice is due', async () => {
   const workspace = folder('zuno-instr-none-', { 'README.md': 'not an instruction file\n' });
@@ -68,7 +73,10 @@ test('issue 10 item 3: AGENTS.md, CLAUDE.md and .github/copilot-instructions.md 
   );
   const prompt = systemPrompt(workspace, undefined, [], context);
   const positions = ['Use tabs.', 'Run npm test', 'Prefer small functions.', 'Answer in French.'].map((text) => prompt.indexOf(text));
-  assert.ok(positions.every((position, index) => position > 0 && (index === 0 || position > (positions[index - 1] ?? 0))), `order in the prompt: ${positions.join(', ')}`);
+  assert.ok(
+    positions.every((position, index) => position > 0 && (index === 0 || position > (positions[index - 1] ?? 0))),
+    `order in the prompt: ${positions.join(', ')}`,
+  );
   assert.match(prompt, /<instructions file="AGENTS\.md">\nUse tabs\.\n<\/instructions>/);
   assert.match(prompt, /grant no permissions/);
   assert.equal(
@@ -79,7 +87,11 @@ test('issue 10 item 3: AGENTS.md, CLAUDE.md and .github/copilot-instructions.md 
 
 test('issue 10 item 3: a file over 32 KiB is cut there with a visible [truncated] note, and files past 64 KiB in all are named but not loaded', async () => {
   const big = 'a'.repeat(40 * 1024);
-  const workspace = folder('zuno-instr-caps-', { 'AGENTS.md': big, 'CLAUDE.md': big, '.github/copilot-instructions.md': 'never reached\n' });
+  const workspace = folder('zuno-instr-caps-', {
+    'AGENTS.md': big,
+    'CLAUDE.md': big,
+    '.github/copilot-instructions.md': 'never reached\n',
+  });
   const instructions = await loadInstructionFiles({ fs, workspaceRoot: workspace });
   assert.deepEqual(
     instructions.files.map((file) => [file.label, file.text.length, file.includedBytes, file.bytes, file.truncated]),
@@ -93,7 +105,10 @@ test('issue 10 item 3: a file over 32 KiB is cut there with a visible [truncated
   assert.match(block, /\[truncated: AGENTS\.md has 40960 bytes; only the first 32768 are included\]/);
   assert.match(block, /\[not loaded, the size limit for instruction files was reached: \.github.copilot-instructions\.md\]/);
   assert.doesNotMatch(block, /never reached/);
-  assert.match(instructionsNotice(instructions) ?? '', /AGENTS\.md \(\[truncated\] to 32768 of 40960 bytes\).*not loaded, the size limit was reached: \.github.copilot-instructions\.md/);
+  assert.match(
+    instructionsNotice(instructions) ?? '',
+    /AGENTS\.md \(\[truncated\] to 32768 of 40960 bytes\).*not loaded, the size limit was reached: \.github.copilot-instructions\.md/,
+  );
 });
 
 test('issue 10 item 3: the total cap shortens the file that crosses it, and a cut never splits a UTF-8 character', async () => {
@@ -135,7 +150,7 @@ test('issue 10 item 3: from a folder inside a repository, the nearest files come
 });
 
 test('issue 10 item 3: a CLAUDE.md that links to AGENTS.md loads once; a link to a file outside the workspace is not loaded and is reported', async () => {
-  const outside = folder('zuno-instr-secret-', { 'id_rsa': 'PRIVATE KEY\n' });
+  const outside = folder('zuno-instr-secret-', { id_rsa: 'PRIVATE KEY\n' });
   const workspace = folder('zuno-instr-links-', { 'AGENTS.md': 'shared rules\n' });
   symlinkSync(join(workspace, 'AGENTS.md'), join(workspace, 'CLAUDE.md'));
   mkdirSync(join(workspace, '.github'));
@@ -155,9 +170,15 @@ test('issue 10 item 3: the user folder is $XDG_CONFIG_HOME/zuno when it is absol
   assert.equal(defaultUserConfigDirectory({ XDG_CONFIG_HOME: xdg }), join(xdg, 'zuno'));
   assert.match(defaultUserConfigDirectory({ XDG_CONFIG_HOME: 'relative/path' }), /[\\/]\.config[\\/]zuno$/);
   assert.match(defaultUserConfigDirectory({}), /[\\/]\.config[\\/]zuno$/);
-  const host = createNodeHost({ stateDir: folder('zuno-instr-state-'), approvals: { request: async () => ({ approved: true }) }, userConfigDirectory: join(xdg, 'zuno') });
+  const host = createNodeHost({
+    stateDir: folder('zuno-instr-state-'),
+    approvals: { request: async () => ({ approved: true }) },
+    userConfigDirectory: join(xdg, 'zuno'),
+  });
   const workspace = folder('zuno-instr-user-');
-  const context = await loadProjectContext(options(workspace, { fs: host.fs, ...(host.userConfigDirectory ? { userConfigDirectory: host.userConfigDirectory } : {}) }));
+  const context = await loadProjectContext(
+    options(workspace, { fs: host.fs, ...(host.userConfigDirectory ? { userConfigDirectory: host.userConfigDirectory } : {}) }),
+  );
   assert.deepEqual(
     context.instructions.files.map((file) => file.text),
     ['from the user\n'],
@@ -172,7 +193,10 @@ test('issue 10 item 3: the environment block names the OS, shell, date (no time 
   assert.deepEqual(context.environment.git, { root: workspace, branch: 'feature/login' });
   const block = environmentBlock(context.environment);
   assert.match(block, /^Environment:\n- OS: \S+/);
-  assert.match(block, new RegExp(`- Shell: the shell tool runs command lines with ${process.platform === 'win32' ? 'cmd\\.exe' : '/bin/sh'}`));
+  assert.match(
+    block,
+    new RegExp(`- Shell: the shell tool runs command lines with ${process.platform === 'win32' ? 'cmd\\.exe' : '/bin/sh'}`),
+  );
   assert.match(block, /- Today's date: 2026-12-02\n/);
   assert.ok(block.includes(`- Workspace root: ${workspace}\n`));
   assert.match(block, /- Git: the workspace root is a git repository, on branch feature\/login\.$/);

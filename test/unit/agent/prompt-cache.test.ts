@@ -63,7 +63,14 @@ test('issue 10 item 5: Anthropic requests mark the system prompt, the tools and 
     ],
   });
   cleanups.push(() => server.close());
-  const result = await run(new AnthropicProvider({ baseUrl: server.baseUrl, model: 'claude-scripted', apiKey: { key: 'k', envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } }));
+  const result = await run(
+    new AnthropicProvider({
+      baseUrl: server.baseUrl,
+      model: 'claude-scripted',
+      apiKey: { key: 'k', envVar: undefined },
+      retry: { attempts: 1, baseDelayMs: 1 },
+    }),
+  );
   assert.equal(result.reason, 'done', result.error?.message);
   assert.deepEqual(server.violations, []);
 
@@ -82,6 +89,9 @@ test('issue 10 item 5: Anthropic requests mark the system prompt, the tools and 
   // Each later request reads at least everything the one before sent (its last user turn was marked).
   for (const index of [1, 2]) {
     const previousInput = usage[index - 1]?.input_tokens ?? 0;
-    assert.ok((usage[index]?.cached_tokens ?? 0) >= previousInput * 0.9, `request ${index + 1} read ${usage[index]?.cached_tokens} of the ${previousInput} sent before`);
+    assert.ok(
+      (usage[index]?.cached_tokens ?? 0) >= previousInput * 0.9,
+      `request ${index + 1} read ${usage[index]?.cached_tokens} of the ${previousInput} sent before`,
+    );
   }
 });

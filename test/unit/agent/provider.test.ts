@@ -1,10 +1,21 @@
 // Provider error wording and retry timing helpers (SPEC §9 "Models"; issue 2 §10: clear errors).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiKeyHint, endpoint, listServerModels, retryAfterMs, saysContextOverflow, serverMessage, statusError } from '../../../src/agent/provider';
+import {
+  apiKeyHint,
+  endpoint,
+  listServerModels,
+  retryAfterMs,
+  saysContextOverflow,
+  serverMessage,
+  statusError,
+} from '../../../src/agent/provider';
 
 test('§9 models: the key hint fits where the key came from', () => {
-  assert.match(apiKeyHint({ key: undefined, envVar: 'OPENROUTER_API_KEY' }), /OPENROUTER_API_KEY is empty or not set: export OPENROUTER_API_KEY=<your key>/);
+  assert.match(
+    apiKeyHint({ key: undefined, envVar: 'OPENROUTER_API_KEY' }),
+    /OPENROUTER_API_KEY is empty or not set: export OPENROUTER_API_KEY=<your key>/,
+  );
   assert.match(apiKeyHint({ key: 'k', envVar: 'OPENROUTER_API_KEY' }), /Check the key in the environment variable OPENROUTER_API_KEY/);
   assert.match(apiKeyHint({ key: 'k', envVar: undefined }), /Check that the API key is right/);
   assert.match(apiKeyHint({ key: undefined, envVar: undefined }), /No API key was sent: .*--api-key-env VAR.*ZUNO_API_KEY/);
@@ -66,9 +77,21 @@ test('issue 10 item 2: a context-length refusal is recognised in the words of Op
   const context = { baseUrl: 'http://127.0.0.1:1/v1', model: 'm', apiKey: { key: undefined, envVar: undefined } };
   const refusal = (status: number, body: unknown) => statusError(new Response(JSON.stringify(body), { status }), context);
   const overflows = [
-    await refusal(400, { error: { message: "This model's maximum context length is 24000 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } }),
-    await refusal(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } }),
-    await refusal(400, { object: 'error', message: "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens." }),
+    await refusal(400, {
+      error: {
+        message: "This model's maximum context length is 24000 tokens.",
+        type: 'invalid_request_error',
+        code: 'context_length_exceeded',
+      },
+    }),
+    await refusal(400, {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' },
+    }),
+    await refusal(400, {
+      object: 'error',
+      message: "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens.",
+    }),
     await refusal(413, { type: 'error', error: { type: 'request_too_large', message: 'Request too large' } }),
   ];
   for (const error of overflows) assert.equal(error.contextOverflow, true, error.message);

@@ -35,7 +35,9 @@ const options = (baseUrl: string, extra: Partial<HttpProviderOptions> = {}): Htt
 });
 
 /** Runs the real loop with the read tool over a workspace holding a.txt; returns the stored transcript. */
-async function runWithRead(provider: ModelProvider): Promise<{ reason: string; error?: Error; messages: TranscriptMessage[]; events: ZunoEvent[] }> {
+async function runWithRead(
+  provider: ModelProvider,
+): Promise<{ reason: string; error?: Error; messages: TranscriptMessage[]; events: ZunoEvent[] }> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'zuno-reasoning-')));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   const workspace = join(root, 'workspace');
@@ -62,12 +64,20 @@ async function runWithRead(provider: ModelProvider): Promise<{ reason: string; e
     prompt: 'read a.txt',
     signal: new AbortController().signal,
   });
-  return { reason: result.reason, ...(result.error ? { error: result.error } : {}), messages: runtime.store.messages(result.sessionId), events };
+  return {
+    reason: result.reason,
+    ...(result.error ? { error: result.error } : {}),
+    messages: runtime.store.messages(result.sessionId),
+    events,
+  };
 }
 
 test('issue 10 item 4: Anthropic thinking blocks go back unchanged, signature included, first in the assistant turn of the tool results', async () => {
   const server = await startScriptedAnthropic({
-    script: [{ reasoning: 'The user wants a.txt; read it first.', toolCalls: [{ id: 'toolu_r1', name: 'read', arguments: { path: 'a.txt' } }] }, { text: 'It says alpha.' }],
+    script: [
+      { reasoning: 'The user wants a.txt; read it first.', toolCalls: [{ id: 'toolu_r1', name: 'read', arguments: { path: 'a.txt' } }] },
+      { text: 'It says alpha.' },
+    ],
   });
   cleanups.push(() => server.close());
   const run = await runWithRead(new AnthropicProvider(options(server.baseUrl, { reasoningEffort: 'medium' })));
@@ -86,15 +96,22 @@ test('issue 10 item 4: Anthropic thinking blocks go back unchanged, signature in
 
   const stored = run.messages.find((message) => message.role === 'assistant');
   assert.ok(stored?.role === 'assistant');
-  assert.deepEqual(stored.thinking, [{ type: 'thinking', thinking: 'The user wants a.txt; read it first.', signature: blocks[0]?.signature }]);
+  assert.deepEqual(stored.thinking, [
+    { type: 'thinking', thinking: 'The user wants a.txt; read it first.', signature: blocks[0]?.signature },
+  ]);
   assert.equal(stored.reasoning, 'The user wants a.txt; read it first.');
 });
 
 test('issue 10 item 4: the scripted Anthropic server refuses a tool-result turn whose thinking lost its signature, was changed, or was dropped', async () => {
-  const server = await startScriptedAnthropic({ script: [{ reasoning: 'Think.', toolCalls: [{ id: 'toolu_s1', name: 'read', arguments: { path: 'a.txt' } }] }] });
+  const server = await startScriptedAnthropic({
+    script: [{ reasoning: 'Think.', toolCalls: [{ id: 'toolu_s1', name: 'read', arguments: { path: 'a.txt' } }] }],
+  });
   cleanups.push(() => server.close());
   const provider = new AnthropicProvider(options(server.baseUrl, { reasoningEffort: 'low' }));
-  const answer = await provider.stream({ system: 's', messages: [{ role: 'user', content: 'go' }], tools: [], signal: new AbortController().signal }, () => undefined);
+  const answer = await provider.stream(
+    { system: 's', messages: [{ role: 'user', content: 'go' }], tools: [], signal: new AbortController().signal },
+    () => undefined,
+  );
   const signed = answer.thinking?.[0];
   assert.ok(signed?.type === 'thinking' && signed.signature.length > 0);
   const withThinking = (thinking: readonly ThinkingBlock[] | undefined): TranscriptMessage[] => [
@@ -102,7 +119,8 @@ test('issue 10 item 4: the scripted Anthropic server refuses a tool-result turn 
     { role: 'assistant', content: '', toolCalls: answer.toolCalls, ...(thinking ? { thinking } : {}) },
     { role: 'tool', callId: 'toolu_s1', toolName: 'read', content: 'alpha' },
   ];
-  const send = (messages: TranscriptMessage[]) => provider.stream({ system: 's', messages, tools: [], signal: new AbortController().signal }, () => undefined);
+  const send = (messages: TranscriptMessage[]) =>
+    provider.stream({ system: 's', messages, tools: [], signal: new AbortController().signal }, () => undefined);
   await assert.rejects(send(withThinking([{ ...signed, signature: '' }])), /thinking block without its signature/);
   await assert.rejects(send(withThinking([{ ...signed, thinking: 'Think harder.' }])), /Invalid `signature` in `thinking` block/);
   await assert.rejects(send(withThinking(undefined)), /must start with a thinking block/);
@@ -117,7 +135,10 @@ test('issue 10 item 4: without model.reasoning_effort no thinking is asked for; 
 
 test('issue 10 item 4: OpenAI-compatible reasoning_content is kept on the stored assistant message and not sent back; effort and limit are sent only when set', async () => {
   const server = await startScriptedOpenAI({
-    script: [{ reasoning: 'Need the file first.', toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'a.txt' } }] }, { text: 'alpha' }],
+    script: [
+      { reasoning: 'Need the file first.', toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'a.txt' } }] },
+      { text: 'alpha' },
+    ],
   });
   cleanups.push(() => server.close());
   const run = await runWithRead(new OpenAIProvider(options(server.baseUrl, { reasoningEffort: 'high', maxOutputTokens: 4000 })));
@@ -134,11 +155,21 @@ test('issue 10 item 4: OpenAI-compatible reasoning_content is kept on the stored
   const firstBody = first?.body as unknown as Record<string, unknown>;
   assert.equal(firstBody['reasoning_effort'], 'high');
   assert.equal(firstBody['max_tokens'], 4000);
-  assert.doesNotMatch(JSON.stringify(second?.body?.messages), /Need the file first|reasoning_content|"reasoning"/, 'the reasoning is not resent');
+  assert.doesNotMatch(
+    JSON.stringify(second?.body?.messages),
+    /Need the file first|reasoning_content|"reasoning"/,
+    'the reasoning is not resent',
+  );
 
   const plain = await startScriptedOpenAI({ script: [{ text: 'hi' }] });
   cleanups.push(() => plain.close());
-  await new OpenAIProvider(options(plain.baseUrl)).stream({ system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], signal: new AbortController().signal }, () => undefined);
+  await new OpenAIProvider(options(plain.baseUrl)).stream(
+    { system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], signal: new AbortController().signal },
+    () => undefined,
+  );
   const plainBody = plain.chatRequests()[0]?.body as unknown as Record<string, unknown>;
-  assert.ok(!('reasoning_effort' in plainBody) && !('max_tokens' in plainBody), 'unset settings are not sent: some servers refuse unknown fields');
+  assert.ok(
+    !('reasoning_effort' in plainBody) && !('max_tokens' in plainBody),
+    'unset settings are not sent: some servers refuse unknown fields',
+  );
 });

@@ -53,16 +53,17 @@ test('issue 13: a preview lists added, removed and modified files with a diff of
   const { workspace, shadow, sessionId, checkpoint } = await oneTurn();
   write(workspace, 'huge.bin', Buffer.alloc(MAX_FILE_BYTES + 1, 1));
   const preview = await previewRewind(shadow, sessionId, checkpoint.id);
-  assert.deepEqual(
-    preview.files.map((file) => `${file.change} ${file.path} ${file.conflict}`).sort(),
-    ['added new/added.txt false', 'modified kept.txt false', 'removed gone.txt false'],
-  );
+  assert.deepEqual(preview.files.map((file) => `${file.change} ${file.path} ${file.conflict}`).sort(), [
+    'added new/added.txt false',
+    'modified kept.txt false',
+    'removed gone.txt false',
+  ]);
   const diff = (path: string): string => preview.files.find((file) => file.path === path)?.diff ?? '';
   assert.match(diff('kept.txt'), /^-line two$/m, 'the diff goes from now to the checkpoint');
   assert.match(diff('kept.txt'), /^\+line 2$/m);
   assert.match(diff('gone.txt'), /^\+gone$/m);
   assert.match(diff('new/added.txt'), /^-added$/m);
-  assert.match(diff('kept.txt'), /^--- a\/kept\.txt\n\+\+\+ b\/kept\.txt\n@@/, 'the diff starts at its file names, without git\'s header');
+  assert.match(diff('kept.txt'), /^--- a\/kept\.txt\n\+\+\+ b\/kept\.txt\n@@/, "the diff starts at its file names, without git's header");
   assert.deepEqual(preview.overLimit, ['huge.bin']);
   assert.equal(readFileSync(join(workspace, 'kept.txt'), 'utf8'), 'line 1\nline two\n', 'a preview changes nothing');
   assert.equal(existsSync(join(workspace, 'new', 'added.txt')), true);
@@ -87,8 +88,20 @@ test('issue 13: a rewind refuses to overwrite a file changed outside Zuno unless
   assert.equal(readFileSync(join(workspace, 'same.txt'), 'utf8'), 'same\n');
   assert.equal(existsSync(join(workspace, 'new')), false);
   assert.deepEqual(
-    { type: done.event.type, checkpoint: done.event.checkpoint_id, restored: [...done.event.restored].sort(), removed: done.event.removed, undo: done.event.undo_checkpoint_id },
-    { type: 'rewind', checkpoint: checkpoint.id, restored: ['gone.txt', 'kept.txt', 'same.txt'], removed: ['new/added.txt'], undo: done.undo.id },
+    {
+      type: done.event.type,
+      checkpoint: done.event.checkpoint_id,
+      restored: [...done.event.restored].sort(),
+      removed: done.event.removed,
+      undo: done.event.undo_checkpoint_id,
+    },
+    {
+      type: 'rewind',
+      checkpoint: checkpoint.id,
+      restored: ['gone.txt', 'kept.txt', 'same.txt'],
+      removed: ['new/added.txt'],
+      undo: done.undo.id,
+    },
   );
 
   const undone = await applyRewind({ shadow, store, sessionId, checkpointId: done.undo.id, workspace, force: false, fork: false });
@@ -116,5 +129,8 @@ test('issue 13: a fork holds the transcript and the events up to the checkpoint 
 
 test('issue 13: an unknown checkpoint is an error that lists the session checkpoints', async () => {
   const { shadow, sessionId, checkpoint } = await oneTurn();
-  await assert.rejects(previewRewind(shadow, sessionId, 'cp-99'), (error: unknown) => error instanceof RewindError && error.known.includes(checkpoint.id) && /no checkpoint "cp-99"/.test(error.message));
+  await assert.rejects(
+    previewRewind(shadow, sessionId, 'cp-99'),
+    (error: unknown) => error instanceof RewindError && error.known.includes(checkpoint.id) && /no checkpoint "cp-99"/.test(error.message),
+  );
 });

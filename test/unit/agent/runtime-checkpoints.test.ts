@@ -42,10 +42,18 @@ test('issue 13: a scheduler made for the editor environment takes the checkpoint
   const stateDir = join(root, 'state');
   mkdirSync(workspace);
   writeFileSync(join(workspace, 'existing.txt'), 'before\n');
-  const turn = (name: string) => [{ toolCalls: [{ id: `call-${name}`, name: 'touch', arguments: { name } }] }, { text: `Touched ${name}.` }];
+  const turn = (name: string) => [
+    { toolCalls: [{ id: `call-${name}`, name: 'touch', arguments: { name } }] },
+    { text: `Touched ${name}.` },
+  ];
   const server = await startScriptedOpenAI({ script: [...turn('one.txt'), ...turn('two.txt')] });
   cleanups.push(() => server.close());
-  const provider = new OpenAIProvider({ baseUrl: server.baseUrl, model: 'scripted-model', apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } });
+  const provider = new OpenAIProvider({
+    baseUrl: server.baseUrl,
+    model: 'scripted-model',
+    apiKey: { key: undefined, envVar: undefined },
+    retry: { attempts: 1, baseDelayMs: 1 },
+  });
   let enabled = true;
   const runtime = await createRuntime({
     config: parseConfig({}),
@@ -63,7 +71,17 @@ test('issue 13: a scheduler made for the editor environment takes the checkpoint
     const events: ZunoEvent[] = [];
     const stop = runtime.events.on((event) => events.push(event));
     try {
-      const result = await runAgent({ store: runtime.store, provider, scheduler, registry: runtime.registry, env, events: runtime.events, prompt, signal: new AbortController().signal, ...(sessionId ? { sessionId } : {}) });
+      const result = await runAgent({
+        store: runtime.store,
+        provider,
+        scheduler,
+        registry: runtime.registry,
+        env,
+        events: runtime.events,
+        prompt,
+        signal: new AbortController().signal,
+        ...(sessionId ? { sessionId } : {}),
+      });
       return { sessionId: result.sessionId, events };
     } finally {
       stop();
@@ -72,14 +90,21 @@ test('issue 13: a scheduler made for the editor environment takes the checkpoint
 
   const first = await run('touch one');
   const created = first.events.filter((event) => event.type === 'checkpoint-created');
-  assert.deepEqual(created.map((event) => [event.checkpoint_id, event.message_index]), [['cp-1', 0]]);
+  assert.deepEqual(
+    created.map((event) => [event.checkpoint_id, event.message_index]),
+    [['cp-1', 0]],
+  );
   const order = first.events.map((event) => event.type).filter((type) => type === 'checkpoint-created' || type === 'tool-call-started');
   assert.deepEqual(order, ['checkpoint-created', 'tool-call-started'], 'the checkpoint comes before the side effect');
   assert.equal(runtime.checkpoints.off(), undefined);
 
   enabled = false;
   const second = await run('touch two', first.sessionId);
-  assert.deepEqual(second.events.filter((event) => event.type === 'checkpoint-created'), [], 'no checkpoint while they are turned off');
+  assert.deepEqual(
+    second.events.filter((event) => event.type === 'checkpoint-created'),
+    [],
+    'no checkpoint while they are turned off',
+  );
   assert.match(runtime.checkpoints.off() ?? '', /checkpoints\.enabled is false/);
   const shadow = runtime.checkpoints.shadow;
   assert.ok(shadow);
@@ -96,7 +121,13 @@ test('issue 13: without git on PATH checkpoints are off: the runtime says why (f
   const events = new EventBus();
   const seen: ZunoEvent[] = [];
   events.on((event) => seen.push(event));
-  const checkpoints = await openCheckpoints({ stateDir: join(root, 'state'), workspaceRoot: root, events, enabled: () => true, git: 'git-that-does-not-exist' });
+  const checkpoints = await openCheckpoints({
+    stateDir: join(root, 'state'),
+    workspaceRoot: root,
+    events,
+    enabled: () => true,
+    git: 'git-that-does-not-exist',
+  });
   cleanups.push(() => checkpoints.close());
   assert.equal(checkpoints.shadow, undefined);
   assert.match(checkpoints.off() ?? '', /Checkpoints are off: "git-that-does-not-exist" could not be run .*Install git/);
@@ -104,6 +135,10 @@ test('issue 13: without git on PATH checkpoints are off: the runtime says why (f
     checkpoints.recorder.beginPrompt('s1');
     await checkpoints.recorder.beforeSideEffect('s1');
     await checkpoints.recorder.endPrompt('s1');
-    assert.equal(seen.filter((event) => event.type === 'notice' && event.level === 'warning').length, 1, `turn ${turn}: told once per session`);
+    assert.equal(
+      seen.filter((event) => event.type === 'notice' && event.level === 'warning').length,
+      1,
+      `turn ${turn}: told once per session`,
+    );
   }
 });

@@ -42,7 +42,9 @@ test('§9 models, SSE: comment lines (keep-alives) are ignored and several data 
 });
 
 test('§9 models, SSE: only one space after the colon is stripped; unknown fields and id/retry are ignored', () => {
-  assert.deepEqual(parseInPieces(['id: 7\nretry: 10\nfoo: bar\ndata:  two spaces\ndata:none\n\n']), [{ event: 'message', data: ' two spaces\nnone' }]);
+  assert.deepEqual(parseInPieces(['id: 7\nretry: 10\nfoo: bar\ndata:  two spaces\ndata:none\n\n']), [
+    { event: 'message', data: ' two spaces\nnone' },
+  ]);
 });
 
 test('§9 models, SSE: an event without data is not dispatched, and the event name does not leak to the next one', () => {

@@ -46,7 +46,9 @@ function harness(fail = false) {
   const log: string[] = [];
   const checkpoints = new TurnCheckpoints(new RecordingPort(log, fail));
   const scheduler = new Scheduler({
-    registry: new ToolRegistry([loggingTool(log, 'look', READ), loggingTool(log, 'change', WRITE)].map((tool) => ({ tool, defaultSurface: true }))),
+    registry: new ToolRegistry(
+      [loggingTool(log, 'look', READ), loggingTool(log, 'change', WRITE)].map((tool) => ({ tool, defaultSurface: true })),
+    ),
     ledger: new MemoryLedger(),
     events: new EventBus(),
     env: testEnvironment(),

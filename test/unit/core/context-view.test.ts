@@ -10,7 +10,11 @@ import type { TranscriptMessage } from '../../../src/core/transcript';
 function reads(turns: number, size: number): TranscriptMessage[] {
   const messages: TranscriptMessage[] = [{ role: 'user', content: 'read them all' }];
   for (let turn = 1; turn <= turns; turn++) {
-    messages.push({ role: 'assistant', content: '', toolCalls: [{ id: `c${turn}`, name: 'read', arguments: JSON.stringify({ path: `src/file${turn}.js` }) }] });
+    messages.push({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: `c${turn}`, name: 'read', arguments: JSON.stringify({ path: `src/file${turn}.js` }) }],
+    });
     messages.push({ role: 'tool', callId: `c${turn}`, toolName: 'read', content: `${'line\n'.repeat(size / 5)}`.slice(0, size) });
   }
   return messages;
@@ -32,7 +36,10 @@ function wellFormed(messages: readonly TranscriptMessage[]): boolean {
 
 test('issue 10 item 2: a pruned output becomes a one-line stub naming the call, its subject, its size and outcome, and what to do', () => {
   const stub = prunedStub({ name: 'read', arguments: '{"path":"src/cart.js"}' }, 'a\nb\nc', 'ok');
-  assert.equal(stub, '[pruned] read src/cart.js: 3 lines, 5 characters, ok. The output was pruned to save context; run the call again if you need it.');
+  assert.equal(
+    stub,
+    '[pruned] read src/cart.js: 3 lines, 5 characters, ok. The output was pruned to save context; run the call again if you need it.',
+  );
   assert.equal(callSubject('{"command":"npm   test\\n-- --watch"}'), 'npm test -- --watch');
   assert.equal(callSubject('not json'), 'not json');
 });
@@ -47,7 +54,11 @@ test('issue 10 item 2: pruning keeps the newest turn and the newest outputs with
   assert.equal(view.length, messages.length);
   assert.match(view[2]?.role === 'tool' ? view[2].content : '', /^\[pruned\] read src\/file1\.js: \d+ lines, 4000 characters, ok\./);
   assert.equal(view.at(-1), messages.at(-1), 'the newest output is sent as it is');
-  assert.deepEqual([...choosePrunedOutputs(messages, 1_000_000, pruned)].sort(), ['c1', 'c2', 'c3'], 'a pruned output stays pruned: the sent prefix stays stable');
+  assert.deepEqual(
+    [...choosePrunedOutputs(messages, 1_000_000, pruned)].sort(),
+    ['c1', 'c2', 'c3'],
+    'a pruned output stays pruned: the sent prefix stays stable',
+  );
   // The newest turn is never pruned, even when it alone is over the budget.
   assert.ok(!choosePrunedOutputs(messages, 0, new Set()).has('c6'));
 });

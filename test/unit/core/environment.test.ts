@@ -29,7 +29,10 @@ test('issue 8 §9 env filter: by default secrets and provider keys are dropped, 
 });
 
 test('issue 8 §9 env filter: the name match is case-insensitive', () => {
-  const kept = filterEnvironment({ github_token: 'a', Npm_Token: 'b', apikey: 'c', Zuno_Api_Key: 'd', db_Password: 'e', editor: 'vi' }, DEFAULT_ENVIRONMENT_POLICY);
+  const kept = filterEnvironment(
+    { github_token: 'a', Npm_Token: 'b', apikey: 'c', Zuno_Api_Key: 'd', db_Password: 'e', editor: 'vi' },
+    DEFAULT_ENVIRONMENT_POLICY,
+  );
   assert.deepEqual(names(kept), ['editor']);
 });
 
@@ -58,6 +61,12 @@ test('issue 8 §9 env filter: shell.env.exclude drops more, and beats include', 
 
 test('issue 8 §9 config: shell.env.include and exclude must be lists of names', () => {
   assert.deepEqual(parseConfig({}).shell.env, { include: [], exclude: [] });
-  assert.throws(() => parseConfig({ shell: { env: { include: 'NPM_TOKEN' } } }), (error: unknown) => error instanceof ConfigError && /shell\.env\.include/.test(error.message));
-  assert.throws(() => parseConfig({ shell: { env: { pass: [] } } }), (error: unknown) => error instanceof ConfigError && /shell\.env\.pass is not a known setting/.test(error.message));
+  assert.throws(
+    () => parseConfig({ shell: { env: { include: 'NPM_TOKEN' } } }),
+    (error: unknown) => error instanceof ConfigError && /shell\.env\.include/.test(error.message),
+  );
+  assert.throws(
+    () => parseConfig({ shell: { env: { pass: [] } } }),
+    (error: unknown) => error instanceof ConfigError && /shell\.env\.pass is not a known setting/.test(error.message),
+  );
 });

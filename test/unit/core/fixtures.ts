@@ -14,7 +14,11 @@ import { createNodeHost } from '../../../src/hosts/node/host';
 export class ScriptedApprovals implements ApprovalGateway {
   readonly requests: ApprovalRequest[] = [];
 
-  constructor(private readonly decide: (request: ApprovalRequest, signal: AbortSignal) => ApprovalDecision | Promise<ApprovalDecision> = () => ({ approved: true })) {}
+  constructor(
+    private readonly decide: (request: ApprovalRequest, signal: AbortSignal) => ApprovalDecision | Promise<ApprovalDecision> = () => ({
+      approved: true,
+    }),
+  ) {}
 
   async request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     this.requests.push(request);

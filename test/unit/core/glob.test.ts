@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import picomatch from 'picomatch/posix';
 import { escapeGlob } from '../../../src/hosts/vscode/approval-state';
-import { compileGlob, GlobError, globCostProblem, globProblem, matchGlob, MAX_GLOB_WILDCARDS, type MatchWork } from '../../../src/core/glob';
+import {
+  compileGlob,
+  GlobError,
+  globCostProblem,
+  globProblem,
+  matchGlob,
+  MAX_GLOB_WILDCARDS,
+  type MatchWork,
+} from '../../../src/core/glob';
 
 test('§9 rules: in a path glob `*` stays within one folder and `**` crosses folders', () => {
   assert.equal(matchGlob('src/*.ts', 'src/a.ts', 'path'), true);
@@ -93,7 +101,11 @@ test('issue 8: regular-expression syntax in a glob is literal text, never a grou
   assert.equal(matchGlob('"*".txt', '*.txt', 'path'), false);
   assert.equal(matchGlob('"a', '"a', 'path'), true);
   assert.equal(matchGlob('"a', 'a', 'path'), false);
-  assert.equal(matchGlob('[\uE000]\uE0010\uE001', '\uE000\uE0010\uE001', 'path'), true, 'the markers picomatch is given are plain characters in a glob');
+  assert.equal(
+    matchGlob('[\uE000]\uE0010\uE001', '\uE000\uE0010\uE001', 'path'),
+    true,
+    'the markers picomatch is given are plain characters in a glob',
+  );
   assert.equal(matchGlob('[\uE000]\uE0010\uE001', 'a\uE0010\uE001', 'path'), false);
   assert.equal(matchGlob('[a]+', 'aa', 'path'), false);
   assert.equal(matchGlob('[a]+', 'a+', 'path'), true);
@@ -107,14 +119,30 @@ test('issue 8: a leading `!` and extglob forms are literal, so a rule never mean
 });
 
 test('issue 8 §9: an invalid glob has a problem that says what is wrong and how to fix it', () => {
-  assert.match(globProblem('[z-a]') ?? '', /Range out of order in character class; fix the \[\.\.\.\] class, or write \\\[ for a literal \[/);
+  assert.match(
+    globProblem('[z-a]') ?? '',
+    /Range out of order in character class; fix the \[\.\.\.\] class, or write \\\[ for a literal \[/,
+  );
   assert.match(globProblem('[abc') ?? '', /a "\[" is never closed; write \\\[ for a literal \[/);
   assert.match(globProblem('a]') ?? '', /a "\]" closes nothing; write \\\] for a literal \]/);
   assert.match(globProblem('{a,b') ?? '', /a "\{" is never closed/);
   assert.match(globProblem('trailing\\') ?? '', /a trailing \\ escapes nothing; write \\\\ for a backslash/);
   assert.match(globProblem('file{1..9}') ?? '', /ranges like \{1\.\.9\} are not supported; list the alternatives/);
   assert.match(globProblem('') ?? '', /cannot be empty/);
-  for (const valid of ['src/**/*.ts', '[\\d]', 'a\\\\', 'git *', '**/a/**/*.ts', '{a,b}', '[ -f * ]', '\\{a,b', '*curl*|*sh*', 'a)b', '\\{1..2\\}', '$$']) {
+  for (const valid of [
+    'src/**/*.ts',
+    '[\\d]',
+    'a\\\\',
+    'git *',
+    '**/a/**/*.ts',
+    '{a,b}',
+    '[ -f * ]',
+    '\\{a,b',
+    '*curl*|*sh*',
+    'a)b',
+    '\\{1..2\\}',
+    '$$',
+  ]) {
     assert.equal(globProblem(valid), undefined, valid);
   }
 });
@@ -128,9 +156,15 @@ test('issue 8: a glob that may meet a path holds at most MAX_GLOB_WILDCARDS `*`/
 });
 
 test('issue 8: matching an invalid glob throws a GlobError naming the glob; `[z-a]` is plain text in a text glob', () => {
-  assert.throws(() => matchGlob('[z-a]', 'a', 'path'), (error: unknown) => error instanceof GlobError && error.message.startsWith('"[z-a]" is not a valid glob: Range out of order'));
+  assert.throws(
+    () => matchGlob('[z-a]', 'a', 'path'),
+    (error: unknown) => error instanceof GlobError && error.message.startsWith('"[z-a]" is not a valid glob: Range out of order'),
+  );
   assert.throws(() => compileGlob('{a,b', 'path'), GlobError);
-  assert.throws(() => compileGlob('a{1..3}', 'text'), (error: unknown) => error instanceof GlobError && /ranges like/.test(error.message));
+  assert.throws(
+    () => compileGlob('a{1..3}', 'text'),
+    (error: unknown) => error instanceof GlobError && /ranges like/.test(error.message),
+  );
   assert.throws(() => compileGlob('a\\', 'text'), GlobError);
   assert.equal(matchGlob('[z-a]', '[z-a]', 'text'), true);
   assert.equal(matchGlob('{a,b', '{a,b', 'text'), true);
@@ -148,13 +182,18 @@ test('issue 8: a text glob costs at most (text length + 1) × (glob length + 1) 
     const work: MatchWork = { comparisons: 0 };
     assert.equal(matchGlob(glob, `x${text}`, 'text', work), false, glob);
     assert.ok(work.comparisons >= text.length / 2, `${glob}: the whole text is searched (${work.comparisons})`);
-    assert.ok(work.comparisons <= 4 * text.length, `${glob}: short pieces cost a few comparisons per character, not more (${work.comparisons})`);
+    assert.ok(
+      work.comparisons <= 4 * text.length,
+      `${glob}: short pieces cost a few comparisons per character, not more (${work.comparisons})`,
+    );
   }
 });
 
 /** The reference: the same dialect as a backtracking RegExp, fine for short strings. */
 function referenceTextMatch(glob: string, text: string): boolean {
-  const source = glob.replace(/[*?]|[^*?]/g, (char) => (char === '*' ? '[\\s\\S]*' : char === '?' ? '[\\s\\S]' : char.replace(/[.+^${}()|[\]\\/]/g, '\\$&')));
+  const source = glob.replace(/[*?]|[^*?]/g, (char) =>
+    char === '*' ? '[\\s\\S]*' : char === '?' ? '[\\s\\S]' : char.replace(/[.+^${}()|[\]\\/]/g, '\\$&'),
+  );
   return new RegExp(`^${source}$`).test(text);
 }
 
@@ -164,7 +203,11 @@ test('issue 8: the linear text matcher agrees with a backtracking reference on r
   fc.assert(
     fc.property(glob, text, (pattern, value) => {
       if (globProblem(pattern) !== undefined) return;
-      assert.equal(matchGlob(pattern, value, 'text'), referenceTextMatch(pattern, value), `${JSON.stringify(pattern)} on ${JSON.stringify(value)}`);
+      assert.equal(
+        matchGlob(pattern, value, 'text'),
+        referenceTextMatch(pattern, value),
+        `${JSON.stringify(pattern)} on ${JSON.stringify(value)}`,
+      );
     }),
     { numRuns: 3000 },
   );
@@ -180,7 +223,8 @@ test('issue 8 §9: the rule "Allow like this" writes for a subject matches exact
       // A path glob drops a leading `./` (`./src/*.ts` means `src/*.ts`); real paths never start with it.
       for (const kind of value.startsWith('./') ? (['text'] as const) : (['path', 'text'] as const)) {
         assert.equal(matchGlob(glob, value, kind), true, `${kind} ${JSON.stringify(glob)} on itself`);
-        if (other !== value) assert.equal(matchGlob(glob, other, kind), false, `${kind} ${JSON.stringify(glob)} on ${JSON.stringify(other)}`);
+        if (other !== value)
+          assert.equal(matchGlob(glob, other, kind), false, `${kind} ${JSON.stringify(glob)} on ${JSON.stringify(other)}`);
       }
     }),
     { numRuns: 3000 },
@@ -202,8 +246,13 @@ test('issue 8: path globs mean what picomatch means, for globs made of syntax an
       // `**a` does not); ours is always a `*` there, as in bash (the test below).
       if (/\*\*[^/]|[^/]\*\*/.test(pattern)) return;
       // Real paths are normalised: no empty, `.` or `..` segments, where picomatch adds guards of its own.
-      if (value.split('/').some((segment, index) => (segment === '' && index > 0) || segment === '.' || segment === '..') || value === '') return;
-      assert.equal(matchGlob(pattern, value, 'path'), picomatch.makeRe(pattern, options).test(value), `${JSON.stringify(pattern)} on ${JSON.stringify(value)}`);
+      if (value.split('/').some((segment, index) => (segment === '' && index > 0) || segment === '.' || segment === '..') || value === '')
+        return;
+      assert.equal(
+        matchGlob(pattern, value, 'path'),
+        picomatch.makeRe(pattern, options).test(value),
+        `${JSON.stringify(pattern)} on ${JSON.stringify(value)}`,
+      );
     }),
     { numRuns: 3000 },
   );
@@ -212,7 +261,11 @@ test('issue 8: path globs mean what picomatch means, for globs made of syntax an
 test('issue 8: a dot after a POSIX class is a literal dot, where picomatch would read it as any character', () => {
   assert.equal(matchGlob('[[:alpha:]]a.', 'aaa', 'path'), false);
   assert.equal(matchGlob('[[:alpha:]]a.', 'ba.', 'path'), true);
-  assert.equal(picomatch.makeRe('[[:alpha:]]a.', { dot: true, posix: true }).test('issue 8: aaa'), true, 'the picomatch bug this works around is still there');
+  assert.equal(
+    picomatch.makeRe('[[:alpha:]]a.', { dot: true, posix: true }).test('issue 8: aaa'),
+    true,
+    'the picomatch bug this works around is still there',
+  );
 });
 
 test('issue 8: ** crosses folders only as a whole path segment; elsewhere it is a *', () => {

@@ -42,7 +42,10 @@ test('§9 hooks: a pre-tool hook sees the validated call as JSON on stdin, and e
 test('§9 hooks: a pre-tool hook that exits 2 blocks the call with its stderr as the reason', async () => {
   const { runner, signal } = setup({ pre_tool: [{ command: 'echo "tests are frozen today" >&2; exit 2' }] });
   const verdict = await runner.beforeCall(call, signal);
-  assert.deepEqual(verdict, { kind: 'blocked', reason: 'pre-tool hook `echo "tests are frozen today" >&2; exit 2` blocked the call: tests are frozen today' });
+  assert.deepEqual(verdict, {
+    kind: 'blocked',
+    reason: 'pre-tool hook `echo "tests are frozen today" >&2; exit 2` blocked the call: tests are frozen today',
+  });
 });
 
 test('§9 hooks: a pre-tool hook that prints {"decision":"block"} blocks the call with its reason', async () => {

@@ -21,7 +21,10 @@ test('issue 8 §5 E1: secrets/** hides the folder, everything in it (dotfiles to
 
 test('issue 8 §5: the reason names the rule, and a visible path has none', () => {
   const seen = visibility([deny('secrets/**')]);
-  assert.match(seen.hiddenReason(at('secrets')) ?? '', /permission rule \{tool: "\*", match: "secrets\/\*\*", action: "deny"\} keeps it from read/);
+  assert.match(
+    seen.hiddenReason(at('secrets')) ?? '',
+    /permission rule \{tool: "\*", match: "secrets\/\*\*", action: "deny"\} keeps it from read/,
+  );
   assert.equal(seen.hiddenReason(at('src/a.ts')), undefined);
 });
 

@@ -72,7 +72,11 @@ test('E1 (issue 14): auto-edit also lets plan, todo and goal updates through; st
     assert.equal(decide({ tool, mode: 'auto-edit', subjects, rules: [{ tool, action: 'deny' }] }).action, 'deny', `a deny rule on ${tool}`);
     assert.equal(decide({ tool, mode: 'auto-edit', subjects, rules: [{ tool, action: 'ask' }] }).action, 'ask', `an ask rule on ${tool}`);
   }
-  assert.equal(decide({ tool: 'mcp__notes__plan_update', mode: 'auto-edit' }).action, 'ask', 'an MCP tool with a similar name is not a work-state tool');
+  assert.equal(
+    decide({ tool: 'mcp__notes__plan_update', mode: 'auto-edit' }).action,
+    'ask',
+    'an MCP tool with a similar name is not a work-state tool',
+  );
 });
 
 test('E1: auto mode allows side effects and delegation', () => {
@@ -85,12 +89,19 @@ test('§9 rules: deny beats ask beats allow, whatever the order of the rules', (
   const allow: PermissionRule = { tool: 'shell', match: 'git *', action: 'allow' };
   const ask: PermissionRule = { tool: 'shell', match: 'git push*', action: 'ask' };
   const deny: PermissionRule = { tool: '*', match: 'git push', action: 'deny' };
-  for (const rules of [[allow, ask, deny], [deny, ask, allow], [ask, allow, deny]]) {
+  for (const rules of [
+    [allow, ask, deny],
+    [deny, ask, allow],
+    [ask, allow, deny],
+  ]) {
     const decision = decide({ tool: 'shell', subjects, rules, mode: 'auto' });
     assert.equal(decision.action, 'deny');
     assert.deepEqual(decision.rule, deny);
   }
-  for (const rules of [[allow, ask], [ask, allow]]) {
+  for (const rules of [
+    [allow, ask],
+    [ask, allow],
+  ]) {
     assert.equal(decide({ tool: 'shell', subjects, rules, mode: 'auto' }).action, 'ask');
   }
   assert.equal(decide({ tool: 'shell', subjects, rules: [allow] }).action, 'allow');
@@ -143,7 +154,10 @@ test('§9 rules: an explicit glob naming a path outside the workspace applies it
   assert.equal(allowed.action, 'allow');
   const asked = decide({ tool: 'write', subjects: outside, mode: 'auto', rules: [{ tool: '*', match: '/tmp/**', action: 'ask' }] });
   assert.equal(asked.action, 'ask');
-  assert.equal(decide({ tool: 'write', subjects: outside, rules: [{ tool: 'write', match: '/elsewhere/**', action: 'allow' }] }).action, 'deny');
+  assert.equal(
+    decide({ tool: 'write', subjects: outside, rules: [{ tool: 'write', match: '/elsewhere/**', action: 'allow' }] }).action,
+    'deny',
+  );
 });
 
 test('§9 rules: a shell allow rule must cover each simple command of the line', () => {
@@ -159,7 +173,13 @@ test('§9 rules: a shell allow rule must cover each simple command of the line',
 
 test('§9 rules, issue 8: a prefix allow rule does not let `git show > ~/.ssh/x` through (lessons: Approvals)', () => {
   const rules: PermissionRule[] = [{ tool: 'shell', match: 'git *', action: 'allow' }];
-  for (const line of ['git show > ~/.ssh/authorized_keys', 'git log $(rm -rf ~)', 'git log `id`', 'git diff <(cat /etc/passwd)', 'git log &>/dev/null touch X']) {
+  for (const line of [
+    'git show > ~/.ssh/authorized_keys',
+    'git log $(rm -rf ~)',
+    'git log `id`',
+    'git diff <(cat /etc/passwd)',
+    'git log &>/dev/null touch X',
+  ]) {
     const decision = decide({ tool: 'shell', subjects: [command(line)], rules });
     assert.equal(decision.action, 'ask', line);
     assert.match(decision.reason, /no allow rule can approve this command line by pattern, because/, line);
@@ -177,7 +197,11 @@ test('§9 rules: a shell deny rule hits any simple command, nested ones included
   for (const line of ['ls && rm -rf src', 'echo $(rm -rf ~)', 'true | (rm a)', 'rm  -rf   x']) {
     assert.equal(decide({ tool: 'shell', subjects: [command(line)], rules, mode: 'auto' }).action, 'deny', line);
   }
-  assert.equal(decide({ tool: 'shell', subjects: [command('echo "rm -rf x"')], rules, mode: 'auto' }).action, 'allow', 'quoted text is an argument');
+  assert.equal(
+    decide({ tool: 'shell', subjects: [command('echo "rm -rf x"')], rules, mode: 'auto' }).action,
+    'allow',
+    'quoted text is an argument',
+  );
   const whole: PermissionRule[] = [{ tool: 'shell', match: '*curl*|*sh*', action: 'deny' }];
   assert.equal(decide({ tool: 'shell', subjects: [command('curl x | sh')], rules: whole, mode: 'auto' }).action, 'deny');
 });
@@ -190,8 +214,16 @@ test('§9 rules, issue 8 item 1: allow rules match the literal text as written: 
   for (const line of ['LD_PRELOAD=x npm test', './git x', 'sudo git x', '/usr/bin/git status', 'env git status']) {
     assert.equal(decide({ tool: 'shell', subjects: [command(line)], rules }).action, 'ask', line);
   }
-  assert.equal(decide({ tool: 'shell', subjects: [command(`git commit -m "fix: a; b" 2>&1`)], rules }).action, 'allow', 'quotes resolved, 2>&1 harmless');
-  assert.equal(decide({ tool: 'shell', subjects: [command('git add *.ts')], rules }).action, 'ask', 'an unquoted glob expands to arguments');
+  assert.equal(
+    decide({ tool: 'shell', subjects: [command(`git commit -m "fix: a; b" 2>&1`)], rules }).action,
+    'allow',
+    'quotes resolved, 2>&1 harmless',
+  );
+  assert.equal(
+    decide({ tool: 'shell', subjects: [command('git add *.ts')], rules }).action,
+    'ask',
+    'an unquoted glob expands to arguments',
+  );
   assert.equal(decide({ tool: 'shell', subjects: [command(`git add '*.ts'`)], rules }).action, 'allow', 'a quoted glob is literal');
 });
 
@@ -203,8 +235,15 @@ test('§9 rules, issue 8 item 7: an uncertain line asks in strict and is denied 
     assert.match(strict.reason, /cannot be fully analysed/);
     const auto = decide({ tool: 'shell', subjects: [command(line)], rules: deny, mode: 'auto' });
     assert.equal(auto.action, 'deny', line.slice(0, 40));
-    assert.match(auto.reason, /cannot be fully analysed \(.+\), so the permission rule \{tool: "shell", match: "rm \*", action: "deny"\} cannot be checked/);
-    assert.equal(decide({ tool: 'shell', subjects: [command(line)], mode: 'auto' }).action, 'allow', 'auto allows everything without deny rules');
+    assert.match(
+      auto.reason,
+      /cannot be fully analysed \(.+\), so the permission rule \{tool: "shell", match: "rm \*", action: "deny"\} cannot be checked/,
+    );
+    assert.equal(
+      decide({ tool: 'shell', subjects: [command(line)], mode: 'auto' }).action,
+      'allow',
+      'auto allows everything without deny rules',
+    );
   }
 });
 
@@ -226,7 +265,11 @@ test('§9 rules: url globs match the whole URL', () => {
 });
 
 test('§9 rules: the reason names the deciding rule', () => {
-  const decision = decide({ tool: 'shell', subjects: [command('git push')], rules: [{ tool: 'shell', match: 'git push', action: 'deny' }] });
+  const decision = decide({
+    tool: 'shell',
+    subjects: [command('git push')],
+    rules: [{ tool: 'shell', match: 'git push', action: 'deny' }],
+  });
   assert.match(decision.reason, /permission rule \{tool: "shell", match: "git push", action: "deny"\}/);
 });
 
@@ -268,7 +311,11 @@ test('issue 8 §3, E1: a write to a protected path asks in every mode, auto incl
 });
 
 test('issue 8 §3: one protected path among several subjects (a patch that moves a file into .git) makes the whole call ask', () => {
-  const decision = decide({ tool: 'apply_patch', mode: 'auto', subjects: [path(`${root}/src/a.ts`), path(`${root}/.git/hooks/post-checkout`)] });
+  const decision = decide({
+    tool: 'apply_patch',
+    mode: 'auto',
+    subjects: [path(`${root}/src/a.ts`), path(`${root}/.git/hooks/post-checkout`)],
+  });
   assert.equal(decision.action, 'ask');
   assert.match(decision.reason, /\.git\/hooks\/post-checkout is a protected path/);
 });
@@ -295,7 +342,10 @@ test('issue 8 §3: only an allow rule that names the protected path lets the wri
   assert.equal(decide({ tool: 'write', mode: 'auto', subjects: [path(`${root}/.git/hooks/pre-commit`)], rules: hooks }).action, 'allow');
   assert.equal(decide({ tool: 'write', mode: 'auto', subjects: [path(`${root}/.git/config`)], rules: hooks }).action, 'ask');
   // Deny still wins over a naming allow.
-  const both: PermissionRule[] = [{ tool: 'write', match: '.vscode/tasks.json', action: 'allow' }, { tool: '*', match: '.vscode/**', action: 'deny' }];
+  const both: PermissionRule[] = [
+    { tool: 'write', match: '.vscode/tasks.json', action: 'allow' },
+    { tool: '*', match: '.vscode/**', action: 'deny' },
+  ];
   assert.equal(decide({ tool: 'write', mode: 'auto', subjects: [tasks], rules: both }).action, 'deny');
 });
 
@@ -325,9 +375,20 @@ test('issue 8 §3: reading a protected path and non-writing tools are not affect
 test('issue 8 §3: a side-effecting call with a path inside the state dir is denied whatever the rules and the mode', () => {
   const stateDir = `${root}/.zuno/state`;
   const journal = path(`${stateDir}/journal.jsonl`);
-  for (const rules of [[], [{ tool: '*', action: 'allow' }], [{ tool: 'write', match: '.zuno/state/journal.jsonl', action: 'allow' }]] as PermissionRule[][]) {
+  for (const rules of [
+    [],
+    [{ tool: '*', action: 'allow' }],
+    [{ tool: 'write', match: '.zuno/state/journal.jsonl', action: 'allow' }],
+  ] as PermissionRule[][]) {
     for (const mode of ['strict', 'auto-edit', 'auto'] as const) {
-      const decision = evaluatePermission({ tool: 'write', declarations: declared('SideEffecting'), subjects: [journal], permission: { mode, rules }, workspaceRoot: root, stateDir });
+      const decision = evaluatePermission({
+        tool: 'write',
+        declarations: declared('SideEffecting'),
+        subjects: [journal],
+        permission: { mode, rules },
+        workspaceRoot: root,
+        stateDir,
+      });
       assert.equal(decision.action, 'deny', `${mode} ${JSON.stringify(rules)}`);
       assert.match(decision.reason, /inside Zuno's state dir \(\/work\/project\/\.zuno\/state\)/);
     }
@@ -335,7 +396,14 @@ test('issue 8 §3: a side-effecting call with a path inside the state dir is den
   // Wherever the state dir is (--state-dir), and the dir itself too; a sibling with a common prefix is not inside.
   const elsewhere = '/var/zuno-state';
   const at = (value: string, effect: Effect = 'SideEffecting'): PermissionDecision =>
-    evaluatePermission({ tool: 'apply_patch', declarations: declared(effect), subjects: [path(`${root}/a`), path(value, true)], permission: { mode: 'auto', rules: [{ tool: '*', match: '/var/**', action: 'allow' }] }, workspaceRoot: root, stateDir: elsewhere });
+    evaluatePermission({
+      tool: 'apply_patch',
+      declarations: declared(effect),
+      subjects: [path(`${root}/a`), path(value, true)],
+      permission: { mode: 'auto', rules: [{ tool: '*', match: '/var/**', action: 'allow' }] },
+      workspaceRoot: root,
+      stateDir: elsewhere,
+    });
   assert.equal(at('/var/zuno-state/zuno.db').action, 'deny');
   assert.equal(at('/var/zuno-state').action, 'deny');
   assert.equal(at('/var/zuno-state-old/x').action, 'allow');
@@ -344,25 +412,54 @@ test('issue 8 §3: a side-effecting call with a path inside the state dir is den
 
 test('issue 12: a call outside the sandbox asks in every mode, and an allow rule covers it only if it says sandbox: "off"', () => {
   const query = (mode: PermissionMode, rules: PermissionRule[]): PermissionDecision =>
-    evaluatePermission({ tool: 'shell', declarations: declared('SideEffecting'), subjects: [command('npm install')], permission: { mode, rules }, workspaceRoot: root, shell, outsideSandbox: true });
+    evaluatePermission({
+      tool: 'shell',
+      declarations: declared('SideEffecting'),
+      subjects: [command('npm install')],
+      permission: { mode, rules },
+      workspaceRoot: root,
+      shell,
+      outsideSandbox: true,
+    });
   for (const mode of ['strict', 'auto-edit', 'auto'] as const) {
     const decision = query(mode, []);
     assert.equal(decision.action, 'ask', mode);
     assert.match(decision.reason, /outside the sandbox .* only an allow rule with "sandbox": "off" covers it/);
   }
-  assert.equal(query('auto', [{ tool: 'shell', match: 'npm *', action: 'allow' }]).action, 'ask', 'a rule for sandboxed commands does not grow into more');
+  assert.equal(
+    query('auto', [{ tool: 'shell', match: 'npm *', action: 'allow' }]).action,
+    'ask',
+    'a rule for sandboxed commands does not grow into more',
+  );
   assert.equal(query('auto', [{ tool: 'shell', action: 'allow' }]).action, 'ask', 'nor does a bare allow');
   const named = query('strict', [{ tool: 'shell', match: 'npm *', action: 'allow', sandbox: 'off' }]);
   assert.equal(named.action, 'allow');
   assert.match(named.reason, /sandbox: "off"/);
-  assert.equal(query('auto', [{ tool: 'shell', match: 'npm *', action: 'deny' }]).action, 'deny', 'a deny rule without sandbox still denies');
+  assert.equal(
+    query('auto', [{ tool: 'shell', match: 'npm *', action: 'deny' }]).action,
+    'deny',
+    'a deny rule without sandbox still denies',
+  );
   // The sandbox:"off" rule is about unsandboxed calls only: a sandboxed call in strict mode still asks.
-  const sandboxed = evaluatePermission({ tool: 'shell', declarations: declared('SideEffecting'), subjects: [command('npm install')], permission: { mode: 'strict', rules: [{ tool: 'shell', match: 'npm *', action: 'allow', sandbox: 'off' }] }, workspaceRoot: root, shell });
+  const sandboxed = evaluatePermission({
+    tool: 'shell',
+    declarations: declared('SideEffecting'),
+    subjects: [command('npm install')],
+    permission: { mode: 'strict', rules: [{ tool: 'shell', match: 'npm *', action: 'allow', sandbox: 'off' }] },
+    workspaceRoot: root,
+    shell,
+  });
   assert.equal(sandboxed.action, 'ask');
 });
 
 test('issue 12: a rule\'s sandbox field is "off" or absent, and only for shell or *', () => {
-  assert.throws(() => parseConfig({ permission: { rules: [{ tool: 'shell', action: 'allow', sandbox: 'on' }] } }), /permission\.rules\[0\]\.sandbox must be "off"/);
-  assert.throws(() => parseConfig({ permission: { rules: [{ tool: 'write', action: 'allow', sandbox: 'off' }] } }), /permission\.rules\[0\]\.sandbox only applies to the shell tool/);
+  assert.throws(
+    () => parseConfig({ permission: { rules: [{ tool: 'shell', action: 'allow', sandbox: 'on' }] } }),
+    /permission\.rules\[0\]\.sandbox must be "off"/,
+  );
+  assert.throws(
+    () => parseConfig({ permission: { rules: [{ tool: 'write', action: 'allow', sandbox: 'off' }] } }),
+    /permission\.rules\[0\]\.sandbox only applies to the shell tool/,
+  );
   assert.equal(parseConfig({ permission: { rules: [{ tool: '*', action: 'ask', sandbox: 'off' }] } }).permission.rules[0]?.sandbox, 'off');
 });

@@ -87,7 +87,7 @@ test('S1: two tools with one name are refused at construction', () => {
   assert.throws(() => new ToolRegistry([registrations[0]!, registrations[0]!]), /Two tools are registered under the name "read"/);
 });
 
-test('issue 11: a source\'s tools join the default surface after prepare, withheld ones are known but unavailable, and asSlots keeps the source', async () => {
+test("issue 11: a source's tools join the default surface after prepare, withheld ones are known but unavailable, and asSlots keeps the source", async () => {
   let offered: Tool[] = [];
   const source: ToolSource = {
     async prepare() {
@@ -103,8 +103,12 @@ test('issue 11: a source\'s tools join the default surface after prepare, withhe
   const withheld = registry.availability('mcp__s__changed', env);
   assert.equal(withheld.available, false);
   assert.match(withheld.available ? '' : withheld.reason, /"mcp__s__changed" is not available here: definition changed/);
-  assert.equal(registry.availability('mcp__s__ok', testEnvironment({ tools: { mcp__s__ok: false } })).available, false, 'the tools switch covers MCP tools (A1)');
+  assert.equal(
+    registry.availability('mcp__s__ok', testEnvironment({ tools: { mcp__s__ok: false } })).available,
+    false,
+    'the tools switch covers MCP tools (A1)',
+  );
   const slots = registry.asSlots();
   assert.equal(slots.availability('read', env).available, false, 'static tools become slots');
-  assert.equal(slots.availability('mcp__s__ok', env, ['mcp__s__ok']).available, true, 'an allowlist reaches the source\'s tools');
+  assert.equal(slots.availability('mcp__s__ok', env, ['mcp__s__ok']).available, true, "an allowlist reaches the source's tools");
 });

@@ -54,7 +54,9 @@ class Gates {
     this.maxRunning = Math.max(this.maxRunning, this.running.size);
     this.log.push(`start:${key}`);
     this.gate(this.arrivals, key).resolve();
-    const aborted = new Promise<void>((_, reject) => context.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+    const aborted = new Promise<void>((_, reject) =>
+      context.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+    );
     try {
       await Promise.race([this.gate(this.gates, key).promise, aborted]);
     } finally {
@@ -76,7 +78,11 @@ class Gates {
   }
 }
 
-function gateTool(gates: Gates, name = 'gate', declarations: Partial<Declarations> = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' }): Tool {
+function gateTool(
+  gates: Gates,
+  name = 'gate',
+  declarations: Partial<Declarations> = { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' },
+): Tool {
   return defineTool({
     name,
     description: 'waits for its gate',
@@ -160,10 +166,24 @@ test('I1: results come back and are persisted in call order, whatever order the 
   await tick();
   gates.open('a');
   const results = await turn;
-  assert.deepEqual(gates.log.filter((entry) => entry.startsWith('end:')), ['end:c', 'end:b', 'end:a'], 'physically finished in reverse');
-  assert.deepEqual(results.map((result) => [result.callId, result.output]), [['a', 'done a'], ['b', 'done b'], ['c', 'done c']]);
+  assert.deepEqual(
+    gates.log.filter((entry) => entry.startsWith('end:')),
+    ['end:c', 'end:b', 'end:a'],
+    'physically finished in reverse',
+  );
+  assert.deepEqual(
+    results.map((result) => [result.callId, result.output]),
+    [
+      ['a', 'done a'],
+      ['b', 'done b'],
+      ['c', 'done c'],
+    ],
+  );
   assertOneOutcomeEach(ledger, ['a', 'b', 'c']);
-  assert.deepEqual(eventsOf('tool-call-finished').map((event) => event.call_id), ['a', 'b', 'c']);
+  assert.deepEqual(
+    eventsOf('tool-call-finished').map((event) => event.call_id),
+    ['a', 'b', 'c'],
+  );
 });
 
 test('I2/C1: no call overlaps an Exclusive call; earlier calls settle first and later ones wait', async () => {
@@ -202,7 +222,13 @@ test('I3/C3: at most concurrency.tool_calls non-exclusive calls run at once', as
 
 test('I5: every call ends in exactly one persisted outcome, whatever happens to it', async () => {
   const tools = [
-    defineTool({ name: 'fine', description: '', parameters: z.object({}), declarations: { effect: 'ReadOnly' }, run: async () => ({ output: 'ok' }) }),
+    defineTool({
+      name: 'fine',
+      description: '',
+      parameters: z.object({}),
+      declarations: { effect: 'ReadOnly' },
+      run: async () => ({ output: 'ok' }),
+    }),
     defineTool({
       name: 'refuses',
       description: '',
@@ -228,7 +254,13 @@ test('I5: every call ends in exactly one persisted outcome, whatever happens to 
       declarations: { effect: 'ReadOnly' },
       run: async () => ({ output: 'timed out after 10 s', status: 'indeterminate' as const }),
     }),
-    defineTool({ name: 'failed', description: '', parameters: z.object({}), declarations: { effect: 'ReadOnly' }, run: async () => ({ output: 'exit 1', status: 'error' as const }) }),
+    defineTool({
+      name: 'failed',
+      description: '',
+      parameters: z.object({}),
+      declarations: { effect: 'ReadOnly' },
+      run: async () => ({ output: 'exit 1', status: 'error' as const }),
+    }),
   ];
   const { run, ledger } = harness(tools, { config: { permission: { rules: [{ tool: 'fine', match: 'x', action: 'deny' }] } } });
   const calls = [
@@ -243,7 +275,15 @@ test('I5: every call ends in exactly one persisted outcome, whatever happens to 
   const results = await run(calls);
   assert.deepEqual(
     results.map((result) => result.outcome),
-    [{ kind: 'ok' }, { kind: 'error' }, { kind: 'error' }, { kind: 'indeterminate' }, { kind: 'error' }, { kind: 'blocked', category: 'unavailable' }, { kind: 'blocked', category: 'invalid_arguments' }],
+    [
+      { kind: 'ok' },
+      { kind: 'error' },
+      { kind: 'error' },
+      { kind: 'indeterminate' },
+      { kind: 'error' },
+      { kind: 'blocked', category: 'unavailable' },
+      { kind: 'blocked', category: 'invalid_arguments' },
+    ],
   );
   assert.equal(results[1]?.output, 'The file is locked; close it in the editor and try again.');
   assert.equal(results[2]?.output, 'Tool crashes failed unexpectedly: RangeError: index 7 out of range');
@@ -287,7 +327,9 @@ test('I6/B1: a blocked call never runs, and its dispatch-blocked event precedes 
     ['invalid_arguments', 'invalid_arguments', 'invalid_arguments', 'unavailable', 'denied'],
   );
   for (const result of results) {
-    const blockedIndex = ledger.entries.findIndex((entry) => entry.op === 'event' && entry.event.type === 'dispatch-blocked' && entry.event.call_id === result.callId);
+    const blockedIndex = ledger.entries.findIndex(
+      (entry) => entry.op === 'event' && entry.event.type === 'dispatch-blocked' && entry.event.call_id === result.callId,
+    );
     const recordIndex = ledger.entries.findIndex((entry) => entry.op === 'blocked' && entry.finish.callId === result.callId);
     assert.ok(blockedIndex !== -1 && blockedIndex < recordIndex, `${result.callId}: dispatch-blocked first`);
     assert.match(result.output, /^BLOCKED \(\w+\): the call to "\w+" was NOT executed/);
@@ -303,12 +345,27 @@ test('I6/B1: a blocked call never runs, and its dispatch-blocked event precedes 
 test('B1: the blocked text is exactly what outcome.ts says, with the reason', async () => {
   const { run } = harness([]);
   const [result] = await run([callOf('1', 'ghost', {})]);
-  assert.equal(result?.output, blockedMessage('ghost', 'unavailable', 'There is no tool named "ghost". The tools you can call are: (none).'));
+  assert.equal(
+    result?.output,
+    blockedMessage('ghost', 'unavailable', 'There is no tool named "ghost". The tools you can call are: (none).'),
+  );
 });
 
 test('A1: a tool switched off in config, or outside the agent allowlist, is blocked unavailable', async () => {
-  const read = defineTool({ name: 'read', description: '', parameters: z.object({}), declarations: { effect: 'ReadOnly' }, run: async () => ({ output: 'read' }) });
-  const web = defineTool({ name: 'webfetch', description: '', parameters: z.object({}), declarations: { effect: 'ReadOnly' }, run: async () => ({ output: 'web' }) });
+  const read = defineTool({
+    name: 'read',
+    description: '',
+    parameters: z.object({}),
+    declarations: { effect: 'ReadOnly' },
+    run: async () => ({ output: 'read' }),
+  });
+  const web = defineTool({
+    name: 'webfetch',
+    description: '',
+    parameters: z.object({}),
+    declarations: { effect: 'ReadOnly' },
+    run: async () => ({ output: 'web' }),
+  });
   const { run } = harness([read, web], { config: { tools: { webfetch: false } } });
   const [disabled] = await run([callOf('1', 'webfetch', {})]);
   assert.deepEqual(disabled?.outcome, { kind: 'blocked', category: 'unavailable' });
@@ -338,13 +395,22 @@ test('T3: a mixed tool is classified per call from its validated arguments (bg l
     description: '',
     parameters: z.object({ action: z.enum(['list', 'output', 'wait', 'cancel']) }),
     declarations: ({ action }) =>
-      action === 'cancel' ? { effect: 'SideEffecting', concurrency: 'Exclusive' } : { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' },
+      action === 'cancel'
+        ? { effect: 'SideEffecting', concurrency: 'Exclusive' }
+        : { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' },
     run: async ({ action }) => ({ output: action }),
   });
   const { run, approvals, eventsOf } = harness([bg]);
   const results = await run([callOf('1', 'bg', { action: 'list' }), callOf('2', 'bg', { action: 'cancel' })]);
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['ok', 'ok']);
-  assert.deepEqual(approvals.requests.map((request) => request.callId), ['2'], 'only cancel asks');
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['ok', 'ok'],
+  );
+  assert.deepEqual(
+    approvals.requests.map((request) => request.callId),
+    ['2'],
+    'only cancel asks',
+  );
   assert.deepEqual(
     eventsOf('tool-call-started').map((event) => [event.call_id, event.effect, event.concurrency]),
     [
@@ -369,7 +435,11 @@ test('R3: the start record is durable before the tool begins', async () => {
   const { run, ledger } = harness([probe], {
     config: { permission: { mode: 'auto' } },
     // A slow disk: durability takes several event-loop turns.
-    ledger: { beforeDurable: async () => { for (let turn = 0; turn < 10; turn++) await tick(); } },
+    ledger: {
+      beforeDurable: async () => {
+        for (let turn = 0; turn < 10; turn++) await tick();
+      },
+    },
   });
   holder.ledger = ledger;
   await run([callOf('1', 'probe', {}), callOf('2', 'probe', {})]);
@@ -404,10 +474,16 @@ test('R3/C2: a cancel that lands while the start is being recorded ends the call
 test('R3: a call whose start cannot be recorded does not run, and still gets one outcome', async () => {
   let runs = 0;
   const tool = defineTool({ name: 'effect', description: '', parameters: z.object({}), run: async () => ({ output: String(++runs) }) });
-  const { run, ledger } = harness([tool], { config: { permission: { mode: 'auto' } }, ledger: { failStart: (start) => start.callId === '1' } });
+  const { run, ledger } = harness([tool], {
+    config: { permission: { mode: 'auto' } },
+    ledger: { failStart: (start) => start.callId === '1' },
+  });
   const results = await run([callOf('1', 'effect', {}), callOf('2', 'effect', {})]);
   assert.equal(runs, 1);
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['error', 'ok']);
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['error', 'ok'],
+  );
   assert.match(results[0]?.output ?? '', /was not executed: its start could not be recorded durably/);
   assertOneOutcomeEach(ledger, ['1', '2']);
 });
@@ -431,9 +507,18 @@ test('R2: a Safe tool is retried after a transient failure, with backoff, and ev
   assert.equal(result?.attempt, 3);
   assert.deepEqual(attempts, [1, 2, 3]);
   assert.deepEqual(sleeps, [100, 200], 'exponential backoff');
-  assert.deepEqual(ledger.starts('1').map((start) => start.attempt), [1, 2, 3]);
-  assert.deepEqual(eventsOf('tool-call-started').map((event) => event.attempt), [1, 2, 3]);
-  assert.deepEqual(ledger.finals().map((finish) => [finish.outcome, finish.attempt]), [['ok', 3]]);
+  assert.deepEqual(
+    ledger.starts('1').map((start) => start.attempt),
+    [1, 2, 3],
+  );
+  assert.deepEqual(
+    eventsOf('tool-call-started').map((event) => event.attempt),
+    [1, 2, 3],
+  );
+  assert.deepEqual(
+    ledger.finals().map((finish) => [finish.outcome, finish.attempt]),
+    [['ok', 3]],
+  );
 });
 
 test('R2: a Safe tool that keeps failing stops at max_attempts with an error naming the attempts', async () => {
@@ -478,9 +563,18 @@ test('R1/R3: a Never tool is not retried; a transient failure near a side effect
   const results = await run([callOf('1', 'shell', {}), callOf('2', 'inspect', {})]);
   assert.equal(runs, 2);
   assert.deepEqual(sleeps, []);
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['indeterminate', 'error']);
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['indeterminate', 'error'],
+  );
   assert.match(results[0]?.output ?? '', /may or may not have happened.*will not be retried automatically.*Check the authoritative state/s);
-  assert.deepEqual(ledger.starts().map((start) => [start.callId, start.attempt]), [['1', 1], ['2', 1]]);
+  assert.deepEqual(
+    ledger.starts().map((start) => [start.callId, start.attempt]),
+    [
+      ['1', 1],
+      ['2', 1],
+    ],
+  );
 });
 
 test('C2: cancelling reaches the running tool, and calls not yet started are cancelled without running', async () => {
@@ -490,9 +584,15 @@ test('C2: cancelling reaches the running tool, and calls not yet started are can
   await gates.arrived('a');
   controller.abort();
   const results = await turn;
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['cancelled', 'cancelled', 'cancelled']);
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['cancelled', 'cancelled', 'cancelled'],
+  );
   assert.equal(gates.started('b') || gates.started('c'), false, 'b and c never ran');
-  assert.deepEqual(ledger.starts().map((start) => start.callId), ['a']);
+  assert.deepEqual(
+    ledger.starts().map((start) => start.callId),
+    ['a'],
+  );
   assertOneOutcomeEach(ledger, ['a', 'b', 'c']);
   assert.match(results[0]?.output ?? '', /interrupted while running/);
   assert.match(results[1]?.output ?? '', /was not started, because the turn was cancelled\. Nothing happened\./);
@@ -536,7 +636,10 @@ test('C2: cancelling during an approval cancels that call and every later one, u
   const results = await run([callOf('1', 'write', {}), callOf('2', 'write', {})]);
   assert.equal(runs, 0);
   assert.equal(approvals.requests.length, 1);
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['cancelled', 'cancelled']);
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['cancelled', 'cancelled'],
+  );
   assertOneOutcomeEach(ledger, ['1', '2']);
 });
 
@@ -560,7 +663,10 @@ test('E1/C2: approvals are asked one at a time, in model order, before any call 
   gates.open('a', 'b', 'c');
   await turn;
   assert.equal(maxInFlight, 1);
-  assert.deepEqual(approvals.requests.map((request) => request.callId), ['a', 'b', 'c']);
+  assert.deepEqual(
+    approvals.requests.map((request) => request.callId),
+    ['a', 'b', 'c'],
+  );
 });
 
 test('E1: approval shows the preview and passes the user-edited contents through to the tool', async () => {
@@ -570,7 +676,9 @@ test('E1: approval shows the preview and passes the user-edited contents through
     description: '',
     parameters: z.object({ path: z.string(), content: z.string() }),
     subjects: async ({ path }, env) => [{ kind: 'path', value: `${env.workspaceRoot}/${path}`, outsideWorkspace: false }],
-    preview: async ({ path, content }, env) => [{ path: `${env.workspaceRoot}/${path}`, kind: 'create', before: undefined, after: content }],
+    preview: async ({ path, content }, env) => [
+      { path: `${env.workspaceRoot}/${path}`, kind: 'create', before: undefined, after: content },
+    ],
     run: async (_, context) => {
       seenEdits.push(context.approvedEdits);
       return { output: 'written' };
@@ -586,35 +694,76 @@ test('E1: approval shows the preview and passes the user-edited contents through
   assert.equal(request?.subject, `${env.workspaceRoot}/a.txt`);
   assert.match(request?.reason ?? '', /strict mode/);
   assert.deepEqual(seenEdits, [{ [`${env.workspaceRoot}/a.txt`]: 'edited by the user' }]);
-  assert.deepEqual(eventsOf('approval-requested').map((event) => [event.call_id, event.subject]), [['1', `${env.workspaceRoot}/a.txt`]]);
-  assert.deepEqual(eventsOf('approval-resolved').map((event) => event.approved), [true]);
+  assert.deepEqual(
+    eventsOf('approval-requested').map((event) => [event.call_id, event.subject]),
+    [['1', `${env.workspaceRoot}/a.txt`]],
+  );
+  assert.deepEqual(
+    eventsOf('approval-resolved').map((event) => event.approved),
+    [true],
+  );
 });
 
 test('E1/B1: a user denial is blocked denied with the user reason, and the turn goes on', async () => {
   let runs = 0;
-  const write = defineTool({ name: 'write', description: '', parameters: z.object({ n: z.number() }), run: async () => ({ output: String(++runs) }) });
-  const { run, eventsOf } = harness([write], { approve: (request) => (request.callId === '1' ? { approved: false, reason: 'not that file' } : { approved: true }) });
+  const write = defineTool({
+    name: 'write',
+    description: '',
+    parameters: z.object({ n: z.number() }),
+    run: async () => ({ output: String(++runs) }),
+  });
+  const { run, eventsOf } = harness([write], {
+    approve: (request) => (request.callId === '1' ? { approved: false, reason: 'not that file' } : { approved: true }),
+  });
   const results = await run([callOf('1', 'write', { n: 1 }), callOf('2', 'write', { n: 2 })]);
-  assert.deepEqual(results.map((result) => result.outcome), [{ kind: 'blocked', category: 'denied' }, { kind: 'ok' }]);
+  assert.deepEqual(
+    results.map((result) => result.outcome),
+    [{ kind: 'blocked', category: 'denied' }, { kind: 'ok' }],
+  );
   assert.match(results[0]?.output ?? '', /The user declined: not that file/);
   assert.equal(runs, 1);
-  assert.deepEqual(eventsOf('approval-resolved').map((event) => [event.approved, event.reason]), [[false, 'not that file'], [true, undefined]]);
+  assert.deepEqual(
+    eventsOf('approval-resolved').map((event) => [event.approved, event.reason]),
+    [
+      [false, 'not that file'],
+      [true, undefined],
+    ],
+  );
 });
 
 test('issue 14 item 4: the rule "Allow like this" added is recorded on approval-resolved, so the card can name it', async () => {
-  const write = defineTool({ name: 'write', description: '', parameters: z.object({ n: z.number() }), run: async () => ({ output: 'ok' }) });
+  const write = defineTool({
+    name: 'write',
+    description: '',
+    parameters: z.object({ n: z.number() }),
+    run: async () => ({ output: 'ok' }),
+  });
   const rule = { tool: 'write', match: 'src/**', action: 'allow' as const };
   const { run, eventsOf } = harness([write], { approve: () => ({ approved: true, addedRule: rule }) });
   await run([callOf('1', 'write', { n: 1 })]);
-  assert.deepEqual(eventsOf('approval-resolved').map((event) => event.added_rule), [rule]);
+  assert.deepEqual(
+    eventsOf('approval-resolved').map((event) => event.added_rule),
+    [rule],
+  );
 });
 
 test('issue 14 item 5: tool-call-finished carries the exit code a command reported, and nothing for a tool without one', async () => {
-  const failing = defineTool({ name: 'shell', description: '', parameters: z.object({}), run: async () => ({ status: 'error', output: 'exit code 2\nboom', metadata: { exitCode: 2 } }) });
+  const failing = defineTool({
+    name: 'shell',
+    description: '',
+    parameters: z.object({}),
+    run: async () => ({ status: 'error', output: 'exit code 2\nboom', metadata: { exitCode: 2 } }),
+  });
   const plain = defineTool({ name: 'other', description: '', parameters: z.object({}), run: async () => ({ output: 'fine' }) });
   const { run, eventsOf } = harness([failing, plain], { config: { permission: { mode: 'auto' } } });
   await run([callOf('1', 'shell', {}), callOf('2', 'other', {})]);
-  assert.deepEqual(eventsOf('tool-call-finished').map((event) => [event.call_id, event.exit_code]), [['1', 2], ['2', undefined]]);
+  assert.deepEqual(
+    eventsOf('tool-call-finished').map((event) => [event.call_id, event.exit_code]),
+    [
+      ['1', 2],
+      ['2', undefined],
+    ],
+  );
 });
 
 test('E1: an approval gateway that fails refuses the call instead of running it', async () => {
@@ -642,11 +791,19 @@ test('E1 Delegating: a child turn evaluates each call again and shows its origin
 });
 
 test('C2: the turn number reaches every record, started or blocked, with the call position', async () => {
-  const fine = defineTool({ name: 'fine', description: '', parameters: z.object({}), declarations: { effect: 'ReadOnly' }, run: async () => ({ output: 'ok' }) });
+  const fine = defineTool({
+    name: 'fine',
+    description: '',
+    parameters: z.object({}),
+    declarations: { effect: 'ReadOnly' },
+    run: async () => ({ output: 'ok' }),
+  });
   const { run, ledger } = harness([fine]);
   await run([callOf('1', 'fine', {}), callOf('2', 'ghost', {})], { turn: 7 });
   assert.deepEqual(
-    ledger.entries.flatMap((entry) => (entry.op === 'start' || entry.op === 'blocked' ? [[entry.start.callId, entry.start.turn, entry.start.position]] : [])),
+    ledger.entries.flatMap((entry) =>
+      entry.op === 'start' || entry.op === 'blocked' ? [[entry.start.callId, entry.start.turn, entry.start.position]] : [],
+    ),
     [
       ['1', 7, 0],
       ['2', 7, 1],
@@ -660,7 +817,9 @@ test('§9 rules: relative path globs work when the workspace is reached through 
     description: '',
     parameters: z.object({ path: z.string() }),
     // Subjects are real paths, as the file tools report them.
-    subjects: async ({ path }, env) => [{ kind: 'path', value: await env.host.fs.realpath(join(env.workspaceRoot, path)), outsideWorkspace: false }],
+    subjects: async ({ path }, env) => [
+      { kind: 'path', value: await env.host.fs.realpath(join(env.workspaceRoot, path)), outsideWorkspace: false },
+    ],
     run: async () => ({ output: 'written' }),
   });
   const base = testEnvironment({}, new ScriptedApprovals(() => ({ approved: false, reason: 'not there' })));
@@ -670,21 +829,36 @@ test('§9 rules: relative path globs work when the workspace is reached through 
     registry: new ToolRegistry([{ tool: write, defaultSurface: true }]),
     ledger: new MemoryLedger(),
     events: new EventBus(),
-    env: { ...base, workspaceRoot: link, config: parseConfig({ permission: { rules: [{ tool: 'write', match: 'docs/**', action: 'allow' }] } }) },
+    env: {
+      ...base,
+      workspaceRoot: link,
+      config: parseConfig({ permission: { rules: [{ tool: 'write', match: 'docs/**', action: 'allow' }] } }),
+    },
   });
-  const results = await scheduler.runTurn('s', [callOf('1', 'write', { path: 'docs/a.md' }), callOf('2', 'write', { path: 'src/a.ts' })], { signal: new AbortController().signal });
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['ok', 'blocked']);
-  assert.deepEqual(base.approvals.requests.map((request) => request.callId), ['2'], 'the rule allowed call 1 without asking');
+  const results = await scheduler.runTurn('s', [callOf('1', 'write', { path: 'docs/a.md' }), callOf('2', 'write', { path: 'src/a.ts' })], {
+    signal: new AbortController().signal,
+  });
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['ok', 'blocked'],
+  );
+  assert.deepEqual(
+    base.approvals.requests.map((request) => request.callId),
+    ['2'],
+    'the rule allowed call 1 without asking',
+  );
 });
 
 test('§9 one enforcement point: the tool runs on the paths the policy checked; a link changed during approval cannot redirect it (issue 8 item 4)', async () => {
-  const { run, env } = harness([writeTool], { approve: (request) => {
-    // While the user looks at the prompt, something re-points the link the call went through,
-    // then swaps the real folder itself for a link out of the workspace.
-    const swap = swaps.shift();
-    swap?.();
-    return { approved: request.callId !== 'refused' };
-  } });
+  const { run, env } = harness([writeTool], {
+    approve: (request) => {
+      // While the user looks at the prompt, something re-points the link the call went through,
+      // then swaps the real folder itself for a link out of the workspace.
+      const swap = swaps.shift();
+      swap?.();
+      return { approved: request.callId !== 'refused' };
+    },
+  });
   const outside = join(env.workspaceRoot, '..', 'outside');
   mkdirSync(outside);
   mkdirSync(join(env.workspaceRoot, 'dir'));
@@ -700,7 +874,10 @@ test('§9 one enforcement point: the tool runs on the paths the policy checked; 
       symlinkSync('../outside', join(env.workspaceRoot, 'other'));
     },
   ];
-  const results = await run([callOf('via-link', 'write', { path: 'link/a.txt', content: 'A' }), callOf('swapped', 'write', { path: 'other/b.txt', content: 'B' })]);
+  const results = await run([
+    callOf('via-link', 'write', { path: 'link/a.txt', content: 'A' }),
+    callOf('swapped', 'write', { path: 'other/b.txt', content: 'B' }),
+  ]);
   // Resolved once, before approval: the write lands where it was checked to land.
   assert.equal(results[0]?.outcome.kind, 'ok', results[0]?.output);
   assert.equal(readFileSync(join(env.workspaceRoot, 'dir', 'a.txt'), 'utf8'), 'A');
@@ -712,20 +889,46 @@ test('§9 one enforcement point: the tool runs on the paths the policy checked; 
 
 test('§9 hooks: a pre-tool hook blocks the call as denied with its reason, through a real process', async () => {
   let runs = 0;
-  const shell = defineTool({ name: 'shell', description: '', parameters: z.object({ command: z.string() }), run: async () => ({ output: String(++runs) }) });
+  const shell = defineTool({
+    name: 'shell',
+    description: '',
+    parameters: z.object({ command: z.string() }),
+    run: async () => ({ output: String(++runs) }),
+  });
   const { run, approvals } = harness([shell], {
-    config: { hooks: { pre_tool: [{ command: `node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{if(JSON.parse(s).arguments.command.includes('deploy')){console.error('no deploys on Friday');process.exit(2)}})"` }] } },
+    config: {
+      hooks: {
+        pre_tool: [
+          {
+            command: `node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{if(JSON.parse(s).arguments.command.includes('deploy')){console.error('no deploys on Friday');process.exit(2)}})"`,
+          },
+        ],
+      },
+    },
   });
   const results = await run([callOf('1', 'shell', { command: 'make deploy' }), callOf('2', 'shell', { command: 'make test' })]);
-  assert.deepEqual(results.map((result) => result.outcome), [{ kind: 'blocked', category: 'denied' }, { kind: 'ok' }]);
+  assert.deepEqual(
+    results.map((result) => result.outcome),
+    [{ kind: 'blocked', category: 'denied' }, { kind: 'ok' }],
+  );
   assert.match(results[0]?.output ?? '', /blocked the call: no deploys on Friday/);
   assert.equal(runs, 1);
-  assert.deepEqual(approvals.requests.map((request) => request.callId), ['2'], 'a hook block comes before any approval');
+  assert.deepEqual(
+    approvals.requests.map((request) => request.callId),
+    ['2'],
+    'a hook block comes before any approval',
+  );
 });
 
 test('O1: a large output keeps head and tail, and the marker names the spill file holding all of it', async () => {
   const lines = Array.from({ length: 5000 }, (_, index) => `line ${index}`).join('\n');
-  const loud = defineTool({ name: 'loud', description: '', parameters: z.object({}), declarations: { effect: 'ReadOnly' }, run: async () => ({ output: lines }) });
+  const loud = defineTool({
+    name: 'loud',
+    description: '',
+    parameters: z.object({}),
+    declarations: { effect: 'ReadOnly' },
+    run: async () => ({ output: lines }),
+  });
   const { run } = harness([loud], { config: { tool_output: { max_lines: 100 } } });
   const [result] = await run([callOf('call-big', 'loud', {})]);
   assert.equal(result?.truncated, true);
@@ -759,7 +962,10 @@ test('O1: a tool that capped its own output through captureOutput is not capped 
   assert.equal(result?.truncated, true);
   assert.equal(result?.metadata, undefined, 'the scheduler did not cap it again');
   assert.equal((result?.output.match(/output truncated/g) ?? []).length, 1);
-  assert.deepEqual(eventsOf('tool-call-output').map((event) => event.chunk), ['row 0\n', 'row 1\n']);
+  assert.deepEqual(
+    eventsOf('tool-call-output').map((event) => event.chunk),
+    ['row 0\n', 'row 1\n'],
+  );
 });
 
 test('I5: a tool that throws synchronously, or returns no result, still ends in one error outcome', async () => {
@@ -790,7 +996,10 @@ test('I5: a tool that throws synchronously, or returns no result, still ends in 
   });
   const { run, ledger } = harness([sync, empty, odd]);
   const results = await run([callOf('1', 'sync', {}), callOf('2', 'empty', {}), callOf('3', 'odd', {})]);
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['error', 'error', 'error']);
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['error', 'error', 'error'],
+  );
   assert.match(results[2]?.output ?? '', /returned \{"output":"x","status":"sort of"\} instead of a result/);
   assert.equal(results[0]?.output, 'Tool sync failed unexpectedly: TypeError: not async at all');
   assert.match(results[1]?.output ?? '', /returned undefined instead of a result/);
@@ -798,22 +1007,43 @@ test('I5: a tool that throws synchronously, or returns no result, still ends in 
 });
 
 test('I5: a ledger that fails to record an outcome is reported, and the result is still returned', async () => {
-  const fine = defineTool({ name: 'fine', description: '', parameters: z.object({}), declarations: { effect: 'ReadOnly' }, run: async () => ({ output: 'ok' }) });
+  const fine = defineTool({
+    name: 'fine',
+    description: '',
+    parameters: z.object({}),
+    declarations: { effect: 'ReadOnly' },
+    run: async () => ({ output: 'ok' }),
+  });
   const { run, eventsOf } = harness([fine], { ledger: { failFinish: (finish) => finish.callId === '1' } });
   const results = await run([callOf('1', 'fine', {}), callOf('2', 'fine', {})]);
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['ok', 'ok']);
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['ok', 'ok'],
+  );
   assert.ok(eventsOf('notice').some((event) => event.level === 'error' && /outcome of call 1 .* could not be persisted/.test(event.text)));
-  assert.deepEqual(eventsOf('tool-call-finished').map((event) => event.call_id), ['1', '2']);
+  assert.deepEqual(
+    eventsOf('tool-call-finished').map((event) => event.call_id),
+    ['1', '2'],
+  );
 });
 
 test('B1: a repeated call id and empty arguments are handled, not crashed on', async () => {
-  const fine = defineTool({ name: 'fine', description: '', parameters: z.object({}), declarations: { effect: 'ReadOnly' }, run: async () => ({ output: 'ok' }) });
+  const fine = defineTool({
+    name: 'fine',
+    description: '',
+    parameters: z.object({}),
+    declarations: { effect: 'ReadOnly' },
+    run: async () => ({ output: 'ok' }),
+  });
   const { run } = harness([fine]);
   const results = await run([
     { id: 'same', name: 'fine', arguments: '' },
     { id: 'same', name: 'fine', arguments: '{}' },
   ]);
-  assert.deepEqual(results.map((result) => result.outcome), [{ kind: 'ok' }, { kind: 'blocked', category: 'invalid_arguments' }]);
+  assert.deepEqual(
+    results.map((result) => result.outcome),
+    [{ kind: 'ok' }, { kind: 'blocked', category: 'invalid_arguments' }],
+  );
 });
 
 test('B3: a tool failure after it ran is an error with different text from a block', async () => {
@@ -856,7 +1086,7 @@ test('O1: live output events are bounded per call, ending with one marker; the r
   assert.equal(live.filter((event) => event.chunk.includes('live output stops')).length, 1);
 });
 
-test('issue 8 §9 B1: a subject found while running is authorized by the scheduler with the call\'s tool; a BlockedError ends the call blocked/denied after its dispatch-blocked event', async () => {
+test("issue 8 §9 B1: a subject found while running is authorized by the scheduler with the call's tool; a BlockedError ends the call blocked/denied after its dispatch-blocked event", async () => {
   const seen: Awaited<ReturnType<ToolContext['authorize']>>[] = [];
   const probe = defineTool({
     name: 'probe',
@@ -873,19 +1103,43 @@ test('issue 8 §9 B1: a subject found while running is authorized by the schedul
     },
   });
   const { run, ledger, eventsOf } = harness([probe], {
-    config: { permission: { rules: [{ tool: 'probe', match: 'http://ok/*', action: 'allow' }, { tool: 'probe', match: 'http://bad/*', action: 'deny' }, { tool: 'other', match: 'http://free/*', action: 'deny' }] } },
+    config: {
+      permission: {
+        rules: [
+          { tool: 'probe', match: 'http://ok/*', action: 'allow' },
+          { tool: 'probe', match: 'http://bad/*', action: 'deny' },
+          { tool: 'other', match: 'http://free/*', action: 'deny' },
+        ],
+      },
+    },
   });
   const [fine] = await run([callOf('fine', 'probe', { urls: ['http://ok/1', 'http://free/2'] })]);
   assert.equal(fine?.outcome.kind, 'ok');
-  assert.deepEqual(seen.map((entry) => [entry.action, entry.byNamingRule]), [['allow', true], ['allow', false]], 'another tool\'s rule does not apply; the read-only fallback is no naming rule');
+  assert.deepEqual(
+    seen.map((entry) => [entry.action, entry.byNamingRule]),
+    [
+      ['allow', true],
+      ['allow', false],
+    ],
+    "another tool's rule does not apply; the read-only fallback is no naming rule",
+  );
 
   const [stopped] = await run([callOf('stopped', 'probe', { urls: ['http://ok/1', 'http://bad/2', 'http://ok/3'] })]);
   assert.deepEqual(stopped?.outcome, { kind: 'blocked', category: 'denied' });
-  assert.match(stopped?.output ?? '', /^BLOCKED \(denied\): the call to "probe" was stopped by permission before the refused step, which did NOT run\.\nReason: http:\/\/bad\/2 is refused: refused by the permission rule/);
+  assert.match(
+    stopped?.output ?? '',
+    /^BLOCKED \(denied\): the call to "probe" was stopped by permission before the refused step, which did NOT run\.\nReason: http:\/\/bad\/2 is refused: refused by the permission rule/,
+  );
   assert.equal(seen.length, 4, 'nothing after the refused subject ran');
   const blocked = eventsOf('dispatch-blocked').filter((event) => event.call_id === 'stopped');
-  assert.deepEqual(blocked.map((event) => [event.category, event.tool]), [['denied', 'probe']]);
-  const order = ledger.events().filter((event) => event.type !== 'notice' && 'call_id' in event && event.call_id === 'stopped').map((event) => event.type);
+  assert.deepEqual(
+    blocked.map((event) => [event.category, event.tool]),
+    [['denied', 'probe']],
+  );
+  const order = ledger
+    .events()
+    .filter((event) => event.type !== 'notice' && 'call_id' in event && event.call_id === 'stopped')
+    .map((event) => event.type);
   assert.deepEqual(order, ['tool-call-started', 'dispatch-blocked', 'tool-call-finished']);
   const final = ledger.finals().find((finish) => finish.callId === 'stopped');
   assert.deepEqual([final?.outcome, final?.category], ['blocked', 'denied']);
@@ -904,21 +1158,38 @@ test('issue 8 item 1, E1 §9: the scheduler reads command subjects with the host
   const rules = { permission: { rules: [{ tool: 'shell', match: 'git *', action: 'allow' as const }] } };
   const base = testEnvironment(rules, new ScriptedApprovals(() => ({ approved: false, reason: 'no' })));
   const schedulerWith = (host: typeof base.host): Scheduler =>
-    new Scheduler({ registry: new ToolRegistry([{ tool: shell, defaultSurface: true }]), ledger: new MemoryLedger(), events: new EventBus(), env: { ...base, host } });
+    new Scheduler({
+      registry: new ToolRegistry([{ tool: shell, defaultSurface: true }]),
+      ledger: new MemoryLedger(),
+      events: new EventBus(),
+      env: { ...base, host },
+    });
   const calls = [callOf('1', 'shell', { command: 'git status' }), callOf('2', 'shell', { command: 'git status; touch X' })];
 
   const results = await schedulerWith(base.host).runTurn('s', calls, { signal: new AbortController().signal });
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['ok', 'blocked']);
-  assert.deepEqual(base.approvals.requests.map((request) => [request.callId, request.reason]), [['2', 'no allow rule covers the command "touch X"']]);
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['ok', 'blocked'],
+  );
+  assert.deepEqual(
+    base.approvals.requests.map((request) => [request.callId, request.reason]),
+    [['2', 'no allow rule covers the command "touch X"']],
+  );
 
-  const broken = { ...base.host, shellAnalyzer: () => Promise.reject(new Error('The shell parser could not be loaded from /nowhere (missing). Reinstall Zuno.')) };
+  const broken = {
+    ...base.host,
+    shellAnalyzer: () => Promise.reject(new Error('The shell parser could not be loaded from /nowhere (missing). Reinstall Zuno.')),
+  };
   const [refused] = await schedulerWith(broken).runTurn('s', [calls[0] as ToolCallRequest], { signal: new AbortController().signal });
   assert.deepEqual(refused?.outcome, { kind: 'blocked', category: 'denied' });
-  assert.match(refused?.output ?? '', /Permission could not be evaluated: The shell parser could not be loaded from \/nowhere \(missing\)\. Reinstall Zuno\./);
+  assert.match(
+    refused?.output ?? '',
+    /Permission could not be evaluated: The shell parser could not be loaded from \/nowhere \(missing\)\. Reinstall Zuno\./,
+  );
   assert.equal(runs, 1, 'only the allowed git status ran');
 });
 
-test('issue 8 item 1, §3: a command line is parsed once per call, although it is evaluated against the prompt\'s rules and the live ones', async () => {
+test("issue 8 item 1, §3: a command line is parsed once per call, although it is evaluated against the prompt's rules and the live ones", async () => {
   const shell = defineTool({
     name: 'shell',
     description: '',
@@ -926,12 +1197,27 @@ test('issue 8 item 1, §3: a command line is parsed once per call, although it i
     subjects: async ({ command }) => [{ kind: 'command', value: command }],
     run: async () => ({ output: 'ran' }),
   });
-  const base = testEnvironment({ permission: { rules: [{ tool: 'shell', match: 'git *', action: 'allow' as const }] } }, new ScriptedApprovals(() => ({ approved: false })));
+  const base = testEnvironment(
+    { permission: { rules: [{ tool: 'shell', match: 'git *', action: 'allow' as const }] } },
+    new ScriptedApprovals(() => ({ approved: false })),
+  );
   const analyzer = await base.host.shellAnalyzer();
   const analysed: string[] = [];
   const host = { ...base.host, shellAnalyzer: async () => ({ analyze: (line: string) => (analysed.push(line), analyzer.analyze(line)) }) };
-  const scheduler = new Scheduler({ registry: new ToolRegistry([{ tool: shell, defaultSurface: true }]), ledger: new MemoryLedger(), events: new EventBus(), env: { ...base, host } });
-  const results = await scheduler.runTurn('s', [callOf('1', 'shell', { command: 'git status' }), callOf('2', 'shell', { command: 'git log' })], { signal: new AbortController().signal });
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['ok', 'ok']);
+  const scheduler = new Scheduler({
+    registry: new ToolRegistry([{ tool: shell, defaultSurface: true }]),
+    ledger: new MemoryLedger(),
+    events: new EventBus(),
+    env: { ...base, host },
+  });
+  const results = await scheduler.runTurn(
+    's',
+    [callOf('1', 'shell', { command: 'git status' }), callOf('2', 'shell', { command: 'git log' })],
+    { signal: new AbortController().signal },
+  );
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['ok', 'ok'],
+  );
   assert.deepEqual(analysed, ['git status', 'git log']);
 });

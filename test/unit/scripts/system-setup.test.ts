@@ -29,7 +29,16 @@ test('issue 14 item 15: as root, npm start installs the missing packages with ap
     plan.commands.map((command) => command.display),
     ['apt-get update', 'apt-get install -y --no-install-recommends libkrb5-dev build-essential'],
   );
-  assert.deepEqual(plan.commands[1]?.argv, ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '--no-install-recommends', 'libkrb5-dev', 'build-essential']);
+  assert.deepEqual(plan.commands[1]?.argv, [
+    'env',
+    'DEBIAN_FRONTEND=noninteractive',
+    'apt-get',
+    'install',
+    '-y',
+    '--no-install-recommends',
+    'libkrb5-dev',
+    'build-essential',
+  ]);
 });
 
 test('issue 14 item 15: with passwordless sudo, the same commands run through sudo -n (never waiting for a password)', () => {
@@ -49,7 +58,9 @@ test('issue 14 item 15: without root or passwordless sudo, it prints one command
   assert.match(plan.message, /libkrb5-dev: code-server builds its kerberos/);
   assert.match(plan.message, /build-essential: node-gyp/);
   const commandLines = plan.message.split('\n').filter((line) => line.includes('apt-get install'));
-  assert.deepEqual(commandLines, ["  sudo sh -c 'apt-get update && apt-get install -y --no-install-recommends libkrb5-dev build-essential'"]);
+  assert.deepEqual(commandLines, [
+    "  sudo sh -c 'apt-get update && apt-get install -y --no-install-recommends libkrb5-dev build-essential'",
+  ]);
   assert.equal(EXIT_NEEDS_SETUP, 2);
 });
 

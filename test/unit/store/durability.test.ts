@@ -81,7 +81,10 @@ test('issue 2 §8: journal growth stays within the compaction policy (amortised 
       store.appendMessage('s1', { role: 'user', content: `m${index} ${'x'.repeat(100)}` });
       const journalBytes = statSync(journalOf(stateDir)).size;
       const snapshotBytes = existsSync(snapshotOf(stateDir)) ? statSync(snapshotOf(stateDir)).size : 0;
-      assert.ok(journalBytes <= Math.max(policy.minJournalBytes, snapshotBytes), `write ${index}: journal ${journalBytes} B, snapshot ${snapshotBytes} B`);
+      assert.ok(
+        journalBytes <= Math.max(policy.minJournalBytes, snapshotBytes),
+        `write ${index}: journal ${journalBytes} B, snapshot ${snapshotBytes} B`,
+      );
     }
   });
   assert.ok(existsSync(snapshotOf(stateDir)));
@@ -135,7 +138,8 @@ test('issue 2 §8: a damaged line in the middle of the journal is a clear error 
   lines[3] = '{"seq":4,"ops":[["INSERT INTO messages';
   writeFileSync(journalOf(stateDir), lines.join('\n'));
   const expected = (error: unknown): boolean =>
-    error instanceof StoreCorruptError && error.message.includes(`The journal ${journalOf(stateDir)} is damaged at line 4: it is not valid JSON`);
+    error instanceof StoreCorruptError &&
+    error.message.includes(`The journal ${journalOf(stateDir)} is damaged at line 4: it is not valid JSON`);
   await assert.rejects(openSession({ stateDir }), expected);
   await assert.rejects(openSession({ stateDir, readOnly: true }), expected);
   assert.equal(existsSync(join(stateDir, 'sessions', 's1', 'lock')), false, 'a failed open releases the lock');
@@ -150,7 +154,10 @@ test('issue 2 §8: a line that is JSON but not a journal entry, or that cannot b
   await assert.rejects(openSession({ stateDir }), new RegExp(`line ${count + 1}: its "seq" is not a positive integer`));
   writeFileSync(journalOf(stateDir), original);
   appendFileSync(journalOf(stateDir), `${JSON.stringify({ seq: count + 1, ops: [['INSERT INTO nowhere VALUES (?)', [1]]] })}\n`);
-  await assert.rejects(openSession({ stateDir }), new RegExp(`line ${count + 1} \\(sequence ${count + 1}\\) cannot be applied: no such table: nowhere`));
+  await assert.rejects(
+    openSession({ stateDir }),
+    new RegExp(`line ${count + 1} \\(sequence ${count + 1}\\) cannot be applied: no such table: nowhere`),
+  );
 });
 
 test('issue 2 §8: missing journal lines (a gap in the sequence) are reported instead of silently dropped', async (context) => {
@@ -168,17 +175,30 @@ test('issue 9: a snapshot that is not a database is a clear error naming it, and
   await withStore({ stateDir }, (store) => {
     store.createSession({ id: 's2', workspace: '/w' });
   });
-  writeFileSync(snapshotOf(stateDir), 'this is not sqlite, but it is long enough to look like a header...........................................');
+  writeFileSync(
+    snapshotOf(stateDir),
+    'this is not sqlite, but it is long enough to look like a header...........................................',
+  );
   rmSync(join(stateDir, 'sessions', 's1', 'session.json'));
-  const expected = (error: unknown): boolean => error instanceof StoreCorruptError && error.message.includes(`The snapshot ${snapshotOf(stateDir)} is not a readable Zuno store`);
+  const expected = (error: unknown): boolean =>
+    error instanceof StoreCorruptError && error.message.includes(`The snapshot ${snapshotOf(stateDir)} is not a readable Zuno store`);
   await assert.rejects(openSession({ stateDir }), expected);
   await assert.rejects(openSession({ stateDir, readOnly: true }), expected);
   const warnings: string[] = [];
   await withStore({ stateDir, onWarning: (message) => warnings.push(message) }, (store) => {
-    assert.deepEqual(store.listSessions().map((session) => session.id), ['s2'], 'the other session is listed');
+    assert.deepEqual(
+      store.listSessions().map((session) => session.id),
+      ['s2'],
+      'the other session is listed',
+    );
     store.appendMessage('s2', { role: 'user', content: 'still works' });
   });
-  assert.match(warnings.join('\n'), new RegExp(`Leaving out the session in .*sessions/s1: The snapshot .*snapshot\\.sqlite is not a readable Zuno store.*move .*sessions/s1 aside`));
+  assert.match(
+    warnings.join('\n'),
+    new RegExp(
+      `Leaving out the session in .*sessions/s1: The snapshot .*snapshot\\.sqlite is not a readable Zuno store.*move .*sessions/s1 aside`,
+    ),
+  );
 });
 
 test('issue 2 §8: a store written by a newer schema is refused with both versions named', async (context) => {
@@ -186,13 +206,19 @@ test('issue 2 §8: a store written by a newer schema is refused with both versio
   await writeMessages(stateDir, 1, 1);
   const count = readFileSync(journalOf(stateDir), 'utf8').split('\n').filter(Boolean).length;
   appendFileSync(journalOf(stateDir), `${JSON.stringify({ seq: count + 1, ops: [['PRAGMA user_version = 99', []]] })}\n`);
-  await assert.rejects(openSession({ stateDir }), new RegExp(`written by a newer Zuno \\(schema version 99; this one knows up to ${SCHEMA_VERSION}\\)`));
+  await assert.rejects(
+    openSession({ stateDir }),
+    new RegExp(`written by a newer Zuno \\(schema version 99; this one knows up to ${SCHEMA_VERSION}\\)`),
+  );
 });
 
 test('issue 2 §8: a missing SQLite engine (wasm) is a clear startup error naming where it looked', async (context) => {
   const stateDir = temporaryDirectory(context);
   const wasmPath = join(stateDir, 'no-such.wasm');
-  await assert.rejects(Store.open({ stateDir, wasmPath }), (error: unknown) => error instanceof StoreStartupError && error.message.includes(`Looked at: ${wasmPath}`));
+  await assert.rejects(
+    Store.open({ stateDir, wasmPath }),
+    (error: unknown) => error instanceof StoreStartupError && error.message.includes(`Looked at: ${wasmPath}`),
+  );
 });
 
 test('R3: a call start written just before a crash is replayed as running', async (context) => {

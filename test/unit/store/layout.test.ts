@@ -40,9 +40,20 @@ test('issue 9: opening the store and starting a session read no other session (t
   store.appendMessage('new', { role: 'user', content: 'fresh' });
   await store.recordStart(callStart('new', 'c1'));
   await store.recordFinish(callFinish('new', 'c1'));
-  assert.deepEqual(store.listSessions().map((session) => session.id).sort(), ['new', 'old-1', 'old-2'], 'listing reads session.json only');
+  assert.deepEqual(
+    store
+      .listSessions()
+      .map((session) => session.id)
+      .sort(),
+    ['new', 'old-1', 'old-2'],
+    'listing reads session.json only',
+  );
   assert.equal(store.getSession('old-1')?.title, 'title old-1');
-  assert.throws(() => store.messages('old-1'), (error: unknown) => error instanceof StoreCorruptError && error.message.includes(join(sessionFolder(stateDir, 'old-1'), 'journal.jsonl')));
+  assert.throws(
+    () => store.messages('old-1'),
+    (error: unknown) =>
+      error instanceof StoreCorruptError && error.message.includes(join(sessionFolder(stateDir, 'old-1'), 'journal.jsonl')),
+  );
   assert.deepEqual(readdirSync(stateDir).sort(), ['sessions', 'store.json'], 'no file at the top holds history');
 });
 
@@ -52,16 +63,37 @@ test('issue 9 crash case: a kill between the session database and session.json l
   const index = join(sessionFolder(stateDir, 's1'), 'session.json');
   rmSync(index);
   const reader = await Store.open({ stateDir, readOnly: true });
-  assert.deepEqual(reader.listSessions().map((session) => session.id).sort(), ['s1', 's2']);
+  assert.deepEqual(
+    reader
+      .listSessions()
+      .map((session) => session.id)
+      .sort(),
+    ['s1', 's2'],
+  );
   await reader.close();
   assert.equal(existsSync(index), false, 'a reader writes nothing');
   const store = await openStore(context, stateDir);
   assert.equal(store.getSession('s1')?.title, 'title s1');
-  assert.deepEqual(store.listSessions().map((session) => session.id).sort(), ['s1', 's2']);
+  assert.deepEqual(
+    store
+      .listSessions()
+      .map((session) => session.id)
+      .sort(),
+    ['s1', 's2'],
+  );
   assert.equal((JSON.parse(readFileSync(index, 'utf8')) as { id: string }).id, 's1', 'the writer rebuilt session.json from the database');
   // A torn session.json (a crash mid-write of an older Zuno, or a damaged disk) is rebuilt the same way.
   writeFileSync(join(sessionFolder(stateDir, 's2'), 'session.json'), '{"id":"s2","works');
-  assert.deepEqual(store.listSessions().map((session) => [session.id, session.title]).sort(), [['s1', 'title s1'], ['s2', 'title s2']]);
+  assert.deepEqual(
+    store
+      .listSessions()
+      .map((session) => [session.id, session.title])
+      .sort(),
+    [
+      ['s1', 'title s1'],
+      ['s2', 'title s2'],
+    ],
+  );
   store.appendMessage('s2', { role: 'user', content: 'resumed' });
   assert.equal(store.messages('s2').length, 2);
 });
@@ -71,7 +103,10 @@ test('issue 9 crash case: a kill after the session folder was made but before an
   await withSessions(stateDir, ['s1']);
   mkdirSync(sessionFolder(stateDir, 'half'), { recursive: true });
   const store = await openStore(context, stateDir);
-  assert.deepEqual(store.listSessions().map((session) => session.id), ['s1']);
+  assert.deepEqual(
+    store.listSessions().map((session) => session.id),
+    ['s1'],
+  );
   store.createSession({ id: 'half', workspace: '/w' });
   assert.equal(store.getSession('half')?.status, 'active');
 });
@@ -83,7 +118,9 @@ test('issue 9 crash case: a missing session database is named with its folder an
   rmSync(join(folder, 'journal.jsonl'));
   const store = await openStore(context, stateDir);
   const named = (error: unknown): boolean =>
-    error instanceof StoreCorruptError && error.message.includes(`its database (snapshot.sqlite, journal.jsonl) is missing from ${folder}`) && error.message.includes(`delete the folder ${folder}`);
+    error instanceof StoreCorruptError &&
+    error.message.includes(`its database (snapshot.sqlite, journal.jsonl) is missing from ${folder}`) &&
+    error.message.includes(`delete the folder ${folder}`);
   assert.throws(() => store.messages('gone'), named);
   assert.throws(() => store.appendMessage('gone', { role: 'user', content: 'x' }), named);
   assert.equal(existsSync(join(folder, 'journal.jsonl')), false, 'no empty database was made in its place');
@@ -101,8 +138,14 @@ test('issue 9 crash case: a torn last line in one session journal is cut off in 
   store.appendMessage('fine', { role: 'user', content: 'unaffected' });
   assert.deepEqual(warnings, [], 'the torn session was not touched by writing another');
   store.appendMessage('torn', { role: 'user', content: 'after the tear' });
-  assert.match(warnings.join('\n'), new RegExp(`The last line of ${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .* was cut short by a crash`));
-  assert.deepEqual(store.messages('torn').map((message) => message.content), ['hello torn', 'after the tear']);
+  assert.match(
+    warnings.join('\n'),
+    new RegExp(`The last line of ${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .* was cut short by a crash`),
+  );
+  assert.deepEqual(
+    store.messages('torn').map((message) => message.content),
+    ['hello torn', 'after the tear'],
+  );
 });
 
 test('issue 9 crash case: a session file from a newer Zuno is refused naming its folder; a newer layout is refused naming store.json', async (context) => {
@@ -114,7 +157,10 @@ test('issue 9 crash case: a session file from a newer Zuno is refused naming its
   const store = await openStore(context, stateDir);
   assert.throws(
     () => store.messages('newer'),
-    (error: unknown) => error instanceof StoreUsageError && error.message.includes(`The store in ${sessionFolder(stateDir, 'newer')} was written by a newer Zuno (schema version 99`) && /Update Zuno/.test(error.message),
+    (error: unknown) =>
+      error instanceof StoreUsageError &&
+      error.message.includes(`The store in ${sessionFolder(stateDir, 'newer')} was written by a newer Zuno (schema version 99`) &&
+      /Update Zuno/.test(error.message),
   );
   assert.equal(store.messages('current')[0]?.content, 'hello current');
   await store.close();
@@ -122,7 +168,8 @@ test('issue 9 crash case: a session file from a newer Zuno is refused naming its
   writeFileSync(join(stateDir, 'store.json'), JSON.stringify({ layout: 3 }));
   await assert.rejects(
     Store.open({ stateDir }),
-    (error: unknown) => error instanceof StoreUsageError && error.message.includes(`layout 3 in ${join(stateDir, 'store.json')}; this one knows up to 2`),
+    (error: unknown) =>
+      error instanceof StoreUsageError && error.message.includes(`layout 3 in ${join(stateDir, 'store.json')}; this one knows up to 2`),
   );
 });
 
@@ -167,8 +214,14 @@ test('issue 9: deleting a session removes its folder; a session another store wr
   const store = await openStore(context, stateDir);
   store.deleteSession('doomed');
   assert.equal(existsSync(sessionFolder(stateDir, 'doomed')), false);
-  assert.deepEqual(store.listSessions().map((session) => session.id), ['busy']);
-  assert.throws(() => store.deleteSession('busy'), (error: unknown) => error instanceof StateDirInUseError && /The session busy in the state dir .* is in use by pid/.test(error.message));
+  assert.deepEqual(
+    store.listSessions().map((session) => session.id),
+    ['busy'],
+  );
+  assert.throws(
+    () => store.deleteSession('busy'),
+    (error: unknown) => error instanceof StateDirInUseError && /The session busy in the state dir .* is in use by pid/.test(error.message),
+  );
   assert.ok(existsSync(join(sessionFolder(stateDir, 'busy'), 'journal.jsonl')), 'the refused deletion left the session whole');
   assert.throws(() => store.deleteSession('doomed'), /There is no session "doomed".*zuno sessions/);
   assert.equal(readdirSync(join(stateDir, 'sessions')).filter((name) => name.startsWith('.deleted-')).length, 0);
@@ -180,10 +233,19 @@ test('issue 9: a session id that is not a safe folder name gets a hashed folder 
   for (const id of ['../escape', 'a/b', 'CON.', 'spaces in id']) {
     store.createSession({ id, workspace: '/w' });
     store.appendMessage(id, { role: 'user', content: id });
-    assert.match(store.sessionDir(id), new RegExp(`^${join(stateDir, 'sessions').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/id-[0-9a-f]{32}$`));
+    assert.match(
+      store.sessionDir(id),
+      new RegExp(`^${join(stateDir, 'sessions').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/id-[0-9a-f]{32}$`),
+    );
   }
   assert.deepEqual(readdirSync(stateDir).sort(), ['sessions', 'store.json']);
-  assert.deepEqual(store.listSessions().map((session) => session.id).sort(), ['../escape', 'CON.', 'a/b', 'spaces in id']);
+  assert.deepEqual(
+    store
+      .listSessions()
+      .map((session) => session.id)
+      .sort(),
+    ['../escape', 'CON.', 'a/b', 'spaces in id'],
+  );
   assert.equal(store.messages('a/b')[0]?.content, 'a/b');
 });
 
@@ -197,11 +259,22 @@ test('issue 9: memories are shared by every store of the workspace (an append-on
   assert.equal(first.listMemories('accepted')[0]?.id, memory.id);
   const other = second.proposeMemory('tests live in test/');
   first.deleteMemory(other.id);
-  assert.deepEqual(second.listMemories().map((row) => row.text), ['use pnpm, not npm']);
+  assert.deepEqual(
+    second.listMemories().map((row) => row.text),
+    ['use pnpm, not npm'],
+  );
   appendFileSync(join(stateDir, 'memories.jsonl'), '{"op":"propose","id":"torn","te');
-  assert.deepEqual(first.listMemories().map((row) => row.text), ['use pnpm, not npm'], 'a torn last line is skipped');
+  assert.deepEqual(
+    first.listMemories().map((row) => row.text),
+    ['use pnpm, not npm'],
+    'a torn last line is skipped',
+  );
   first.proposeMemory('after the tear');
-  assert.deepEqual(second.listMemories().map((row) => row.text), ['use pnpm, not npm', 'after the tear'], 'the next line was not glued to the fragment');
+  assert.deepEqual(
+    second.listMemories().map((row) => row.text),
+    ['use pnpm, not npm', 'after the tear'],
+    'the next line was not glued to the fragment',
+  );
 });
 
 /** A copy of the 0.1.0 fixture as a state dir (the one-file layout before issue 9). */
@@ -220,7 +293,13 @@ async function contents(stateDir: string, readOnly: boolean): Promise<Record<str
         [
           session.status,
           ...store.messages(session.id).map((message) => message.content),
-          ...store.calls(session.id).map((call) => `${call.callId}:${call.status}:${call.output ?? ''}:${store.callAttempts(session.id, call.callId).map((attempt) => attempt.output).join()}`),
+          ...store.calls(session.id).map(
+            (call) =>
+              `${call.callId}:${call.status}:${call.output ?? ''}:${store
+                .callAttempts(session.id, call.callId)
+                .map((attempt) => attempt.output)
+                .join()}`,
+          ),
         ],
       ]),
     );
@@ -241,7 +320,10 @@ test('issue 9 migration: a 0.1.0 store is split into one folder per session (cop
   const store = await Store.open({ stateDir, onWarning: (message) => warnings.push(message) });
   await store.close();
   const day = new Date().toISOString().slice(0, 10);
-  assert.match(warnings.join('\n'), new RegExp(`split the store in .* into one folder per session \\(2 sessions.*kept as .*journal\\.jsonl\\.migrated-${day}`));
+  assert.match(
+    warnings.join('\n'),
+    new RegExp(`split the store in .* into one folder per session \\(2 sessions.*kept as .*journal\\.jsonl\\.migrated-${day}`),
+  );
   assert.deepEqual(readFileSync(join(stateDir, `journal.jsonl.migrated-${day}`)), original, 'the old journal is kept byte for byte');
   assert.deepEqual(readdirSync(join(stateDir, 'sessions')).sort(), Object.keys(FIXTURE_SESSIONS).sort());
   assert.deepEqual(await contents(stateDir, false), before, 'every session, message, call and attempt output is there');
@@ -281,7 +363,10 @@ test('issue 9: a long-lived store keeps at most MAX_OPEN_SESSIONS sessions open,
   other.appendMessage('s0', { role: 'user', content: 'from the other store' });
   await other.close();
   store.appendMessage('s0', { role: 'user', content: 'back here' });
-  assert.deepEqual(store.messages('s0').map((message) => message.content), ['from the other store', 'back here']);
+  assert.deepEqual(
+    store.messages('s0').map((message) => message.content),
+    ['from the other store', 'back here'],
+  );
   await store.recordFinish(callFinish('running', 'c1'));
   assert.equal(store.getCall('running', 'c1')?.status, 'ok');
 });
@@ -304,7 +389,13 @@ test('issue 9: retention deletes sessions beyond history.max_sessions and older 
   // An event opens the session for writing here without changing its date.
   store.recordEvent({ type: 'notice', level: 'info', text: 'open in this store', ts: now, session_id: 'older' });
   assert.deepEqual(store.applyRetention({ max_sessions: 1 }, now), ['newer'], 'newest is within the limit; older is open here and kept');
-  assert.deepEqual(store.listSessions().map((session) => session.id).sort(), ['newest', 'older']);
+  assert.deepEqual(
+    store
+      .listSessions()
+      .map((session) => session.id)
+      .sort(),
+    ['newest', 'older'],
+  );
 });
 
 test('issue 9: resuming a session just shown turns the loaded copy into the writer, unless another process wrote it in between', async (context) => {
@@ -316,12 +407,19 @@ test('issue 9: resuming a session just shown turns the loaded copy into the writ
   await store.recordStart(callStart('s1', 'c2'));
   await store.close();
   const reopened = await openStore(context, stateDir);
-  assert.deepEqual(reopened.messages('s1').map((message) => message.content), ['hello s1', 'resumed'], 'the promoted writer continued the journal in sequence');
+  assert.deepEqual(
+    reopened.messages('s1').map((message) => message.content),
+    ['hello s1', 'resumed'],
+    'the promoted writer continued the journal in sequence',
+  );
   assert.equal(reopened.getCall('s1', 'c2')?.status, 'running');
   // Another store writes between this one's read and its first write.
   const other = await Store.open({ stateDir });
   other.appendMessage('s1', { role: 'user', content: 'from the other store' });
   await other.close();
   reopened.appendMessage('s1', { role: 'user', content: 'after it' });
-  assert.deepEqual(reopened.messages('s1').map((message) => message.content), ['hello s1', 'resumed', 'from the other store', 'after it']);
+  assert.deepEqual(
+    reopened.messages('s1').map((message) => message.content),
+    ['hello s1', 'resumed', 'from the other store', 'after it'],
+  );
 });

@@ -14,7 +14,10 @@ test('issue 9 state location, Linux: $XDG_STATE_HOME/zuno/workspaces/<name>-<has
   assert.equal(defaultStateDir({ ...base, env: { XDG_STATE_HOME: '/var/xdg' } }), `/var/xdg/zuno/workspaces/my_app-${hash}`);
   assert.equal(defaultStateDir({ ...base, env: {} }), `/home/ada/.local/state/zuno/workspaces/my_app-${hash}`);
   // The XDG spec says a relative value is invalid and ignored.
-  assert.equal(defaultStateDir({ ...base, env: { XDG_STATE_HOME: 'relative/state' } }), `/home/ada/.local/state/zuno/workspaces/my_app-${hash}`);
+  assert.equal(
+    defaultStateDir({ ...base, env: { XDG_STATE_HOME: 'relative/state' } }),
+    `/home/ada/.local/state/zuno/workspaces/my_app-${hash}`,
+  );
 });
 
 test('issue 9 state location, macOS: ~/Library/Application Support/Zuno/workspaces/<name>-<hash>, XDG ignored', () => {
@@ -31,12 +34,21 @@ test('issue 9 state location, Windows: %LOCALAPPDATA%\\Zuno\\workspaces\\<name>-
     defaultStateDir({ workspaceRoot, platform: 'win32', home: 'C:\\Users\\ada', env: { LOCALAPPDATA: 'D:\\Local' } }),
     `D:\\Local\\Zuno\\workspaces\\Project-${windowsHash}`,
   );
-  assert.equal(defaultStateDir({ workspaceRoot, platform: 'win32', home: 'C:\\Users\\ada', env: {} }), `C:\\Users\\ada\\AppData\\Local\\Zuno\\workspaces\\Project-${windowsHash}`);
+  assert.equal(
+    defaultStateDir({ workspaceRoot, platform: 'win32', home: 'C:\\Users\\ada', env: {} }),
+    `C:\\Users\\ada\\AppData\\Local\\Zuno\\workspaces\\Project-${windowsHash}`,
+  );
 });
 
 test('issue 9 state location: the zuno.stateDir root replaces the platform folder, the workspace keeps its own directory in it', () => {
   assert.equal(
-    defaultStateDir({ workspaceRoot: '/home/ada/src/my app', platform: 'linux', home: '/home/ada', env: { XDG_STATE_HOME: '/var/xdg' }, root: '/mnt/zuno' }),
+    defaultStateDir({
+      workspaceRoot: '/home/ada/src/my app',
+      platform: 'linux',
+      home: '/home/ada',
+      env: { XDG_STATE_HOME: '/var/xdg' },
+      root: '/mnt/zuno',
+    }),
     `/mnt/zuno/workspaces/my_app-${hash}`,
   );
 });
@@ -50,8 +62,14 @@ test('issue 9 state location: weird basenames become one portable, visible folde
   assert.equal(sanitizedName('x'.repeat(200)).length, 40);
   assert.match(sanitizedName('naïve…'), /^[A-Za-z0-9._-]+$/);
   // The root of a drive or of the file system has no basename.
-  assert.match(defaultStateDir({ workspaceRoot: '/', platform: 'linux', home: '/h', env: {} }), /\/h\/\.local\/state\/zuno\/workspaces\/workspace-[0-9a-f]{16}$/);
-  assert.match(defaultStateDir({ workspaceRoot: 'C:\\', platform: 'win32', home: 'C:\\h', env: {} }), /\\Zuno\\workspaces\\workspace-[0-9a-f]{16}$/);
+  assert.match(
+    defaultStateDir({ workspaceRoot: '/', platform: 'linux', home: '/h', env: {} }),
+    /\/h\/\.local\/state\/zuno\/workspaces\/workspace-[0-9a-f]{16}$/,
+  );
+  assert.match(
+    defaultStateDir({ workspaceRoot: 'C:\\', platform: 'win32', home: 'C:\\h', env: {} }),
+    /\\Zuno\\workspaces\\workspace-[0-9a-f]{16}$/,
+  );
 });
 
 test('issue 9 state location: two folders with the same name get different directories (the hash of the real path)', () => {

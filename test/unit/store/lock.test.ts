@@ -11,14 +11,22 @@ import { temporaryDirectory } from '../../support/store-fixtures';
 test('issue 2 §8: one writer: a lock file that cannot be read is never taken over silently', (context) => {
   const stateDir = temporaryDirectory(context);
   writeFileSync(join(stateDir, LOCK_FILE), 'garbage');
-  assert.throws(() => acquireLock(stateDir), (error: unknown) => error instanceof StateDirInUseError && error.message.includes(`The lock file ${join(stateDir, LOCK_FILE)} cannot be read`));
+  assert.throws(
+    () => acquireLock(stateDir),
+    (error: unknown) =>
+      error instanceof StateDirInUseError && error.message.includes(`The lock file ${join(stateDir, LOCK_FILE)} cannot be read`),
+  );
   assert.equal(readFileSync(join(stateDir, LOCK_FILE), 'utf8'), 'garbage');
 });
 
 test('issue 2 §8: one writer: a lock held on another host counts as in use, since its pid cannot be checked there', (context) => {
   const stateDir = temporaryDirectory(context);
   writeFileSync(join(stateDir, LOCK_FILE), JSON.stringify({ pid: 4242, host: 'elsewhere.example', token: 't' }));
-  assert.throws(() => acquireLock(stateDir), (error: unknown) => error instanceof StateDirInUseError && error.ownerPid === 4242 && /in use by pid 4242 on elsewhere\.example/.test(error.message));
+  assert.throws(
+    () => acquireLock(stateDir),
+    (error: unknown) =>
+      error instanceof StateDirInUseError && error.ownerPid === 4242 && /in use by pid 4242 on elsewhere\.example/.test(error.message),
+  );
 });
 
 test('issue 2 §8: one writer: releasing removes only our own lock, and leaves no draft files behind', (context) => {

@@ -30,7 +30,15 @@ async function writeVersionOneStore(stateDir: string): Promise<void> {
   writeFileSync(join(stateDir, 'snapshot.sqlite'), db.export());
   db.close();
   const lines = [
-    { seq: 4, ops: [['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)', ['old', 1, JSON.stringify({ role: 'user', content: 'written at v1' })]]] },
+    {
+      seq: 4,
+      ops: [
+        [
+          'INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)',
+          ['old', 1, JSON.stringify({ role: 'user', content: 'written at v1' })],
+        ],
+      ],
+    },
     {
       seq: 5,
       ops: [
@@ -39,7 +47,10 @@ async function writeVersionOneStore(stateDir: string): Promise<void> {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 0, ?)`,
           ['old', 'c2', 2, 2, 0, 'shell', '{"command":"make"}', 'SideEffecting', 'Never', 'Exclusive', 1, 30],
         ],
-        [`INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at) VALUES (?, ?, ?, 'running', ?)`, ['old', 'c2', 1, 30]],
+        [
+          `INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at) VALUES (?, ?, ?, 'running', ?)`,
+          ['old', 'c2', 1, 30],
+        ],
       ],
     },
   ];
@@ -61,7 +72,13 @@ test('issue 9: a version-1 store opens with every row kept, is split into one fo
   const store = await Store.open({ stateDir });
   assert.equal(store.getSession('old')?.title, 'from v1');
   assert.deepEqual(store.messages('old'), [{ role: 'user', content: 'written at v1' }]);
-  assert.deepEqual(store.calls('old').map((call) => [call.callId, call.status]), [['c1', 'ok'], ['c2', 'running']]);
+  assert.deepEqual(
+    store.calls('old').map((call) => [call.callId, call.status]),
+    [
+      ['c1', 'ok'],
+      ['c2', 'running'],
+    ],
+  );
   // The tables version 2 added are there and usable.
   store.setPlan('old', 'finish the migration');
   store.setTodos('old', [{ id: 't1', content: 'check', status: 'pending' }]);
@@ -73,7 +90,10 @@ test('issue 9: a version-1 store opens with every row kept, is split into one fo
 
   // Issue 9: the one-file store was split into a folder per session; the old files were renamed, not deleted.
   const day = new Date().toISOString().slice(0, 10);
-  assert.ok(existsSync(join(stateDir, `snapshot.sqlite.migrated-${day}`)) && existsSync(join(stateDir, `journal.jsonl.migrated-${day}`)), readdirSync(stateDir).join(', '));
+  assert.ok(
+    existsSync(join(stateDir, `snapshot.sqlite.migrated-${day}`)) && existsSync(join(stateDir, `journal.jsonl.migrated-${day}`)),
+    readdirSync(stateDir).join(', '),
+  );
   assert.equal(existsSync(join(stateDir, 'journal.jsonl')), false);
   assert.ok(existsSync(join(stateDir, 'sessions', 'old', 'snapshot.sqlite')));
   assert.equal(SCHEMA_VERSION, 4);
@@ -84,7 +104,18 @@ test('issue 9: a version-1 store opens with every row kept, is split into one fo
   assert.deepEqual(reopened.getTodos('old'), [{ id: 't1', content: 'check', status: 'pending' }]);
   assert.equal(reopened.listMemories()[0]?.text, 'v2 tables work');
   assert.deepEqual(
-    reopened.modelRequests('old').map((row) => [row.seq, row.model, row.inputTokens, row.outputTokens, row.cachedTokens, row.cacheWriteTokens, row.estimated, row.contextWindow]),
+    reopened
+      .modelRequests('old')
+      .map((row) => [
+        row.seq,
+        row.model,
+        row.inputTokens,
+        row.outputTokens,
+        row.cachedTokens,
+        row.cacheWriteTokens,
+        row.estimated,
+        row.contextWindow,
+      ]),
     [[1, 'm', 120, 7, 100, 0, false, 32_768]],
   );
   assert.equal(reopened.calls('old')[1]?.status, 'indeterminate');
@@ -95,7 +126,10 @@ test('issue 2 §8: a read-only open of a version-1 store migrates in memory only
   await writeVersionOneStore(stateDir);
   const before = [readFileSync(join(stateDir, 'snapshot.sqlite')), readFileSync(join(stateDir, 'journal.jsonl'))];
   const reader = await Store.open({ stateDir, readOnly: true });
-  assert.deepEqual(reader.calls('old').map((call) => call.callId), ['c1', 'c2']);
+  assert.deepEqual(
+    reader.calls('old').map((call) => call.callId),
+    ['c1', 'c2'],
+  );
   assert.equal(reader.getPlan('old'), undefined, 'the version-2 tables exist, empty');
   assert.deepEqual(reader.modelRequests('old'), [], 'the version-3 table exists, empty');
   await reader.close();

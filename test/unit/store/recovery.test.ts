@@ -32,12 +32,18 @@ test('R3: clipping never splits a character made of two UTF-16 units', () => {
 
 test('R3: the notice names each call, its tool, arguments and attempt, says indeterminate and not retried, and says to check state first', () => {
   const text = recoveryNoticeText([notice('call_7', 'shell', 'command="npm publish"', 2), notice('call_8', 'write', 'path="a.txt"', 1)]);
-  assert.match(text, /^RECOVERY NOTICE \(from the session store\): the previous run of this session stopped while these 2 tool calls were running:/);
+  assert.match(
+    text,
+    /^RECOVERY NOTICE \(from the session store\): the previous run of this session stopped while these 2 tool calls were running:/,
+  );
   assert.match(text, /- call call_7: tool "shell" with command="npm publish"; attempt 2; outcome: indeterminate\./);
   assert.match(text, /- call call_8: tool "write" with path="a.txt"; attempt 1; outcome: indeterminate\./);
   assert.match(text, /INDETERMINATE: its effect may or may not have happened/);
   assert.match(text, /They were NOT retried and will NOT be retried automatically\./);
-  assert.match(text, /Before any new mutation, check the authoritative state \(for example read the file, list the running processes, or run `git status`\)/);
+  assert.match(
+    text,
+    /Before any new mutation, check the authoritative state \(for example read the file, list the running processes, or run `git status`\)/,
+  );
 
   const single = recoveryNoticeText([notice('c1', 'shell', 'command="make"', 1)]);
   assert.match(single, /stopped while this tool call was running/);

@@ -26,13 +26,22 @@ function oldWorkspace(context: TestContext): { workspace: string; legacy: string
 async function sessionsAndCalls(stateDir: string): Promise<Record<string, string[]>> {
   const store = await Store.open({ stateDir, readOnly: true });
   try {
-    return Object.fromEntries(store.listSessions().map((session) => [session.id, store.calls(session.id).map((call) => `${call.callId}:${call.status}:${call.output ?? ''}`)]));
+    return Object.fromEntries(
+      store
+        .listSessions()
+        .map((session) => [session.id, store.calls(session.id).map((call) => `${call.callId}:${call.status}:${call.output ?? ''}`)]),
+    );
   } finally {
     await store.close();
   }
 }
 
-const choice = (workspace: string, stateHome: string) => ({ workspaceRoot: workspace, platform: 'linux' as const, env: { XDG_STATE_HOME: stateHome }, home: '/nonexistent-home' });
+const choice = (workspace: string, stateHome: string) => ({
+  workspaceRoot: workspace,
+  platform: 'linux' as const,
+  env: { XDG_STATE_HOME: stateHome },
+  home: '/nonexistent-home',
+});
 
 test('issue 9 migration: a 0.1.0 store is copied out, verified, and the old folder is renamed to state.migrated-<date>, never deleted', async (context) => {
   const { workspace, legacy, stateHome } = oldWorkspace(context);
@@ -82,7 +91,11 @@ test('issue 9 migration: a failed copy (target not writable) fails the open nami
     assert.match(error.message, /--state-dir/);
     return true;
   });
-  assert.deepEqual(readdirSync(legacy).map((name) => [name, readFileSync(join(legacy, name), 'utf8')]), files, 'no lock file or anything else left behind');
+  assert.deepEqual(
+    readdirSync(legacy).map((name) => [name, readFileSync(join(legacy, name), 'utf8')]),
+    files,
+    'no lock file or anything else left behind',
+  );
   assert.equal(existsSync(join(workspace, '.zuno', 'state.migrated-2026-12-02')), false);
 });
 
@@ -100,9 +113,16 @@ test('issue 9 migration: folders inside the state dir (spilled outputs, checkpoi
 test('issue 9 migration: two first opens at once (CLI and editor) migrate once; both find the same store', async (context) => {
   const { workspace, stateHome } = oldWorkspace(context);
   const before = await sessionsAndCalls(join(workspace, '.zuno', 'state'));
-  const [first, second] = await Promise.all([prepareStateDir(choice(workspace, stateHome), { now: NOW }), prepareStateDir(choice(workspace, stateHome), { now: NOW })]);
+  const [first, second] = await Promise.all([
+    prepareStateDir(choice(workspace, stateHome), { now: NOW }),
+    prepareStateDir(choice(workspace, stateHome), { now: NOW }),
+  ]);
   assert.equal(first.stateDir, second.stateDir);
-  assert.equal([first.migration, second.migration].filter((migration) => migration !== undefined).length, 1, 'exactly one of them migrated');
+  assert.equal(
+    [first.migration, second.migration].filter((migration) => migration !== undefined).length,
+    1,
+    'exactly one of them migrated',
+  );
   assert.deepEqual(readdirSync(join(workspace, '.zuno')).sort(), ['config.json', 'state.migrated-2026-12-02']);
   assert.deepEqual(await sessionsAndCalls(first.stateDir), before);
 });

@@ -14,7 +14,10 @@ async function sessionStore(context: Parameters<typeof temporaryDirectory>[0], s
   return store;
 }
 
-const isWorkStateError = (pattern: RegExp) => (error: unknown): boolean => error instanceof WorkStateError && error instanceof ToolError && pattern.test(error.message);
+const isWorkStateError =
+  (pattern: RegExp) =>
+  (error: unknown): boolean =>
+    error instanceof WorkStateError && error instanceof ToolError && pattern.test(error.message);
 
 test('S2: the plan is per session and replaced as a whole', async (context) => {
   const store = await sessionStore(context);
@@ -41,7 +44,9 @@ test('S2: todos keep their order; a list with a repeated id, an empty field or a
   ] as unknown as TodoItem[];
   assert.throws(
     () => store.setTodos('s1', bad),
-    isWorkStateError(/The todo list was not changed: the id "a" is used more than once; ids must be unique; todo 2 has empty content; todo 2 has the status "done", which is not one of pending, in_progress, completed, cancelled\./),
+    isWorkStateError(
+      /The todo list was not changed: the id "a" is used more than once; ids must be unique; todo 2 has empty content; todo 2 has the status "done", which is not one of pending, in_progress, completed, cancelled\./,
+    ),
   );
   assert.deepEqual(store.getTodos('s1'), todos, 'nothing changed');
   assert.deepEqual(store.setTodos('s1', []), []);
@@ -53,15 +58,28 @@ test('S2: todo updates change existing items by id; an unknown id or a bad statu
     { id: 'a', content: 'read', status: 'pending' },
     { id: 'b', content: 'patch', status: 'pending' },
   ]);
-  assert.deepEqual(store.updateTodos('s1', [{ id: 'a', status: 'completed' }, { id: 'b', content: 'patch carefully' }]), [
-    { id: 'a', content: 'read', status: 'completed' },
-    { id: 'b', content: 'patch carefully', status: 'pending' },
-  ]);
+  assert.deepEqual(
+    store.updateTodos('s1', [
+      { id: 'a', status: 'completed' },
+      { id: 'b', content: 'patch carefully' },
+    ]),
+    [
+      { id: 'a', content: 'read', status: 'completed' },
+      { id: 'b', content: 'patch carefully', status: 'pending' },
+    ],
+  );
   assert.throws(
-    () => store.updateTodos('s1', [{ id: 'b', status: 'cancelled' }, { id: 'z', status: 'completed' }]),
+    () =>
+      store.updateTodos('s1', [
+        { id: 'b', status: 'cancelled' },
+        { id: 'z', status: 'completed' },
+      ]),
     isWorkStateError(/No todo was changed: there is no todo with id "z" \(known ids: a, b\)/),
   );
-  assert.throws(() => store.updateTodos('s1', [{ id: 'a', status: 'finished' as 'completed' }]), isWorkStateError(/todo "a" has the status "finished"/));
+  assert.throws(
+    () => store.updateTodos('s1', [{ id: 'a', status: 'finished' as 'completed' }]),
+    isWorkStateError(/todo "a" has the status "finished"/),
+  );
   assert.equal(store.getTodos('s1')[1]?.status, 'pending');
 });
 
@@ -73,7 +91,10 @@ test('S2: the goal is set with a status, validated, and survives a reopen with t
   assert.equal(store.setGoal('s1', { text: 'ship the store' }).status, 'active');
   store.setGoal('s1', { text: 'ship the store', status: 'achieved' });
   assert.throws(() => store.setGoal('s1', { text: '  ' }), isWorkStateError(/its text is empty/));
-  assert.throws(() => store.setGoal('s1', { text: 'x', status: 'won' as 'achieved' }), isWorkStateError(/"won" is not a goal status; use one of active, achieved, abandoned/));
+  assert.throws(
+    () => store.setGoal('s1', { text: 'x', status: 'won' as 'achieved' }),
+    isWorkStateError(/"won" is not a goal status; use one of active, achieved, abandoned/),
+  );
   store.setPlan('s1', 'plan');
   store.setTodos('s1', [{ id: 'a', content: 'read', status: 'pending' }]);
   await store.close();
@@ -95,10 +116,19 @@ test('issue 2 §8: memory_propose: proposed, listed by status, accepted, deleted
   const accepted = store.acceptMemory(tabs.id);
   assert.equal(accepted.status, 'accepted');
   assert.equal(typeof accepted.acceptedAt, 'number');
-  assert.deepEqual(store.listMemories('accepted').map((memory) => memory.id), [tabs.id]);
-  assert.deepEqual(store.listMemories('proposed').map((memory) => memory.id), [tests.id]);
+  assert.deepEqual(
+    store.listMemories('accepted').map((memory) => memory.id),
+    [tabs.id],
+  );
+  assert.deepEqual(
+    store.listMemories('proposed').map((memory) => memory.id),
+    [tests.id],
+  );
   store.deleteMemory(tests.id);
-  assert.deepEqual(store.listMemories().map((memory) => memory.id), [tabs.id]);
+  assert.deepEqual(
+    store.listMemories().map((memory) => memory.id),
+    [tabs.id],
+  );
   assert.throws(() => store.acceptMemory(tests.id), isWorkStateError(new RegExp(`There is no memory with id "${tests.id}"`)));
   assert.throws(() => store.deleteMemory('nope'), isWorkStateError(/There is no memory with id "nope"/));
   assert.throws(() => store.proposeMemory(' '), isWorkStateError(/its text is empty/));
@@ -107,5 +137,8 @@ test('issue 2 §8: memory_propose: proposed, listed by status, accepted, deleted
 
   const reopened = await Store.open({ stateDir, readOnly: true });
   context.after(() => reopened.close());
-  assert.deepEqual(reopened.listMemories().map((memory) => [memory.text, memory.status]), [['The project uses tabs.', 'accepted']]);
+  assert.deepEqual(
+    reopened.listMemories().map((memory) => [memory.text, memory.status]),
+    [['The project uses tabs.', 'accepted']],
+  );
 });

@@ -108,7 +108,9 @@ for (const name of caseNames('refuse')) {
     const sandbox = makeSandbox();
     try {
       const patch = loadCase('refuse', name, sandbox);
-      const expected = readFileSync(join(corpora, 'refuse', name, 'expected.txt'), 'utf8').split('\n').filter((line) => line !== '');
+      const expected = readFileSync(join(corpora, 'refuse', name, 'expected.txt'), 'utf8')
+        .split('\n')
+        .filter((line) => line !== '');
       const context = makeToolContext({ workspaceRoot: sandbox.workspace });
       const before = snapshotTree(sandbox.root);
 
@@ -156,12 +158,15 @@ test('§9: subjects: one path subject per touched path, move destinations includ
       '*** End Patch',
     ].join('\n');
     const subjects = await applyPatchTool.subjectsFor({ patch }, context);
-    assert.deepEqual(subjects.map(({ kind, value, outsideWorkspace }) => ({ kind, value, outsideWorkspace })), [
-      { kind: 'path', value: join(sandbox.workspace, 'a.txt'), outsideWorkspace: false },
-      { kind: 'path', value: join(sandbox.workspace, 'sub', 'b.txt'), outsideWorkspace: false },
-      { kind: 'path', value: join(sandbox.outside, 'planted.txt'), outsideWorkspace: true },
-      { kind: 'path', value: join(sandbox.workspace, 'gone.txt'), outsideWorkspace: false },
-    ]);
+    assert.deepEqual(
+      subjects.map(({ kind, value, outsideWorkspace }) => ({ kind, value, outsideWorkspace })),
+      [
+        { kind: 'path', value: join(sandbox.workspace, 'a.txt'), outsideWorkspace: false },
+        { kind: 'path', value: join(sandbox.workspace, 'sub', 'b.txt'), outsideWorkspace: false },
+        { kind: 'path', value: join(sandbox.outside, 'planted.txt'), outsideWorkspace: true },
+        { kind: 'path', value: join(sandbox.workspace, 'gone.txt'), outsideWorkspace: false },
+      ],
+    );
   } finally {
     removeDir(sandbox.root);
   }
@@ -294,7 +299,12 @@ test("issue 3: approvedEdits: the user's edited text lands in the file's format,
     assert.equal(readFileSync(join(workspace, 'plain.txt'), 'utf8'), 'P\n');
     const result = invocation.outcome === 'ok' ? invocation.result : undefined;
     assert.ok(result?.output.includes('The user edited the proposed edited.txt before approving'));
-    assert.ok(result?.output.includes('--- edited.txt\tproposed\n+++ edited.txt\tlanded\n@@ -1,3 +1,3 @@\n one\n-2\n+2 (the user prefers this)\n three'), result?.output);
+    assert.ok(
+      result?.output.includes(
+        '--- edited.txt\tproposed\n+++ edited.txt\tlanded\n@@ -1,3 +1,3 @@\n one\n-2\n+2 (the user prefers this)\n three',
+      ),
+      result?.output,
+    );
     assert.deepEqual(result?.metadata?.['userEdited'], ['edited.txt']);
   } finally {
     removeDir(sandbox.root);
@@ -308,8 +318,12 @@ test('issue 3: rollback: an I/O failure on the 3rd write restores the updated fi
     writeFileSync(join(workspace, 'a.txt'), 'a\n');
     writeFileSync(join(workspace, 'c.txt'), 'c\n');
     const before = snapshotTree(sandbox.root);
-    const host = withFaults(createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }), (operation, _path, count) => operation === 'writeFileAtomic' && count === 3);
-    const patch = '*** Begin Patch\n*** Update File: a.txt\n-a\n+A\n*** Add File: deep/new/b.txt\n+b\n*** Update File: c.txt\n-c\n+C\n*** End Patch';
+    const host = withFaults(
+      createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }),
+      (operation, _path, count) => operation === 'writeFileAtomic' && count === 3,
+    );
+    const patch =
+      '*** Begin Patch\n*** Update File: a.txt\n-a\n+A\n*** Add File: deep/new/b.txt\n+b\n*** Update File: c.txt\n-c\n+C\n*** End Patch';
     const invocation = await invoke(applyPatchTool, { patch }, makeToolContext({ workspaceRoot: workspace, host }));
     assert.equal(invocation.outcome, 'error');
     const message = invocation.outcome === 'error' ? invocation.message : '';
@@ -330,7 +344,10 @@ test('issue 3: rollback: a failure while removing files puts back the removed on
     writeFileSync(join(workspace, 'second.txt'), 'second\n');
     writeFileSync(join(workspace, 'u.txt'), 'u\n');
     const before = snapshotTree(sandbox.root);
-    const host = withFaults(createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }), (operation, _path, count) => operation === 'rename' && count === 2);
+    const host = withFaults(
+      createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }),
+      (operation, _path, count) => operation === 'rename' && count === 2,
+    );
     const patch = '*** Begin Patch\n*** Update File: u.txt\n-u\n+U\n*** Delete File: script.sh\n*** Delete File: second.txt\n*** End Patch';
     const invocation = await invoke(applyPatchTool, { patch }, makeToolContext({ workspaceRoot: workspace, host }));
     assert.equal(invocation.outcome, 'error');
@@ -349,11 +366,15 @@ test('issue 3: a moved file keeps its mode, and a failure after the move puts it
     writeFileSync(join(workspace, 'run.sh'), '#!/bin/sh\necho one\n');
     chmodSync(join(workspace, 'run.sh'), 0o755);
     writeFileSync(join(workspace, 'later.txt'), 'later\n');
-    const patch = '*** Begin Patch\n*** Update File: run.sh\n*** Move to: bin/tools/run.sh\n-echo one\n+echo two\n*** Update File: later.txt\n-later\n+LATER\n*** End Patch';
+    const patch =
+      '*** Begin Patch\n*** Update File: run.sh\n*** Move to: bin/tools/run.sh\n-echo one\n+echo two\n*** Update File: later.txt\n-later\n+LATER\n*** End Patch';
     const before = snapshotTree(sandbox.root);
 
     // The write after the move (later.txt, the 2nd atomic write) fails: the move is undone too.
-    const failing = withFaults(createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }), (operation, _path, count) => operation === 'writeFileAtomic' && count === 2);
+    const failing = withFaults(
+      createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }),
+      (operation, _path, count) => operation === 'writeFileAtomic' && count === 2,
+    );
     const invocation = await invoke(applyPatchTool, { patch }, makeToolContext({ workspaceRoot: workspace, host: failing }));
     assert.equal(invocation.outcome, 'error');
     assert.match(invocation.outcome === 'error' ? invocation.message : '', /The 1 change\(s\) already made \(run\.sh\) were undone\./);
@@ -376,11 +397,17 @@ test('issue 3: rollback that fails too is reported file by file, naming what was
     writeFileSync(join(workspace, 'a.txt'), 'a\n');
     writeFileSync(join(workspace, 'b.txt'), 'b\n');
     // The 2nd write fails, and so does the 3rd: the undo of a.txt.
-    const host = withFaults(createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }), (operation, _path, count) => operation === 'writeFileAtomic' && count >= 2);
+    const host = withFaults(
+      createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }),
+      (operation, _path, count) => operation === 'writeFileAtomic' && count >= 2,
+    );
     const patch = '*** Begin Patch\n*** Update File: a.txt\n-a\n+A\n*** Update File: b.txt\n-b\n+B\n*** End Patch';
     const invocation = await invoke(applyPatchTool, { patch }, makeToolContext({ workspaceRoot: workspace, host }));
     assert.equal(invocation.outcome, 'error');
-    assert.match(invocation.outcome === 'error' ? invocation.message : '', /could not be fully undone: writing .*b\.txt failed: ENOSPC.* Restored: none\. NOT restored, check them before anything else: a\.txt\./);
+    assert.match(
+      invocation.outcome === 'error' ? invocation.message : '',
+      /could not be fully undone: writing .*b\.txt failed: ENOSPC.* Restored: none\. NOT restored, check them before anything else: a\.txt\./,
+    );
     assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'A\n');
     assert.equal(readFileSync(join(workspace, 'b.txt'), 'utf8'), 'b\n');
   } finally {
@@ -393,13 +420,23 @@ test('issue 3: a deleted file whose set-aside copy cannot be removed is still de
   try {
     const { workspace } = sandbox;
     writeFileSync(join(workspace, 'gone.txt'), 'bye\n');
-    const host = withFaults(createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }), (operation, path) => operation === 'remove' && path.includes('.zuno-removed-'));
-    const invocation = await invoke(applyPatchTool, { patch: '*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch' }, makeToolContext({ workspaceRoot: workspace, host }));
+    const host = withFaults(
+      createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }),
+      (operation, path) => operation === 'remove' && path.includes('.zuno-removed-'),
+    );
+    const invocation = await invoke(
+      applyPatchTool,
+      { patch: '*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch' },
+      makeToolContext({ workspaceRoot: workspace, host }),
+    );
     assert.equal(invocation.outcome, 'ok');
     const leftovers = readdirSync(workspace);
     assert.equal(leftovers.length, 1);
     assert.match(leftovers[0] ?? '', /^\.gone\.txt\.zuno-removed-[0-9a-f]+$/);
-    assert.match(invocation.outcome === 'ok' ? invocation.result.output : '', /Could not remove the set-aside copies of deleted files \(safe to delete\): .*\.gone\.txt\.zuno-removed-/);
+    assert.match(
+      invocation.outcome === 'ok' ? invocation.result.output : '',
+      /Could not remove the set-aside copies of deleted files \(safe to delete\): .*\.gone\.txt\.zuno-removed-/,
+    );
   } finally {
     removeDir(sandbox.root);
   }
@@ -441,18 +478,30 @@ test('B1, E1: through the scheduler: a malformed patch is blocked invalid_argume
       registry: new ToolRegistry([{ tool: applyPatchTool, defaultSurface: true }]),
       ledger: new MemoryLedger(),
       events: new EventBus(),
-      env: { host: createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals }), config: parseConfig({}), workspaceRoot: workspace },
+      env: {
+        host: createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals }),
+        config: parseConfig({}),
+        workspaceRoot: workspace,
+      },
     });
     const call = (id: string, patch: string) => ({ id, name: 'apply_patch', arguments: JSON.stringify({ patch }) });
     const results = await scheduler.runTurn(
       'session-1',
-      [call('1', '*** Begin Patch\n*** Update File: a.txt\n-two\n+TWO\n'), call('2', '*** Begin Patch\n*** Update File: a.txt\n-two\n+TWO\n*** End Patch')],
+      [
+        call('1', '*** Begin Patch\n*** Update File: a.txt\n-two\n+TWO\n'),
+        call('2', '*** Begin Patch\n*** Update File: a.txt\n-two\n+TWO\n*** End Patch'),
+      ],
       { signal: new AbortController().signal },
     );
-    assert.deepEqual(results.map((result) => result.outcome), [{ kind: 'blocked', category: 'invalid_arguments' }, { kind: 'ok' }]);
+    assert.deepEqual(
+      results.map((result) => result.outcome),
+      [{ kind: 'blocked', category: 'invalid_arguments' }, { kind: 'ok' }],
+    );
     assert.match(results[0]?.output ?? '', /Patch line 4: expected "\*\*\* End Patch" as the last line, found "\+TWO"/);
     assert.equal(requests.length, 1);
-    assert.deepEqual(requests[0]?.changes, [{ path: join(workspace, 'a.txt'), kind: 'update', before: 'one\r\ntwo\r\n', after: 'one\r\nTWO\r\n' }]);
+    assert.deepEqual(requests[0]?.changes, [
+      { path: join(workspace, 'a.txt'), kind: 'update', before: 'one\r\ntwo\r\n', after: 'one\r\nTWO\r\n' },
+    ]);
     assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'one\r\nTWO, said the user\r\n');
     assert.match(results[1]?.output ?? '', /-TWO\n\+TWO, said the user/);
   } finally {

@@ -87,7 +87,11 @@ test('T3 bg classifies each call from its arguments: list/output/wait ReadOnly+S
 test('C1 shell with background: true is IsolatedBackground and still SideEffecting/Never; without it, Exclusive', () => {
   const background = shellTool.parse({ command: 'sleep 1', background: true });
   assert.ok(background.success);
-  assert.deepEqual(shellTool.declarationsFor(background.args), { effect: 'SideEffecting', replay: 'Never', concurrency: 'IsolatedBackground' });
+  assert.deepEqual(shellTool.declarationsFor(background.args), {
+    effect: 'SideEffecting',
+    replay: 'Never',
+    concurrency: 'IsolatedBackground',
+  });
   const foreground = shellTool.parse({ command: 'sleep 1', background: false });
   assert.ok(foreground.success);
   assert.deepEqual(shellTool.declarationsFor(foreground.args), { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' });
@@ -106,7 +110,10 @@ test('T3 bad input: output, wait and cancel need an id; unknown actions are refu
 test('S1: without a job registry bg is unavailable and shell background says what to do instead', async () => {
   const ctx = context(undefined);
   assert.match(bgTool.unavailableReason(ctx) ?? '', /not available in this host/);
-  await assert.rejects(shell({ command: 'true', background: true }, ctx), (error: unknown) => error instanceof ToolError && /Run the command in the foreground/.test(error.message));
+  await assert.rejects(
+    shell({ command: 'true', background: true }, ctx),
+    (error: unknown) => error instanceof ToolError && /Run the command in the foreground/.test(error.message),
+  );
 });
 
 test('S1: shell background returns its id at once; bg list/output/wait follow it; wait returns at the timeout while it runs, on exit once it ends', async () => {
@@ -163,19 +170,27 @@ test('S1 bg output pages the spilled output by line: the last lines by default, 
   const window = await bg({ action: 'output', id, offset: 10, limit: 5 }, ctx);
   assert.match(window.output, /lines 10–14 of 500\.\n10\n11\n12\n13\n14\n\[Earlier lines: offset=1 to 9\. Continue with offset=15\.\]/);
 
-  await assert.rejects(bg({ action: 'output', id, offset: 501 }, ctx), (error: unknown) => error instanceof ToolError && /offset 501 is past the end: bg-\d+ has 500 lines/.test(error.message));
+  await assert.rejects(
+    bg({ action: 'output', id, offset: 501 }, ctx),
+    (error: unknown) => error instanceof ToolError && /offset 501 is past the end: bg-\d+ has 500 lines/.test(error.message),
+  );
 });
 
 test('S1: bg output stays within the byte cap and says where to continue', async () => {
   const jobs = newJobs();
   const ctx = { ...context(jobs), config: parseConfig({ tool_output: { max_bytes: 2048 } }) };
-  const id = idOf(await shell({ command: `for i in $(seq 1 100); do printf 'line %03d %s\\n' $i "$(printf '%0100d' 0)"; done`, background: true }, ctx));
+  const id = idOf(
+    await shell({ command: `for i in $(seq 1 100); do printf 'line %03d %s\\n' $i "$(printf '%0100d' 0)"; done`, background: true }, ctx),
+  );
   await jobs.command('session-1', id).finished;
   const page = await bg({ action: 'output', id, offset: 1, limit: 100 }, ctx);
   const shown = page.output.split('\n').filter((line) => line.startsWith('line '));
   assert.ok(shown.length > 0 && shown.length < 100, `${shown.length} lines shown`);
   assert.ok(Buffer.byteLength(page.output) < 2048 + 512);
-  assert.match(page.output, new RegExp(`Continue with offset=${shown.length + 1} \\(this page was cut to stay within the output size cap\\)`));
+  assert.match(
+    page.output,
+    new RegExp(`Continue with offset=${shown.length + 1} \\(this page was cut to stay within the output size cap\\)`),
+  );
 });
 
 test('S1: bg cancel kills the whole process group and reports it; a second cancel says it had already ended', async () => {
@@ -214,9 +229,16 @@ test('S1: an unknown id is an error that lists the known ids; another session se
   const jobs = newJobs();
   const ctx = context(jobs);
   const id = idOf(await shell({ command: 'echo hi', background: true }, ctx));
-  await assert.rejects(bg({ action: 'output', id: 'bg-99' }, ctx), (error: unknown) => error instanceof ToolError && new RegExp(`no background command "bg-99".*known ones are: ${id} \\(`).test(error.message));
+  await assert.rejects(
+    bg({ action: 'output', id: 'bg-99' }, ctx),
+    (error: unknown) =>
+      error instanceof ToolError && new RegExp(`no background command "bg-99".*known ones are: ${id} \\(`).test(error.message),
+  );
   const other = context(jobs, 'session-2');
-  await assert.rejects(bg({ action: 'wait', id }, other), (error: unknown) => error instanceof ToolError && /None was started/.test(error.message));
+  await assert.rejects(
+    bg({ action: 'wait', id }, other),
+    (error: unknown) => error instanceof ToolError && /None was started/.test(error.message),
+  );
   assert.match((await bg({ action: 'list' }, other)).output, /No background commands in this session/);
 });
 
@@ -228,11 +250,16 @@ test('S1: a finished command tells its session once, at the next turn; other ses
   assert.equal(jobs.takeFinishedNotices('session-2'), undefined);
   const notice = jobs.takeFinishedNotices('session-1');
   assert.ok(notice);
-  assert.match(notice, new RegExp(`Background command ${id} \\(\`echo one; echo two\`\\) exited with code 0 after .* with 2 lines of output\\. See it with bg \\{"action": "output", "id": "${id}"\\}`));
+  assert.match(
+    notice,
+    new RegExp(
+      `Background command ${id} \\(\`echo one; echo two\`\\) exited with code 0 after .* with 2 lines of output\\. See it with bg \\{"action": "output", "id": "${id}"\\}`,
+    ),
+  );
   assert.equal(jobs.takeFinishedNotices('session-1'), undefined, 'reported once');
 });
 
-test('S1: endSession stops that session\'s commands only; dispose kills every running command and refuses new ones', async () => {
+test("S1: endSession stops that session's commands only; dispose kills every running command and refuses new ones", async () => {
   const jobs = newJobs();
   const first = context(jobs, 'session-a', UNSANDBOXED);
   const second = context(jobs, 'session-b', UNSANDBOXED);
@@ -252,13 +279,19 @@ test('S1: endSession stops that session\'s commands only; dispose kills every ru
   await jobs.dispose();
   for (const pid of pids) assert.ok(await waitUntilGone(pid), `${pid} is gone`);
   assert.ok(all.every((job) => !job.running && job.status === 'killed'));
-  await assert.rejects(shell({ command: 'true', background: true }, second), (error: unknown) => error instanceof ToolError && /shutting down/.test(error.message));
+  await assert.rejects(
+    shell({ command: 'true', background: true }, second),
+    (error: unknown) => error instanceof ToolError && /shutting down/.test(error.message),
+  );
 });
 
 test('E1 through the scheduler in strict mode: bg list runs without approval, bg cancel and shell background are asked for', async () => {
   const jobs = newJobs();
   const asked: ApprovalRequest[] = [];
-  const approvingHost = { ...host, approvals: { request: async (request: ApprovalRequest) => (asked.push(request), { approved: true as const }) } };
+  const approvingHost = {
+    ...host,
+    approvals: { request: async (request: ApprovalRequest) => (asked.push(request), { approved: true as const }) },
+  };
   const scheduler = new Scheduler({
     registry: new ToolRegistry([
       { tool: shellTool, defaultSurface: true },
@@ -269,7 +302,11 @@ test('E1 through the scheduler in strict mode: bg list runs without approval, bg
     env: { host: approvingHost, config: parseConfig({}), workspaceRoot: workspace, background: jobs },
   });
   const signal = new AbortController().signal;
-  const [start] = await scheduler.runTurn('session-1', [{ id: 'c1', name: 'shell', arguments: JSON.stringify({ command: 'sleep 60', background: true }) }], { signal });
+  const [start] = await scheduler.runTurn(
+    'session-1',
+    [{ id: 'c1', name: 'shell', arguments: JSON.stringify({ command: 'sleep 60', background: true }) }],
+    { signal },
+  );
   assert.equal(start?.outcome.kind, 'ok');
   const id = idOf(start ?? { output: '' });
   const results = await scheduler.runTurn(
@@ -280,8 +317,14 @@ test('E1 through the scheduler in strict mode: bg list runs without approval, bg
     ],
     { signal },
   );
-  assert.deepEqual(results.map((result) => result.outcome.kind), ['ok', 'ok']);
-  assert.deepEqual(asked.map((request) => `${request.callId}:${request.tool}`), ['c1:shell', 'c3:bg']);
+  assert.deepEqual(
+    results.map((result) => result.outcome.kind),
+    ['ok', 'ok'],
+  );
+  assert.deepEqual(
+    asked.map((request) => `${request.callId}:${request.tool}`),
+    ['c1:shell', 'c3:bg'],
+  );
   assert.equal(jobs.command('session-1', id).status, 'killed');
 });
 

@@ -30,14 +30,30 @@ const MEMBERS = [
   { name: 'second', model: 'model-b' },
 ];
 
-async function environment(config: ZunoConfigInput, script: (request: RecordedRequest) => ScriptedReply, approvals: ApprovalRequest[] = []): Promise<CallEnvironment> {
+async function environment(
+  config: ZunoConfigInput,
+  script: (request: RecordedRequest) => ScriptedReply,
+  approvals: ApprovalRequest[] = [],
+): Promise<CallEnvironment> {
   const server = await startScriptedOpenAI({ script });
   servers.push(server);
   const provider = (model: string): OpenAIProvider =>
-    new OpenAIProvider({ baseUrl: server.baseUrl, model, apiKey: { key: undefined, envVar: undefined }, retry: { attempts: 1, baseDelayMs: 1 } });
+    new OpenAIProvider({
+      baseUrl: server.baseUrl,
+      model,
+      apiKey: { key: undefined, envVar: undefined },
+      retry: { attempts: 1, baseDelayMs: 1 },
+    });
   const parsed = parseConfig(config);
-  const host = createNodeHost({ stateDir: workspace, approvals: { request: async (request) => (approvals.push(request), { approved: true }) } });
-  const council = new ModelCouncil({ members: parsed.council.members, models: modelSource(provider('session-model'), provider), concurrency: parsed.concurrency.delegations });
+  const host = createNodeHost({
+    stateDir: workspace,
+    approvals: { request: async (request) => (approvals.push(request), { approved: true }) },
+  });
+  const council = new ModelCouncil({
+    members: parsed.council.members,
+    models: modelSource(provider('session-model'), provider),
+    concurrency: parsed.concurrency.delegations,
+  });
   return { host, config: parsed, workspaceRoot: workspace, council };
 }
 
@@ -50,7 +66,8 @@ test('S2: council_run is offered only when council.members is configured; otherw
   assert.ok(!registry.surface(none).some((tool) => tool.name === 'council_run'));
   const availability = registry.availability('council_run', none);
   assert.equal(availability.available, false);
-  if (!availability.available) assert.match(availability.reason, /No council is configured\. The user can add members to "council\.members" in \.zuno\/config\.json/);
+  if (!availability.available)
+    assert.match(availability.reason, /No council is configured\. The user can add members to "council\.members" in \.zuno\/config\.json/);
 
   const configuredButUnwired: CallEnvironment = { ...none, config: parseConfig({ council: { members: MEMBERS } }) };
   assert.match(councilRunTool.unavailableReason(configuredButUnwired) ?? '', /cannot be reached from here/);
@@ -58,8 +75,12 @@ test('S2: council_run is offered only when council.members is configured; otherw
   assert.ok(registry.surface(wired).some((tool) => tool.name === 'council_run'));
 });
 
-test('E1: council_run is Delegating (asked in strict mode), Never, ParallelSafe; it returns each member\'s answer, named, and the synthesis', async () => {
-  assert.deepEqual(councilRunTool.declarationsFor({ question: 'q' }), { effect: 'Delegating', replay: 'Never', concurrency: 'ParallelSafe' });
+test("E1: council_run is Delegating (asked in strict mode), Never, ParallelSafe; it returns each member's answer, named, and the synthesis", async () => {
+  assert.deepEqual(councilRunTool.declarationsFor({ question: 'q' }), {
+    effect: 'Delegating',
+    replay: 'Never',
+    concurrency: 'ParallelSafe',
+  });
   const approvals: ApprovalRequest[] = [];
   const env = await environment(
     { council: { members: [...MEMBERS, { name: 'gone', model: 'model-gone' }] } },
@@ -70,10 +91,22 @@ test('E1: council_run is Delegating (asked in strict mode), Never, ParallelSafe;
     },
     approvals,
   );
-  const scheduler = new Scheduler({ registry: new ToolRegistry([{ tool: councilRunTool, defaultSurface: true }]), ledger: new MemoryLedger(), events: new EventBus(), env });
-  const [result] = await scheduler.runTurn('s', [{ id: 'c1', name: 'council_run', arguments: JSON.stringify({ question: 'Rewrite the parser?' }) }], { signal: new AbortController().signal });
+  const scheduler = new Scheduler({
+    registry: new ToolRegistry([{ tool: councilRunTool, defaultSurface: true }]),
+    ledger: new MemoryLedger(),
+    events: new EventBus(),
+    env,
+  });
+  const [result] = await scheduler.runTurn(
+    's',
+    [{ id: 'c1', name: 'council_run', arguments: JSON.stringify({ question: 'Rewrite the parser?' }) }],
+    { signal: new AbortController().signal },
+  );
   assert.equal(result?.outcome.kind, 'ok');
-  assert.deepEqual(approvals.map((request) => request.tool), ['council_run']);
+  assert.deepEqual(
+    approvals.map((request) => request.tool),
+    ['council_run'],
+  );
   assert.equal(
     result?.output.replace(/FAILED: .*/, 'FAILED: …'),
     [
@@ -97,8 +130,15 @@ test('E1: council_run is Delegating (asked in strict mode), Never, ParallelSafe;
 
 test('S2: when every member fails, council_run is an error that says to decide without it', async () => {
   const env = await environment({ council: { members: MEMBERS } }, () => ({ error: { status: 400, message: 'refused' } }));
-  const scheduler = new Scheduler({ registry: new ToolRegistry([{ tool: councilRunTool, defaultSurface: true }]), ledger: new MemoryLedger(), events: new EventBus(), env: { ...env, config: parseConfig({ council: { members: MEMBERS }, permission: { mode: 'auto' } }) } });
-  const [result] = await scheduler.runTurn('s', [{ id: 'c1', name: 'council_run', arguments: JSON.stringify({ question: 'Q?' }) }], { signal: new AbortController().signal });
+  const scheduler = new Scheduler({
+    registry: new ToolRegistry([{ tool: councilRunTool, defaultSurface: true }]),
+    ledger: new MemoryLedger(),
+    events: new EventBus(),
+    env: { ...env, config: parseConfig({ council: { members: MEMBERS }, permission: { mode: 'auto' } }) },
+  });
+  const [result] = await scheduler.runTurn('s', [{ id: 'c1', name: 'council_run', arguments: JSON.stringify({ question: 'Q?' }) }], {
+    signal: new AbortController().signal,
+  });
   assert.equal(result?.outcome.kind, 'error');
   assert.match(result?.output ?? '', /^The council answered: 0 of 2 members\. Every member failed, so there is no advice; decide yourself/);
 });

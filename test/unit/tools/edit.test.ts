@@ -54,9 +54,16 @@ test('S3, T1: edit is a registered slot off the default surface, declared SideEf
 
 test('issue 3 edit: edit replaces the unique occurrence and reports the line and counts', async () => {
   await withSandbox({ 'a.ts': 'const a = 1;\nconst b = 2;\nconst c = 3;\n' }, async ({ workspace }) => {
-    const invocation = await invoke(editTool, { path: 'a.ts', old_string: 'const b = 2;', new_string: 'const b = 20;\nconst bb = 21;' }, makeToolContext({ workspaceRoot: workspace }));
+    const invocation = await invoke(
+      editTool,
+      { path: 'a.ts', old_string: 'const b = 2;', new_string: 'const b = 20;\nconst bb = 21;' },
+      makeToolContext({ workspaceRoot: workspace }),
+    );
     assert.equal(invocation.outcome, 'ok');
-    assert.equal(output(invocation), 'Replaced 1 occurrence in a.ts (line 2):\nM a.ts +2 -1\n\nUse read to see a file as it is now before changing it again.');
+    assert.equal(
+      output(invocation),
+      'Replaced 1 occurrence in a.ts (line 2):\nM a.ts +2 -1\n\nUse read to see a file as it is now before changing it again.',
+    );
     assert.equal(readFileSync(join(workspace, 'a.ts'), 'utf8'), 'const a = 1;\nconst b = 20;\nconst bb = 21;\nconst c = 3;\n');
   });
 });
@@ -70,7 +77,11 @@ test('issue 3 edit: edit with several matches and no replace_all lists every can
 
 test('issue 3 edit: edit with replace_all replaces every occurrence', async () => {
   await withSandbox({ 'dup.txt': 'x = 1\ny\nx = 1\n' }, async ({ workspace }) => {
-    const invocation = await invoke(editTool, { path: 'dup.txt', old_string: 'x = 1', new_string: 'x = 2', replace_all: true }, makeToolContext({ workspaceRoot: workspace }));
+    const invocation = await invoke(
+      editTool,
+      { path: 'dup.txt', old_string: 'x = 1', new_string: 'x = 2', replace_all: true },
+      makeToolContext({ workspaceRoot: workspace }),
+    );
     assert.match(output(invocation), /^Replaced 2 occurrences in dup\.txt \(lines 1, 3\):/);
     assert.equal(readFileSync(join(workspace, 'dup.txt'), 'utf8'), 'x = 2\ny\nx = 2\n');
   });
@@ -80,7 +91,10 @@ test('issue 3 edit: edit with no match shows the closest region with line number
   const file = Array.from({ length: 12 }, (_, index) => `row ${index + 1}`).join('\n') + '\n';
   await withSandbox({ 'rows.txt': file }, async (sandbox) => {
     const message = await refused(sandbox, { path: 'rows.txt', old_string: 'row 7\nrow eight\nrow 9', new_string: 'x' });
-    assert.ok(message.startsWith('old_string was not found in rows.txt, not even ignoring whitespace and typographic punctuation.'), message);
+    assert.ok(
+      message.startsWith('old_string was not found in rows.txt, not even ignoring whitespace and typographic punctuation.'),
+      message,
+    );
     assert.ok(message.includes('The closest region of the file is lines 4-12:\n 4 | row 4\n'), message);
     assert.ok(message.includes('First difference, at line 8: expected "row eight", the file has "row 8".'), message);
   });
@@ -101,7 +115,11 @@ test('issue 3 edit: edit matches whole lines ignoring indentation when the exact
 test('issue 3 edit: edit on a CRLF file with a BOM and no final newline: \\n strings match, and endings, BOM and missing newline are kept', async () => {
   const before = Buffer.from('\uFEFFfirst\r\nsecond\r\nthird', 'utf8');
   await withSandbox({ 'win.txt': before }, async ({ workspace }) => {
-    const invocation = await invoke(editTool, { path: 'win.txt', old_string: 'second\nthird', new_string: 'SECOND\nTHIRD\nfourth' }, makeToolContext({ workspaceRoot: workspace }));
+    const invocation = await invoke(
+      editTool,
+      { path: 'win.txt', old_string: 'second\nthird', new_string: 'SECOND\nTHIRD\nfourth' },
+      makeToolContext({ workspaceRoot: workspace }),
+    );
     assert.equal(invocation.outcome, 'ok', output(invocation));
     assert.deepEqual(readFileSync(join(workspace, 'win.txt')), Buffer.from('\uFEFFfirst\r\nSECOND\r\nTHIRD\r\nfourth', 'utf8'));
   });
@@ -123,15 +141,26 @@ test('issue 3 edit: edit refuses identical old_string and new_string as invalid 
 
 test('issue 3 edit: edit with an empty old_string creates a missing file, with its directories, exactly as given', async () => {
   await withSandbox({}, async ({ workspace }) => {
-    const invocation = await invoke(editTool, { path: 'src/new/file.txt', old_string: '', new_string: 'hello\nworld\n' }, makeToolContext({ workspaceRoot: workspace }));
-    assert.equal(output(invocation), 'Created src/new/file.txt:\nA src/new/file.txt +2 -0\n\nUse read to see a file as it is now before changing it again.');
+    const invocation = await invoke(
+      editTool,
+      { path: 'src/new/file.txt', old_string: '', new_string: 'hello\nworld\n' },
+      makeToolContext({ workspaceRoot: workspace }),
+    );
+    assert.equal(
+      output(invocation),
+      'Created src/new/file.txt:\nA src/new/file.txt +2 -0\n\nUse read to see a file as it is now before changing it again.',
+    );
     assert.equal(readFileSync(join(workspace, 'src', 'new', 'file.txt'), 'utf8'), 'hello\nworld\n');
   });
 });
 
 test('issue 3 edit: edit with an empty old_string fills an existing empty file, and refuses a non-empty one', async () => {
   await withSandbox({ 'empty.txt': '', 'full.txt': 'content\n' }, async (sandbox) => {
-    const invocation = await invoke(editTool, { path: 'empty.txt', old_string: '', new_string: 'now\n' }, makeToolContext({ workspaceRoot: sandbox.workspace }));
+    const invocation = await invoke(
+      editTool,
+      { path: 'empty.txt', old_string: '', new_string: 'now\n' },
+      makeToolContext({ workspaceRoot: sandbox.workspace }),
+    );
     assert.equal(invocation.outcome, 'ok');
     assert.equal(readFileSync(join(sandbox.workspace, 'empty.txt'), 'utf8'), 'now\n');
     const message = await refused(sandbox, { path: 'full.txt', old_string: '', new_string: 'x' });
@@ -156,8 +185,14 @@ test('issue 3 edit: edit refuses paths outside the workspace, through ../ or a s
       const message = await refused(sandbox, { path, old_string: 'secret', new_string: 'leaked' }, 'blocked');
       assert.match(message, /is outside the workspace/);
     }
-    const subjects = await editTool.subjectsFor({ path: 'escape/secret.txt', old_string: 'a', new_string: 'b', replace_all: false }, makeToolContext({ workspaceRoot: sandbox.workspace }));
-    assert.deepEqual(subjects.map(({ kind, value, outsideWorkspace }) => ({ kind, value, outsideWorkspace })), [{ kind: 'path', value: join(sandbox.root, 'outside', 'secret.txt'), outsideWorkspace: true }]);
+    const subjects = await editTool.subjectsFor(
+      { path: 'escape/secret.txt', old_string: 'a', new_string: 'b', replace_all: false },
+      makeToolContext({ workspaceRoot: sandbox.workspace }),
+    );
+    assert.deepEqual(
+      subjects.map(({ kind, value, outsideWorkspace }) => ({ kind, value, outsideWorkspace })),
+      [{ kind: 'path', value: join(sandbox.root, 'outside', 'secret.txt'), outsideWorkspace: true }],
+    );
   });
 });
 
@@ -181,7 +216,9 @@ test('issue 3 edit: edit preview proposes the new text in the file format and wr
     const context = makeToolContext({ workspaceRoot: sandbox.workspace });
     const args = { path: 'p.txt', old_string: 'two', new_string: 'TWO', replace_all: false };
     const before = snapshotTree(sandbox.root);
-    assert.deepEqual(await editTool.preview(args, context), [{ path: join(sandbox.workspace, 'p.txt'), kind: 'update', before: 'one\r\ntwo\r\n', after: 'one\r\nTWO\r\n' }]);
+    assert.deepEqual(await editTool.preview(args, context), [
+      { path: join(sandbox.workspace, 'p.txt'), kind: 'update', before: 'one\r\ntwo\r\n', after: 'one\r\nTWO\r\n' },
+    ]);
     assert.deepEqual(snapshotTree(sandbox.root), before);
     writeFileSync(join(sandbox.workspace, 'p.txt'), 'ONE\r\ntwo\r\n');
     await invoke(editTool, args, context);
@@ -192,17 +229,33 @@ test('issue 3 edit: edit preview proposes the new text in the file format and wr
 test("issue 3 edit: edit with approvedEdits writes the user's text and returns their changes as a diff", async () => {
   await withSandbox({ 'u.txt': 'alpha\nbeta\n' }, async ({ workspace }) => {
     const approvedEdits = { [join(workspace, 'u.txt')]: 'alpha\nBETA!\n' };
-    const invocation = await invoke(editTool, { path: 'u.txt', old_string: 'beta', new_string: 'BETA' }, makeToolContext({ workspaceRoot: workspace, approvedEdits }));
+    const invocation = await invoke(
+      editTool,
+      { path: 'u.txt', old_string: 'beta', new_string: 'BETA' },
+      makeToolContext({ workspaceRoot: workspace, approvedEdits }),
+    );
     assert.equal(readFileSync(join(workspace, 'u.txt'), 'utf8'), 'alpha\nBETA!\n');
-    assert.ok(output(invocation).includes('The user edited the proposed u.txt before approving; what landed differs from your proposal by:\n--- u.txt\tproposed\n+++ u.txt\tlanded\n@@ -1,2 +1,2 @@\n alpha\n-BETA\n+BETA!'), output(invocation));
+    assert.ok(
+      output(invocation).includes(
+        'The user edited the proposed u.txt before approving; what landed differs from your proposal by:\n--- u.txt\tproposed\n+++ u.txt\tlanded\n@@ -1,2 +1,2 @@\n alpha\n-BETA\n+BETA!',
+      ),
+      output(invocation),
+    );
   });
 });
 
 test('issue 3: edit: a failed write leaves the file as it was (all files or none)', async () => {
   await withSandbox({ 'w.txt': 'keep me\n' }, async (sandbox) => {
     const before = snapshotTree(sandbox.root);
-    const host = withFaults(createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }), (operation) => operation === 'writeFileAtomic');
-    const invocation = await invoke(editTool, { path: 'w.txt', old_string: 'keep', new_string: 'lose' }, makeToolContext({ workspaceRoot: sandbox.workspace, host }));
+    const host = withFaults(
+      createNodeHost({ stateDir: join(sandbox.root, 'state'), approvals: approveEverything }),
+      (operation) => operation === 'writeFileAtomic',
+    );
+    const invocation = await invoke(
+      editTool,
+      { path: 'w.txt', old_string: 'keep', new_string: 'lose' },
+      makeToolContext({ workspaceRoot: sandbox.workspace, host }),
+    );
     assert.equal(invocation.outcome, 'error');
     assert.match(output(invocation), /^Nothing was changed: writing .*w\.txt failed: ENOSPC/);
     assert.deepEqual(snapshotTree(sandbox.root), before);

@@ -62,7 +62,8 @@ async function execute(args: Record<string, unknown>, ctx: ToolContext): Promise
   return executeTool.run(parsed.args, ctx);
 }
 
-const contextFor = (root: string, host: Host, config: ZunoConfigInput = {}): ToolContext => makeToolContext({ workspaceRoot: root, host, config });
+const contextFor = (root: string, host: Host, config: ZunoConfigInput = {}): ToolContext =>
+  makeToolContext({ workspaceRoot: root, host, config });
 
 test('T3 execute: list is ReadOnly/Safe/ParallelSafe; run is SideEffecting/Never/Exclusive; run needs a name', () => {
   const list = executeTool.parse({ action: 'list' });
@@ -96,7 +97,7 @@ test('S3: execute list shows package.json scripts and the tasks.json tasks, with
   assert.equal(lines[0], 'Workspace tasks (10):');
   assert.ok(lines.includes('- npm: greet: `npm run greet (runs: echo hello-from-npm)` (package.json)'));
   assert.ok(lines.includes(`- build: \`echo building ${root.split('/').pop() ?? ''} 'two words'\` (.vscode/tasks.json)`));
-  assert.ok(lines.includes('- node-version: `node -e \'console.log(6 * 7)\'` (.vscode/tasks.json)'));
+  assert.ok(lines.includes("- node-version: `node -e 'console.log(6 * 7)'` (.vscode/tasks.json)"));
   assert.match(result.output, /- all: .* cannot run here: it depends on other tasks \(dependsOn\)/);
   assert.match(result.output, /- current-file: .* cannot run here: it uses \$\{file\}, which only the editor can fill in/);
   assert.match(result.output, /- watch: .* cannot run here: it is a background \(watch\) task that never ends/);
@@ -121,7 +122,10 @@ test('S3: execute runs an npm script through npm and reports the exit code and o
 });
 
 test('S3: execute runs tasks.json shell and process tasks with their arguments, cwd and env', async () => {
-  const { root, host } = workspaceWith({ '.vscode/tasks.json': TASKS_JSON.replace('"command": "pwd"', '"command": "pwd; echo $GREETING"'), 'sub/.keep': '' });
+  const { root, host } = workspaceWith({
+    '.vscode/tasks.json': TASKS_JSON.replace('"command": "pwd"', '"command": "pwd; echo $GREETING"'),
+    'sub/.keep': '',
+  });
   const ctx = contextFor(root, host);
   const build = await execute({ action: 'run', name: 'build' }, ctx);
   assert.equal(build.output, `exit code 0\nbuilding ${root.split('/').pop() ?? ''} two words\n`);
@@ -131,11 +135,14 @@ test('S3: execute runs tasks.json shell and process tasks with their arguments, 
   assert.equal(sub.output, `exit code 0\n${join(root, 'sub')}\nhi\n`);
 });
 
-test('S3 execute: a timeout is indeterminate, keeps the output so far, and kills the task\'s whole group (R3)', async () => {
+test("S3 execute: a timeout is indeterminate, keeps the output so far, and kills the task's whole group (R3)", async () => {
   const { root, host } = workspaceWith({ 'package.json': PACKAGE_JSON });
   // Long enough for npm itself to start on a loaded machine, so the script has printed its pids.
   // Followed by host PID (`$$`), so outside the sandbox's PID namespace (issue 12).
-  const result = await execute({ action: 'run', name: 'npm: hang', timeout_ms: 5000 }, contextFor(root, host, { sandbox: { mode: 'off' } }));
+  const result = await execute(
+    { action: 'run', name: 'npm: hang', timeout_ms: 5000 },
+    contextFor(root, host, { sandbox: { mode: 'off' } }),
+  );
   assert.equal(result.status, 'indeterminate');
   assert.match(result.output, /^timed out: the task "npm: hang" was stopped after 5000 ms/);
   assert.match(result.output, /will not be re-run automatically/);
@@ -150,8 +157,18 @@ test('S3 execute: an unknown task is an error listing the known ones; a task the
   const { root, host } = workspaceWith({ 'package.json': PACKAGE_JSON, '.vscode/tasks.json': TASKS_JSON });
   const ctx = contextFor(root, host);
   // Exact names only: "greet" is not "npm: greet", because the name is what permission rules match.
-  await assert.rejects(execute({ action: 'run', name: 'greet' }, ctx), (error: unknown) => error instanceof ToolError && /There is no workspace task "greet"\. The tasks are: "npm: greet", "npm: fail", "npm: hang", "build"/.test(error.message));
-  await assert.rejects(execute({ action: 'run', name: 'watch' }, ctx), (error: unknown) => error instanceof ToolError && /"watch" cannot run here: it is a background .* Run what it does with shell instead: `tsc -w`/.test(error.message));
+  await assert.rejects(
+    execute({ action: 'run', name: 'greet' }, ctx),
+    (error: unknown) =>
+      error instanceof ToolError &&
+      /There is no workspace task "greet"\. The tasks are: "npm: greet", "npm: fail", "npm: hang", "build"/.test(error.message),
+  );
+  await assert.rejects(
+    execute({ action: 'run', name: 'watch' }, ctx),
+    (error: unknown) =>
+      error instanceof ToolError &&
+      /"watch" cannot run here: it is a background .* Run what it does with shell instead: `tsc -w`/.test(error.message),
+  );
 });
 
 test('S3 execute: a malformed tasks.json is reported, not fatal; the package.json scripts still run', async () => {
@@ -168,7 +185,10 @@ test('S3: execute in a workspace without tasks says to use shell', async () => {
   const { root, host } = workspaceWith({});
   const result = await execute({ action: 'list' }, contextFor(root, host));
   assert.match(result.output, /The workspace defines no tasks .* Use shell instead\./);
-  await assert.rejects(execute({ action: 'run', name: 'npm: test' }, contextFor(root, host)), (error: unknown) => error instanceof ToolError && /defines none: use shell instead/.test(error.message));
+  await assert.rejects(
+    execute({ action: 'run', name: 'npm: test' }, contextFor(root, host)),
+    (error: unknown) => error instanceof ToolError && /defines none: use shell instead/.test(error.message),
+  );
 });
 
 test('issue 8 §9 env filter: a task neither inherits a secret nor copies one in with ${env:NAME}', async () => {
@@ -177,7 +197,13 @@ test('issue 8 §9 env filter: a task neither inherits a secret nor copies one in
   try {
     const tasks = JSON.stringify({
       version: '2.0.0',
-      tasks: [{ label: 'leak', type: 'shell', command: 'echo "arg=${env:ZUNO_TASK_TEST_TOKEN} inherited=$ZUNO_TASK_TEST_TOKEN plain=${env:ZUNO_TASK_TEST_PLAIN}"' }],
+      tasks: [
+        {
+          label: 'leak',
+          type: 'shell',
+          command: 'echo "arg=${env:ZUNO_TASK_TEST_TOKEN} inherited=$ZUNO_TASK_TEST_TOKEN plain=${env:ZUNO_TASK_TEST_PLAIN}"',
+        },
+      ],
     });
     const { root, host } = workspaceWith({ '.vscode/tasks.json': tasks });
     const result = await execute({ action: 'run', name: 'leak' }, contextFor(root, host));

@@ -23,7 +23,18 @@ function touch(path: string, content = ''): void {
 }
 
 // Created out of order, so sorting is the tool's doing.
-for (const path of ['src/z.ts', 'src/b/c.ts', 'src/a.ts', 'README.md', 'src/b/a.js', '.github/workflows/ci.yml', 'build/out.ts', '.git/config', 'src/B.ts']) touch(path);
+for (const path of [
+  'src/z.ts',
+  'src/b/c.ts',
+  'src/a.ts',
+  'README.md',
+  'src/b/a.js',
+  '.github/workflows/ci.yml',
+  'build/out.ts',
+  '.git/config',
+  'src/B.ts',
+])
+  touch(path);
 // Not a git repository: .gitignore must still be honoured.
 touch('.gitignore', 'build/\n');
 
@@ -57,13 +68,22 @@ test('S4: glob includes hidden files but never the .git folder', async () => {
 
 test('S4: glob limit keeps the first paths in order and says how many more there are', async () => {
   const result = await glob({ pattern: '**/*', limit: 2 });
-  assert.match(result.output, /^8 files match "\*\*\/\*" in the workspace; the first 2 by path:\n\.github\/workflows\/ci\.yml\n\.gitignore\n\[6 more not shown/);
+  assert.match(
+    result.output,
+    /^8 files match "\*\*\/\*" in the workspace; the first 2 by path:\n\.github\/workflows\/ci\.yml\n\.gitignore\n\[6 more not shown/,
+  );
 });
 
 test('S4: glob with no match, a file as path, or a missing path explains what to do', async () => {
   assert.match((await glob({ pattern: '*.rs' })).output, /^No files match "\*\.rs" in the workspace\./);
-  await assert.rejects(glob({ pattern: '*', path: 'README.md' }), (error: unknown) => error instanceof ToolError && /is a file, not a folder/.test(error.message));
-  await assert.rejects(glob({ pattern: '*', path: 'srcc' }), (error: unknown) => error instanceof ToolError && /No such file or directory: srcc.*Did you mean: src\//.test(error.message));
+  await assert.rejects(
+    glob({ pattern: '*', path: 'README.md' }),
+    (error: unknown) => error instanceof ToolError && /is a file, not a folder/.test(error.message),
+  );
+  await assert.rejects(
+    glob({ pattern: '*', path: 'srcc' }),
+    (error: unknown) => error instanceof ToolError && /No such file or directory: srcc.*Did you mean: src\//.test(error.message),
+  );
 });
 
 test('S4: a missing or too old rg is a StartupError from glob, passed through untouched', async () => {
@@ -74,7 +94,10 @@ test('S4: a missing or too old rg is a StartupError from glob, passed through un
   process.env.ZUNO_RG_PATH = old;
   try {
     const host = createNodeHost({ stateDir, approvals: approveEverything });
-    await assert.rejects(glob({ pattern: '*' }, makeToolContext({ workspaceRoot: workspace, host })), (error: unknown) => error instanceof StartupError && /too old/.test(error.message));
+    await assert.rejects(
+      glob({ pattern: '*' }, makeToolContext({ workspaceRoot: workspace, host })),
+      (error: unknown) => error instanceof StartupError && /too old/.test(error.message),
+    );
   } finally {
     if (previous === undefined) delete process.env.ZUNO_RG_PATH;
     else process.env.ZUNO_RG_PATH = previous;
@@ -98,9 +121,21 @@ test('S4 model globs read like rg globs: by name without a slash, anchored with 
 });
 
 test('issue 8: an invalid or too costly model glob is a ToolError that says what is wrong, never a silent empty list', async () => {
-  await assert.rejects(glob({ pattern: 'src/[z-a].ts' }), (error: unknown) => error instanceof ToolError && /^The glob "src\/\[z-a\]\.ts" is not valid: Range out of order in character class; fix the \[\.\.\.\] class/.test(error.message));
-  await assert.rejects(glob({ pattern: '{a,b' }), (error: unknown) => error instanceof ToolError && /a "\{" is never closed; write \\\{ for a literal \{/.test(error.message));
-  await assert.rejects(glob({ pattern: '**/*a*/**/*b' }), (error: unknown) => error instanceof ToolError && /has 5 wildcards \(\* or \*\*\) and a path glob may have at most 3/.test(error.message));
+  await assert.rejects(
+    glob({ pattern: 'src/[z-a].ts' }),
+    (error: unknown) =>
+      error instanceof ToolError &&
+      /^The glob "src\/\[z-a\]\.ts" is not valid: Range out of order in character class; fix the \[\.\.\.\] class/.test(error.message),
+  );
+  await assert.rejects(
+    glob({ pattern: '{a,b' }),
+    (error: unknown) => error instanceof ToolError && /a "\{" is never closed; write \\\{ for a literal \{/.test(error.message),
+  );
+  await assert.rejects(
+    glob({ pattern: '**/*a*/**/*b' }),
+    (error: unknown) =>
+      error instanceof ToolError && /has 5 wildcards \(\* or \*\*\) and a path glob may have at most 3/.test(error.message),
+  );
   assert.equal(pathGlobFilter('.*')('.gitignore'), true, 'dotfiles match');
   assert.equal(pathGlobFilter('src/(x)/*')('src/(x)/a.ts'), true, 'parentheses are plain characters');
 });

@@ -70,7 +70,10 @@ test('S4: grep shows context lines rg-style, with -- between groups', async () =
 
 test('S4: grep count and files modes, case_insensitive and glob', async () => {
   const counted = await grep({ pattern: 'target', case_insensitive: true, output_mode: 'count' });
-  assert.equal(counted.output, '3 files with 4 matching lines for "target" in the workspace:\n.hidden/config.ts:1\nsrc/app.ts:2\nsrc/util.js:1');
+  assert.equal(
+    counted.output,
+    '3 files with 4 matching lines for "target" in the workspace:\n.hidden/config.ts:1\nsrc/app.ts:2\nsrc/util.js:1',
+  );
   const onlyJs = await grep({ pattern: 'target', case_insensitive: true, glob: '*.js' });
   assert.equal(onlyJs.output, '1 matching line in 1 file for "target" in the workspace:\nsrc/util.js:1:export const TARGET = "Target";');
   const notTs = await grep({ pattern: 'target', case_insensitive: true, glob: '!*.ts', output_mode: 'files' });
@@ -95,7 +98,10 @@ test('S4: grep limit keeps the first matches by path and line and says how many 
 });
 
 test('S4: no match is a plain answer; an invalid regex is an error that says how to fix it', async () => {
-  assert.match((await grep({ pattern: 'absent-word' })).output, /^No matches for "absent-word" in the workspace\. The search was case-sensitive/);
+  assert.match(
+    (await grep({ pattern: 'absent-word' })).output,
+    /^No matches for "absent-word" in the workspace\. The search was case-sensitive/,
+  );
   await assert.rejects(grep({ pattern: 'foo(' }), (error: unknown) => {
     assert.ok(error instanceof ToolError);
     assert.match(error.message, /not a valid regular expression/);
@@ -135,7 +141,10 @@ test('S4: cancelling grep kills rg', async () => {
   try {
     await host.ripgrep();
     const controller = new AbortController();
-    const running = grep({ pattern: 'x', path: 'blocked.fifo' }, makeToolContext({ workspaceRoot: workspace, stateDir, host, signal: controller.signal }));
+    const running = grep(
+      { pattern: 'x', path: 'blocked.fifo' },
+      makeToolContext({ workspaceRoot: workspace, stateDir, host, signal: controller.signal }),
+    );
     let pid: number | undefined;
     for (let attempt = 0; attempt < 400 && pid === undefined; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 25));

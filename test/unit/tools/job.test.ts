@@ -30,7 +30,10 @@ async function job(args: Record<string, unknown>, ctx: ToolContext = context()):
 }
 
 /** A delegated job whose outcome the test supplies. */
-function startJob(goal: string, sessionId = 'session-1'): { readonly id: string; finish(outcome: TaskOutcome): void; fail(error: Error): void } {
+function startJob(
+  goal: string,
+  sessionId = 'session-1',
+): { readonly id: string; finish(outcome: TaskOutcome): void; fail(error: Error): void } {
   let finish: (outcome: TaskOutcome) => void = () => undefined;
   let fail: (error: Error) => void = () => undefined;
   const outcome = new Promise<TaskOutcome>((resolve, reject) => {
@@ -56,11 +59,23 @@ test('R1 E3: job is ReadOnly, Safe and ParallelSafe for every action; status and
 test('S1: job list, status and result follow a delegated job from running to done; the read result is not announced again', async () => {
   assert.match((await job({ action: 'list' }, context('empty-session'))).output, /No delegated jobs in this session/);
   const started = startJob('Survey the code base for TODO comments\nand list them');
-  assert.match((await job({ action: 'list' })).output, new RegExp(`^Delegated jobs in this session \\(\\d+, \\d+ running\\):\\n(.*\\n)*- ${started.id} \\(general\\): running \\(for .*\\): "Survey the code base for TODO comments"`));
+  assert.match(
+    (await job({ action: 'list' })).output,
+    new RegExp(
+      `^Delegated jobs in this session \\(\\d+, \\d+ running\\):\\n(.*\\n)*- ${started.id} \\(general\\): running \\(for .*\\): "Survey the code base for TODO comments"`,
+    ),
+  );
   assert.match((await job({ action: 'status', id: started.id })).output, /is running .*; its result is not ready yet/);
-  assert.match((await job({ action: 'result', id: started.id })).output, /its result is not ready yet\. Goal: "Survey the code base for TODO comments"/);
+  assert.match(
+    (await job({ action: 'result', id: started.id })).output,
+    /its result is not ready yet\. Goal: "Survey the code base for TODO comments"/,
+  );
 
-  started.finish({ status: 'done', text: 'The delegated agent (general) finished.\nIts final answer:\n3 TODOs', childSessionId: 'child-1' });
+  started.finish({
+    status: 'done',
+    text: 'The delegated agent (general) finished.\nIts final answer:\n3 TODOs',
+    childSessionId: 'child-1',
+  });
   await jobs.tasks('session-1').find((candidate) => candidate.id === started.id)?.finished;
   const status = await job({ action: 'status', id: started.id });
   assert.match(status.output, new RegExp(`^${started.id} \\(general\\) done after .*\\. Read what it did with job`));
@@ -74,15 +89,29 @@ test('S1: a delegated job that throws is failed, with the error as its result; a
   const started = startJob('explode', 'session-fail');
   started.fail(new Error('the model server is gone'));
   await jobs.tasks('session-fail')[0]?.finished;
-  assert.match(jobs.takeFinishedNotices('session-fail') ?? '', new RegExp(`Delegated job ${started.id} \\(general: "explode"\\) ended: failed after`));
+  assert.match(
+    jobs.takeFinishedNotices('session-fail') ?? '',
+    new RegExp(`Delegated job ${started.id} \\(general: "explode"\\) ended: failed after`),
+  );
   assert.equal(jobs.takeFinishedNotices('session-fail'), undefined);
-  assert.match((await job({ action: 'result', id: started.id }, context('session-fail'))).output, /failed after .*\nThe delegated job failed: the model server is gone/);
+  assert.match(
+    (await job({ action: 'result', id: started.id }, context('session-fail'))).output,
+    /failed after .*\nThe delegated job failed: the model server is gone/,
+  );
 });
 
 test('S1: an unknown job id is an error listing the known ones; a bg id says which tool to use; no registry means unavailable', async () => {
   const started = startJob('known', 'session-ids');
-  await assert.rejects(job({ action: 'status', id: 'job-404' }, context('session-ids')), (error: unknown) => error instanceof ToolError && new RegExp(`no delegated job "job-404".*known ones are: ${started.id} \\(running\\)`).test(error.message));
-  await assert.rejects(job({ action: 'status', id: started.id }, context('another-session')), (error: unknown) => error instanceof ToolError && /None was started/.test(error.message));
+  await assert.rejects(
+    job({ action: 'status', id: 'job-404' }, context('session-ids')),
+    (error: unknown) =>
+      error instanceof ToolError &&
+      new RegExp(`no delegated job "job-404".*known ones are: ${started.id} \\(running\\)`).test(error.message),
+  );
+  await assert.rejects(
+    job({ action: 'status', id: started.id }, context('another-session')),
+    (error: unknown) => error instanceof ToolError && /None was started/.test(error.message),
+  );
   assert.match(jobTool.unavailableReason(context('session-ids', false)) ?? '', /not available in this host/);
   started.finish({ status: 'done', text: 'ok' });
 });
@@ -105,5 +134,8 @@ test('S1: dispose cancels running delegated jobs through their signal', async ()
   await local.dispose();
   assert.equal(sawAbort, true);
   assert.equal(started.status, 'cancelled');
-  assert.throws(() => local.startTask({ sessionId: 's', goal: 'late', agent: 'general', run: async () => ({ status: 'done', text: '' }) }), ToolError);
+  assert.throws(
+    () => local.startTask({ sessionId: 's', goal: 'late', agent: 'general', run: async () => ({ status: 'done', text: '' }) }),
+    ToolError,
+  );
 });

@@ -11,12 +11,21 @@ import { approveEverything, checkCall, makeTempDir, makeToolContext, removeDir }
 const workspace = makeTempDir('zuno-lsp-');
 after(() => removeDir(workspace));
 mkdirSync(join(workspace, 'src'), { recursive: true });
-writeFileSync(join(workspace, 'src', 'cart.ts'), 'export function total(items: number[]) {\n  return items.reduce((a, b) => a + b, 0);\n}\n');
+writeFileSync(
+  join(workspace, 'src', 'cart.ts'),
+  'export function total(items: number[]) {\n  return items.reduce((a, b) => a + b, 0);\n}\n',
+);
 writeFileSync(join(workspace, 'src', 'main.ts'), "import { total } from './cart';\nconsole.log(total([1, 2]));\n");
 
 const cart = join(workspace, 'src', 'cart.ts');
 const main = join(workspace, 'src', 'main.ts');
-const range = (path: string, line: number, character: number): SourceRange => ({ path, line, character, endLine: line, endCharacter: character + 5 });
+const range = (path: string, line: number, character: number): SourceRange => ({
+  path,
+  line,
+  character,
+  endLine: line,
+  endCharacter: character + 5,
+});
 
 class FakeLanguageFeatures implements LanguageFeatures {
   readonly asked: string[] = [];
@@ -48,14 +57,33 @@ class FakeLanguageFeatures implements LanguageFeatures {
   }
   diagnostics(path: string) {
     return this.enter(`diagnostics ${path}`, [
-      { path: main, line: 2, character: 1, severity: 'warning' as const, message: 'Unexpected console statement.', source: 'eslint', code: 'no-console' },
-      { path: cart, line: 2, character: 10, severity: 'error' as const, message: "Type 'string' is not assignable\nto type 'number'.", source: 'ts', code: '2322' },
+      {
+        path: main,
+        line: 2,
+        character: 1,
+        severity: 'warning' as const,
+        message: 'Unexpected console statement.',
+        source: 'eslint',
+        code: 'no-console',
+      },
+      {
+        path: cart,
+        line: 2,
+        character: 10,
+        severity: 'error' as const,
+        message: "Type 'string' is not assignable\nto type 'number'.",
+        source: 'ts',
+        code: '2322',
+      },
     ]);
   }
 }
 
 function contextWith(features: FakeLanguageFeatures | undefined, config = {}) {
-  const host = { ...createNodeHost({ stateDir: join(workspace, '.zuno', 'state'), approvals: approveEverything }), ...(features ? { languageFeatures: features } : {}) };
+  const host = {
+    ...createNodeHost({ stateDir: join(workspace, '.zuno', 'state'), approvals: approveEverything }),
+    ...(features ? { languageFeatures: features } : {}),
+  };
   return makeToolContext({ workspaceRoot: workspace, host, config });
 }
 
@@ -66,7 +94,11 @@ async function lsp(args: Record<string, unknown>, features = new FakeLanguageFea
 }
 
 test('S3, E3, R1: lsp is ReadOnly, Safe, ParallelSafe, and unavailable without an editor (the CLI host)', () => {
-  assert.deepEqual(lspTool.declarationsFor({ action: 'symbols', path: 'a' }), { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' });
+  assert.deepEqual(lspTool.declarationsFor({ action: 'symbols', path: 'a' }), {
+    effect: 'ReadOnly',
+    replay: 'Safe',
+    concurrency: 'ParallelSafe',
+  });
   const cli = contextWith(undefined);
   assert.match(lspTool.unavailableReason(cli) ?? '', /needs the language servers of an editor/);
   assert.equal(lspTool.unavailableReason(contextWith(new FakeLanguageFeatures())), undefined);
@@ -84,7 +116,10 @@ test('issue 3 lsp: definition and references list path:line:character with the s
 });
 
 test('issue 3 lsp: hover, symbols as an indented outline, diagnostics errors first with their source', async () => {
-  assert.match((await lsp({ action: 'hover', path: 'src/cart.ts', line: 1, character: 17 })).result.output, /function total\(items: number\[\]\): number/);
+  assert.match(
+    (await lsp({ action: 'hover', path: 'src/cart.ts', line: 1, character: 17 })).result.output,
+    /function total\(items: number\[\]\): number/,
+  );
   assert.equal(
     (await lsp({ action: 'symbols', path: 'src/cart.ts' })).result.output,
     'Outline of src/cart.ts:\nClass Cart  (lines 1-9)\n  Method total (): number  (lines 2-4)',
@@ -127,7 +162,10 @@ test('issue 3 lsp: a cancelled call stops waiting for the editor', async () => {
   const features = new FakeLanguageFeatures();
   features.gate = new Promise(() => undefined);
   const controller = new AbortController();
-  const host = { ...createNodeHost({ stateDir: join(workspace, '.zuno', 'state'), approvals: approveEverything }), languageFeatures: features };
+  const host = {
+    ...createNodeHost({ stateDir: join(workspace, '.zuno', 'state'), approvals: approveEverything }),
+    languageFeatures: features,
+  };
   const context = makeToolContext({ workspaceRoot: workspace, host, signal: controller.signal });
   const parsed = lspTool.parse({ action: 'hover', path: 'src/cart.ts', line: 1, character: 1 });
   assert.ok(parsed.success);
@@ -140,7 +178,10 @@ test('issue 3 lsp: a cancelled call stops waiting for the editor', async () => {
 test('issue 8 §5: locations and diagnostics in files a deny rule hides are counted, never shown', async () => {
   const config = { permission: { rules: [{ tool: '*', match: 'src/main.ts', action: 'deny' }] } };
   const references = await lsp({ action: 'references', path: 'src/cart.ts', line: 1, character: 17 }, new FakeLanguageFeatures(), config);
-  assert.equal(references.result.output, '1 references:\nsrc/cart.ts:1:17  export function total(items: number[]) {\n[2 more in files hidden by permission rules, not shown.]');
+  assert.equal(
+    references.result.output,
+    '1 references:\nsrc/cart.ts:1:17  export function total(items: number[]) {\n[2 more in files hidden by permission rules, not shown.]',
+  );
   const diagnostics = await lsp({ action: 'diagnostics', path: 'src' }, new FakeLanguageFeatures(), config);
   assert.doesNotMatch(diagnostics.result.output, /main\.ts|console/);
   assert.match(diagnostics.result.output, /src\/cart\.ts:2:10 error[\s\S]*\[1 more in files hidden by permission rules, not shown\.\]$/);

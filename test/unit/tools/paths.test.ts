@@ -21,19 +21,39 @@ symlinkSync(join(workspace, 'src'), join(workspace, 'inner-link'));
 const context = makeToolContext({ workspaceRoot: workspace });
 
 /** What the policy matches: the subject without the resolution that travels with it to the tool. */
-const matched = ({ kind, value, outsideWorkspace }: CallSubject): CallSubject => ({ kind, value, ...(outsideWorkspace !== undefined ? { outsideWorkspace } : {}) });
+const matched = ({ kind, value, outsideWorkspace }: CallSubject): CallSubject => ({
+  kind,
+  value,
+  ...(outsideWorkspace !== undefined ? { outsideWorkspace } : {}),
+});
 
 test('§9: relative and absolute paths inside the workspace are inside', async () => {
-  assert.deepEqual(matched(await pathSubject(context, 'src/a.ts')), { kind: 'path', value: join(workspace, 'src', 'a.ts'), outsideWorkspace: false });
+  assert.deepEqual(matched(await pathSubject(context, 'src/a.ts')), {
+    kind: 'path',
+    value: join(workspace, 'src', 'a.ts'),
+    outsideWorkspace: false,
+  });
   assert.equal((await resolveWorkspacePath(context, join(workspace, 'src'))).display, 'src');
   assert.equal((await resolveWorkspacePath(context, '.')).display, '.');
   assert.equal((await resolveWorkspacePath(context, 'src/new/file.ts')).outsideWorkspace, false);
 });
 
 test('§9: a symlink that leaves the workspace makes the path outside, with its real path as the subject', async () => {
-  assert.deepEqual(matched(await pathSubject(context, 'escape/secret.txt')), { kind: 'path', value: join(outside, 'secret.txt'), outsideWorkspace: true });
-  assert.deepEqual(matched(await pathSubject(context, 'escape/not-yet.txt')), { kind: 'path', value: join(outside, 'not-yet.txt'), outsideWorkspace: true });
-  assert.deepEqual(matched(await pathSubject(context, 'inner-link/a.ts')), { kind: 'path', value: join(workspace, 'src', 'a.ts'), outsideWorkspace: false });
+  assert.deepEqual(matched(await pathSubject(context, 'escape/secret.txt')), {
+    kind: 'path',
+    value: join(outside, 'secret.txt'),
+    outsideWorkspace: true,
+  });
+  assert.deepEqual(matched(await pathSubject(context, 'escape/not-yet.txt')), {
+    kind: 'path',
+    value: join(outside, 'not-yet.txt'),
+    outsideWorkspace: true,
+  });
+  assert.deepEqual(matched(await pathSubject(context, 'inner-link/a.ts')), {
+    kind: 'path',
+    value: join(workspace, 'src', 'a.ts'),
+    outsideWorkspace: false,
+  });
 });
 
 test('§9: .. out of the workspace is outside; a sibling with the root as prefix is too', async () => {

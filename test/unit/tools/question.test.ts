@@ -47,6 +47,9 @@ test('issue 3: a dismissed question is an outcome the model can read', async () 
 });
 
 test('issue 3: question refuses an answer outside the offered options, and `multiple` without options', async () => {
-  await assert.rejects(questionTool.run({ question: 'Which?', options: ['a', 'b'] }, person({ answered: true, selected: ['z'] }).context), /not offered: z/);
+  await assert.rejects(
+    questionTool.run({ question: 'Which?', options: ['a', 'b'] }, person({ answered: true, selected: ['z'] }).context),
+    /not offered: z/,
+  );
   assert.equal(questionTool.parse({ question: 'q', multiple: true }).success, false);
 });

@@ -32,19 +32,51 @@ function cleanUp(workspace: string): void {
 const patch = (...lines: string[]): string => ['*** Begin Patch', ...lines, '*** End Patch'].join('\n');
 
 const cases: ReadonlyArray<{ readonly name: string; readonly call: () => [typeof writeTool, unknown]; readonly says: RegExp }> = [
-  { name: 'write over a 0444 file', call: () => [writeTool, { path: 'locked.txt', content: 'new\n' }], says: /locked\.txt was not changed: it is read-only \(mode 0444\)/ },
-  { name: 'write a new file in a 0555 directory', call: () => [writeTool, { path: 'frozen/new.txt', content: 'new\n' }], says: /its directory .*frozen is read-only \(mode 0555\)/ },
-  { name: 'edit a 0444 file', call: () => [editTool, { path: 'locked.txt', old_string: 'locked', new_string: 'open' }], says: /read-only \(mode 0444\)/ },
-  { name: 'edit a file in a 0555 directory', call: () => [editTool, { path: 'frozen/inner.txt', old_string: 'inner', new_string: 'outer' }], says: /frozen is read-only \(mode 0555\)/ },
+  {
+    name: 'write over a 0444 file',
+    call: () => [writeTool, { path: 'locked.txt', content: 'new\n' }],
+    says: /locked\.txt was not changed: it is read-only \(mode 0444\)/,
+  },
+  {
+    name: 'write a new file in a 0555 directory',
+    call: () => [writeTool, { path: 'frozen/new.txt', content: 'new\n' }],
+    says: /its directory .*frozen is read-only \(mode 0555\)/,
+  },
+  {
+    name: 'edit a 0444 file',
+    call: () => [editTool, { path: 'locked.txt', old_string: 'locked', new_string: 'open' }],
+    says: /read-only \(mode 0444\)/,
+  },
+  {
+    name: 'edit a file in a 0555 directory',
+    call: () => [editTool, { path: 'frozen/inner.txt', old_string: 'inner', new_string: 'outer' }],
+    says: /frozen is read-only \(mode 0555\)/,
+  },
   {
     name: 'apply_patch updating a 0444 file after a writable one (the first write is undone)',
     call: () => [applyPatchTool, { patch: patch('*** Update File: a.txt', '-a', '+b', '*** Update File: locked.txt', '-locked', '+open') }],
     says: /locked\.txt was not changed: it is read-only \(mode 0444\)[^]*a\.txt\) were undone\. No file was changed\./,
   },
-  { name: 'apply_patch deleting a 0444 file', call: () => [applyPatchTool, { patch: patch('*** Delete File: locked.txt') }], says: /read-only \(mode 0444\)[^]*No file was changed/ },
-  { name: 'apply_patch moving a 0444 file', call: () => [applyPatchTool, { patch: patch('*** Update File: locked.txt', '*** Move to: moved.txt') }], says: /read-only \(mode 0444\)/ },
-  { name: 'apply_patch adding a file in a 0555 directory', call: () => [applyPatchTool, { patch: patch('*** Add File: frozen/new.txt', '+x') }], says: /frozen is read-only \(mode 0555\)/ },
-  { name: 'apply_patch updating a file in a 0555 directory', call: () => [applyPatchTool, { patch: patch('*** Update File: frozen/inner.txt', '-inner', '+outer') }], says: /frozen is read-only/ },
+  {
+    name: 'apply_patch deleting a 0444 file',
+    call: () => [applyPatchTool, { patch: patch('*** Delete File: locked.txt') }],
+    says: /read-only \(mode 0444\)[^]*No file was changed/,
+  },
+  {
+    name: 'apply_patch moving a 0444 file',
+    call: () => [applyPatchTool, { patch: patch('*** Update File: locked.txt', '*** Move to: moved.txt') }],
+    says: /read-only \(mode 0444\)/,
+  },
+  {
+    name: 'apply_patch adding a file in a 0555 directory',
+    call: () => [applyPatchTool, { patch: patch('*** Add File: frozen/new.txt', '+x') }],
+    says: /frozen is read-only \(mode 0555\)/,
+  },
+  {
+    name: 'apply_patch updating a file in a 0555 directory',
+    call: () => [applyPatchTool, { patch: patch('*** Update File: frozen/inner.txt', '-inner', '+outer') }],
+    says: /frozen is read-only/,
+  },
 ];
 
 for (const { name, call, says } of cases) {

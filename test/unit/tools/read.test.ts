@@ -19,7 +19,8 @@ async function read(args: Record<string, unknown>, ctx = context) {
   return readTool.run(parsed.args, await checkCall(readTool, parsed.args, ctx));
 }
 
-const lines = (count: number, width = 0): string => Array.from({ length: count }, (_, index) => `line ${index + 1}`.padEnd(width, '.')).join('\n') + '\n';
+const lines = (count: number, width = 0): string =>
+  Array.from({ length: count }, (_, index) => `line ${index + 1}`.padEnd(width, '.')).join('\n') + '\n';
 
 test('T1: read declares ReadOnly, Safe, ParallelSafe (E3, R1)', () => {
   assert.deepEqual(readTool.declarationsFor({ path: 'x' }), { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' });
@@ -38,7 +39,10 @@ test('issue 2 §9: read pages with offset and limit and says how to continue', a
   assert.match(first.output, /lines 1–3 of at least 4 .*offset=4/);
   const last = await read({ path: 'ten.txt', offset: 9 });
   assert.match(last.output, /^ {5}9\tline 9\n {4}10\tline 10\n\n\[ten\.txt: lines 9–10 of 10\.\]$/);
-  await assert.rejects(read({ path: 'ten.txt', offset: 11 }), (error: unknown) => error instanceof ToolError && /has 10 lines; offset 11 is past the end/.test(error.message));
+  await assert.rejects(
+    read({ path: 'ten.txt', offset: 11 }),
+    (error: unknown) => error instanceof ToolError && /has 10 lines; offset 11 is past the end/.test(error.message),
+  );
 });
 
 test('issue 2 §9 a 1 GiB file is streamed: the first 2000 lines come back and the rest is never read', async () => {
@@ -87,7 +91,10 @@ test('issue 2 §9: a very long line is cut with a marker', async () => {
 });
 
 test('issue 2 §9: binary files are described, not dumped', async () => {
-  writeFileSync(join(workspace, 'image.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.alloc(20_000, 7)]));
+  writeFileSync(
+    join(workspace, 'image.png'),
+    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.alloc(20_000, 7)]),
+  );
   const png = await read({ path: 'image.png' });
   assert.match(png.output, /image\.png is a binary file \(19\.5 KiB\), so it is not shown/);
   writeFileSync(join(workspace, 'noise.bin'), Buffer.from(Array.from({ length: 4000 }, (_, index) => 0x80 + (index % 60))));
@@ -110,9 +117,18 @@ test('issue 2 §9 a missing path suggests near names: a typo in the folder and t
   mkdirSync(join(workspace, 'src', 'deep'), { recursive: true });
   writeFileSync(join(workspace, 'src', 'index.ts'), '');
   writeFileSync(join(workspace, 'src', 'deep', 'config.json'), '');
-  await assert.rejects(read({ path: 'src/indx.ts' }), (error: unknown) => error instanceof ToolError && /src\/indx\.ts does not exist .*Did you mean: src\/index\.ts/.test(error.message));
-  await assert.rejects(read({ path: 'config.json' }), (error: unknown) => error instanceof ToolError && /Did you mean: .*src\/deep\/config\.json/.test(error.message));
-  await assert.rejects(read({ path: 'zzzzqqq.xyz' }), (error: unknown) => error instanceof ToolError && /Use glob to find the file/.test(error.message));
+  await assert.rejects(
+    read({ path: 'src/indx.ts' }),
+    (error: unknown) => error instanceof ToolError && /src\/indx\.ts does not exist .*Did you mean: src\/index\.ts/.test(error.message),
+  );
+  await assert.rejects(
+    read({ path: 'config.json' }),
+    (error: unknown) => error instanceof ToolError && /Did you mean: .*src\/deep\/config\.json/.test(error.message),
+  );
+  await assert.rejects(
+    read({ path: 'zzzzqqq.xyz' }),
+    (error: unknown) => error instanceof ToolError && /Use glob to find the file/.test(error.message),
+  );
 });
 
 test('issue 2 §9: a pipe is refused rather than read forever', async () => {

@@ -45,7 +45,9 @@ function harness(config: ZunoConfigInput) {
   });
   let id = 0;
   const call = async (name: string, args: Record<string, unknown>): Promise<ToolCallResult> => {
-    const [result] = await scheduler.runTurn('session-1', [{ id: `c${++id}`, name, arguments: JSON.stringify(args) }], { signal: new AbortController().signal });
+    const [result] = await scheduler.runTurn('session-1', [{ id: `c${++id}`, name, arguments: JSON.stringify(args) }], {
+      signal: new AbortController().signal,
+    });
     assert.ok(result);
     return result;
   };
@@ -62,7 +64,10 @@ test('issue 8 §5 E1: grep over the root leaves the denied folder out, content a
   const { call } = harness(SECRETS_DENIED);
   const content = await call('grep', { pattern: 'needle' });
   assert.equal(content.outcome.kind, 'ok');
-  assert.match(content.output, /^2 matching lines in 2 files for "needle" in the workspace:\nnotes\.txt:1:needle note\nsrc\/app\.txt:1:needle in app\n/);
+  assert.match(
+    content.output,
+    /^2 matching lines in 2 files for "needle" in the workspace:\nnotes\.txt:1:needle note\nsrc\/app\.txt:1:needle in app\n/,
+  );
   assert.match(content.output, /Paths hidden by permission rules were not searched/);
   assertNothingSecret(content);
   for (const mode of ['files', 'count']) {
@@ -107,7 +112,10 @@ test('issue 8 §5: read of the parent folder leaves the denied folder out and co
   const { call } = harness(SECRETS_DENIED);
   const listing = await call('read', { path: '.' });
   assert.equal(listing.outcome.kind, 'ok');
-  assert.equal(listing.output, 'The workspace root is a folder with 2 entries (and 1 hidden by permission rules, not shown):\nnotes.txt\nsrc/');
+  assert.equal(
+    listing.output,
+    'The workspace root is a folder with 2 entries (and 1 hidden by permission rules, not shown):\nnotes.txt\nsrc/',
+  );
 });
 
 test('issue 8 §5: without the deny rule the same calls do show the secret (the assertions above can fail)', async () => {
@@ -152,7 +160,10 @@ test('issue 8 §5: outside the workspace, reached through an allow rule, the sam
   assert.doesNotMatch(found.output, /hunter2|token\.txt|private\//);
   const listing = await call('read', { path: outside });
   assert.match(listing.output, /1 entry \(and 1 hidden by permission rules, not shown\):\npublic\/$/);
-  assert.deepEqual((await call('grep', { pattern: 'needle', path: join(outside, 'private') })).outcome, { kind: 'blocked', category: 'denied' });
+  assert.deepEqual((await call('grep', { pattern: 'needle', path: join(outside, 'private') })).outcome, {
+    kind: 'blocked',
+    category: 'denied',
+  });
 });
 
 test('issue 8 §5: where rg cannot take the rule as an exclusion, the filter still withholds the file and counts it', async () => {
@@ -160,11 +171,18 @@ test('issue 8 §5: where rg cannot take the rule as an exclusion, the filter sti
   const workspace = makeTempDir('zuno-search-deny-');
   after(() => removeDir(workspace));
   plant(workspace);
-  const context = makeToolContext({ workspaceRoot: workspace, tool: 'grep', config: { permission: { rules: [{ tool: '*', match: '{secrets/key.txt,secrets/.env}', action: 'deny' }] } } });
+  const context = makeToolContext({
+    workspaceRoot: workspace,
+    tool: 'grep',
+    config: { permission: { rules: [{ tool: '*', match: '{secrets/key.txt,secrets/.env}', action: 'deny' }] } },
+  });
   const parsed = grepTool.parse({ pattern: 'needle', output_mode: 'files' });
   assert.ok(parsed.success);
   const found = await grepTool.run(parsed.args, await checkCall(grepTool, parsed.args, context));
-  assert.equal(found.output, '3 files match for "needle" in the workspace:\nnotes.txt\nsecrets/sub/deep.txt\nsrc/app.txt\n[2 matching files hidden by permission rules are not shown.]');
+  assert.equal(
+    found.output,
+    '3 files match for "needle" in the workspace:\nnotes.txt\nsecrets/sub/deep.txt\nsrc/app.txt\n[2 matching files hidden by permission rules are not shown.]',
+  );
   const content = grepTool.parse({ pattern: 'needle' });
   assert.ok(content.success);
   const lines = await grepTool.run(content.args, await checkCall(grepTool, content.args, context));
@@ -172,7 +190,11 @@ test('issue 8 §5: where rg cannot take the rule as an exclusion, the filter sti
   assert.doesNotMatch(lines.output, /hunter2|SECRET|key\.txt|\.env/);
   const globbed = globTool.parse({ pattern: '**/*' });
   assert.ok(globbed.success);
-  const globContext = makeToolContext({ workspaceRoot: workspace, tool: 'glob', config: { permission: { rules: [{ tool: '*', match: '{secrets/key.txt,secrets/.env}', action: 'deny' }] } } });
+  const globContext = makeToolContext({
+    workspaceRoot: workspace,
+    tool: 'glob',
+    config: { permission: { rules: [{ tool: '*', match: '{secrets/key.txt,secrets/.env}', action: 'deny' }] } },
+  });
   const files = await globTool.run(globbed.args, await checkCall(globTool, globbed.args, globContext));
   assert.match(files.output, /\[2 matching files hidden by permission rules are not shown\.\]$/);
   assert.doesNotMatch(files.output, /key\.txt|\.env/);
@@ -183,7 +205,11 @@ test('issue 8 §5: deny rules of every shape become exclusions rg accepts, or no
   after(() => removeDir(workspace));
   plant(workspace);
   // Unclosed `[` and `{` are config errors now (issue 8 item 2), so they never reach a search.
-  const rules = ['secrets/{a,{b,c}}/[!x]*', '**/*.pem', '*/config/*.json', 'src/}', 'a**b', `${workspace}/private/**`].map((match) => ({ tool: '*', match, action: 'deny' as const }));
+  const rules = ['secrets/{a,{b,c}}/[!x]*', '**/*.pem', '*/config/*.json', 'src/}', 'a**b', `${workspace}/private/**`].map((match) => ({
+    tool: '*',
+    match,
+    action: 'deny' as const,
+  }));
   const context = makeToolContext({ workspaceRoot: workspace, tool: 'grep', config: { permission: { rules } } });
   assert.ok(context.visibility.excludeGlobs(workspace).length >= 4, 'most rules do reach rg');
   const parsed = grepTool.parse({ pattern: 'needle', output_mode: 'files' });
@@ -205,7 +231,10 @@ test('issue 8 §5: rg complaining about a hidden path does not name it to the mo
     processes: {
       run: async (spec: Parameters<typeof real.processes.run>[0]) => {
         const result = await real.processes.run(spec);
-        spec.onOutput?.('rg: secrets/key.txt: Permission denied (os error 13)\nrg: ./src/locked.txt: Permission denied (os error 13)\n', 'stderr');
+        spec.onOutput?.(
+          'rg: secrets/key.txt: Permission denied (os error 13)\nrg: ./src/locked.txt: Permission denied (os error 13)\n',
+          'stderr',
+        );
         return { ...result, exitCode: 2 };
       },
     },

@@ -11,17 +11,29 @@ import { makeToolContext } from '../../support/tool-context';
 import { callFinish, callStart, temporaryDirectory } from '../../support/store-fixtures';
 import type { ZunoConfigInput } from '../../../src/core/config';
 
-async function storeWithHistory(context: TestContext, warnings: string[] = []): Promise<{ store: Store; stateDir: string; workspace: string }> {
+async function storeWithHistory(
+  context: TestContext,
+  warnings: string[] = [],
+): Promise<{ store: Store; stateDir: string; workspace: string }> {
   const workspace = temporaryDirectory(context, 'zuno-history-ws-');
   const stateDir = temporaryDirectory(context, 'zuno-history-state-');
   const store = await Store.open({ stateDir, onWarning: (message) => warnings.push(message) });
   context.after(() => store.close());
   store.createSession({ id: 'parser', workspace, title: 'fix the parser' });
   store.appendMessage('parser', { role: 'user', content: 'The tokenizer crashes on an empty file, please fix it' });
-  store.appendMessage('parser', { role: 'assistant', content: '', toolCalls: [{ id: 'g1', name: 'grep', arguments: '{"pattern":"tokenize"}' }] });
+  store.appendMessage('parser', {
+    role: 'assistant',
+    content: '',
+    toolCalls: [{ id: 'g1', name: 'grep', arguments: '{"pattern":"tokenize"}' }],
+  });
   await store.recordStart(callStart('parser', 'g1', { tool: 'grep', argumentsJson: '{"pattern":"tokenize"}' }));
   await store.recordFinish(callFinish('parser', 'g1', { output: 'src/lexer.ts:12: export function tokenize(source: string)' }));
-  store.appendMessage('parser', { role: 'tool', callId: 'g1', toolName: 'grep', content: 'src/lexer.ts:12: export function tokenize(source: string)' });
+  store.appendMessage('parser', {
+    role: 'tool',
+    callId: 'g1',
+    toolName: 'grep',
+    content: 'src/lexer.ts:12: export function tokenize(source: string)',
+  });
   store.appendMessage('parser', { role: 'assistant', content: 'Fixed: an empty file now yields no tokens.' });
   store.createSession({ id: 'docs', workspace, title: 'write the docs' });
   store.appendMessage('docs', { role: 'user', content: 'Write a README section about installation' });
@@ -63,7 +75,8 @@ test('issue 9: session_search finds past sessions by words in prompts, answers a
 test('issue 9: the search index catches up with new writes, forgets deleted sessions, and rebuilds itself when damaged', async (context) => {
   const warnings: string[] = [];
   const { store, stateDir, workspace } = await storeWithHistory(context, warnings);
-  const search = async (query: string): Promise<unknown> => (await sessionSearchTool.run({ query }, toolContext(store, workspace))).metadata?.['ids'];
+  const search = async (query: string): Promise<unknown> =>
+    (await sessionSearchTool.run({ query }, toolContext(store, workspace))).metadata?.['ids'];
   assert.deepEqual(await search('installation'), ['docs']);
   assert.ok(existsSync(join(stateDir, 'search.sqlite')), 'the index is kept between searches');
   store.appendMessage('docs', { role: 'assistant', content: 'Added the installation section, and a note on the tokenizer.' });
@@ -71,7 +84,10 @@ test('issue 9: the search index catches up with new writes, forgets deleted sess
   assert.deepEqual(await search('tokenizer empty'), ['parser'], 'every word must match');
   store.deleteSession('docs');
   assert.deepEqual(await search('tokenizer'), ['parser']);
-  writeFileSync(join(stateDir, 'search.sqlite'), 'not a database at all, but long enough to be read as one........................................');
+  writeFileSync(
+    join(stateDir, 'search.sqlite'),
+    'not a database at all, but long enough to be read as one........................................',
+  );
   assert.deepEqual(await search('tokenizer'), ['parser']);
   assert.match(warnings.join('\n'), /The search index .*search\.sqlite cannot be read .* it is rebuilt from the sessions/);
 });
@@ -85,7 +101,10 @@ test('issue 9: a session whose files are damaged is left out of the search, name
   context.after(() => reopened.close());
   const result = await sessionSearchTool.run({ query: 'tokenizer' }, toolContext(reopened, workspace));
   assert.deepEqual(result.metadata?.['ids'], ['parser']);
-  assert.match(warnings.join('\n'), /Session docs is left out of the search: The journal .*sessions\/docs\/journal\.jsonl is damaged at line 1/);
+  assert.match(
+    warnings.join('\n'),
+    /Session docs is left out of the search: The journal .*sessions\/docs\/journal\.jsonl is damaged at line 1/,
+  );
 });
 
 test('issue 9: session_read shows a past transcript paged by message, capped like read, and names what to do for an unknown id', async (context) => {
@@ -109,6 +128,12 @@ test('issue 9: session_read shows a past transcript paged by message, capped lik
   const long = await sessionReadTool.run({ session_id: 'big', offset: 20, limit: 1 }, toolContext(store, workspace));
   assert.equal(long.output.split('\n')[1], `[20] user: 19 ${'z'.repeat(3000)}`);
 
-  await assert.rejects(sessionReadTool.run({ session_id: 'nope' }, toolContext(store, workspace)), /There is no session "nope" in this workspace\. Find session ids with session_search\./);
-  await assert.rejects(sessionReadTool.run({ session_id: 'parser', offset: 9 }, toolContext(store, workspace)), /has 4 messages; offset 9 is past the end/);
+  await assert.rejects(
+    sessionReadTool.run({ session_id: 'nope' }, toolContext(store, workspace)),
+    /There is no session "nope" in this workspace\. Find session ids with session_search\./,
+  );
+  await assert.rejects(
+    sessionReadTool.run({ session_id: 'parser', offset: 9 }, toolContext(store, workspace)),
+    /has 4 messages; offset 9 is past the end/,
+  );
 });

@@ -40,7 +40,11 @@ const approveEverything = new ScriptedApprovals();
 /** The node host, with the sandbox hiding the secrets of a home folder made for the test. */
 const sandboxedHost = createNodeHost({ stateDir, approvals: approveEverything, sandbox: createSandboxSupport({ home }) });
 /** A host on which bwrap is not on PATH. */
-const hostWithoutBwrap = createNodeHost({ stateDir, approvals: approveEverything, sandbox: createSandboxSupport({ home, path: '/nonexistent' }) });
+const hostWithoutBwrap = createNodeHost({
+  stateDir,
+  approvals: approveEverything,
+  sandbox: createSandboxSupport({ home, path: '/nonexistent' }),
+});
 
 async function shell(args: Record<string, unknown>, config: ZunoConfigInput = {}, host: Host = sandboxedHost) {
   const parsed = shellTool.parse(args);
@@ -61,7 +65,10 @@ test('issue 12: a write outside the workspace fails, and the result says the san
   const result = await shell({ command: `echo x > ${target}` });
   assert.equal(result.status, 'error');
   assert.match(result.output, /Read-only file system/);
-  assert.match(result.output, /\[sandbox \(workspace-write, network off\): the failure looks like the sandbox refused it: a write was refused/);
+  assert.match(
+    result.output,
+    /\[sandbox \(workspace-write, network off\): the failure looks like the sandbox refused it: a write was refused/,
+  );
   assert.match(result.output, /"sandbox": "off"/);
   assert.equal(existsSync(target), false);
 });
@@ -77,7 +84,7 @@ test('issue 12: .git/config cannot be written from the shell in workspace-write'
   assert.equal(readFileSync(join(workspace, '.git', 'config'), 'utf8'), before);
 });
 
-test('issue 12 the store\'s state dir is not in the sandbox: its files cannot be read nor changed', async () => {
+test("issue 12 the store's state dir is not in the sandbox: its files cannot be read nor changed", async () => {
   mkdirSync(join(stateDir, 'outputs'), { recursive: true });
   writeFileSync(join(stateDir, 'outputs', 'record.txt'), 'the record\n');
   const result = await shell({ command: `cat ${join(stateDir, 'outputs', 'record.txt')}; echo tampered > ${join(stateDir, 'x')}` });
@@ -135,14 +142,18 @@ test('issue 12 a setsid daemon dies with the call: no late file, no process left
   const result = await shell({ command: "setsid sh -c 'sleep 2.71828; touch late' > /dev/null 2>&1 & echo started" });
   assert.equal(result.status, 'ok');
   // The kernel ends the namespace's processes as the call ends; give it a moment, well under the sleep.
-  for (let waited = 0; processesWith('sleep\u00002.71828').length > 0 && waited < 1500; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let waited = 0; processesWith('sleep\u00002.71828').length > 0 && waited < 1500; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(processesWith('sleep\u00002.71828'), [], 'nothing is left running');
   await new Promise((resolve) => setTimeout(resolve, 3500));
   assert.equal(existsSync(join(workspace, 'late')), false);
 });
 
 test('issue 12 read-only mode: nothing is writable but the private temp dir', async () => {
-  const result = await shell({ command: 'echo t > /tmp/scratch && cat /tmp/scratch && echo w > readonly.txt' }, { sandbox: { mode: 'read-only' } });
+  const result = await shell(
+    { command: 'echo t > /tmp/scratch && cat /tmp/scratch && echo w > readonly.txt' },
+    { sandbox: { mode: 'read-only' } },
+  );
   assert.equal(result.status, 'error');
   assert.match(result.output, /^exit code \d+\nt\n/);
   assert.match(result.output, /in read-only mode only the private temp dir is writable/);
@@ -158,8 +169,14 @@ test('issue 12: sandbox.writable adds a writable path outside the workspace', as
 test('issue 12: without bwrap and without sandbox.required the command runs and the result says unsandboxed, with the reason', async () => {
   const result = await shell({ command: 'echo ran' }, {}, hostWithoutBwrap);
   assert.equal(result.status, 'ok');
-  assert.equal(result.output, 'exit code 0\n[unsandboxed (bwrap (bubblewrap) was not found on PATH): this command ran with your full permissions]\nran\n');
-  assert.match(String(result.metadata?.sandboxNotice), /Commands run unsandboxed: bwrap \(bubblewrap\) was not found on PATH\. Install bubblewrap/);
+  assert.equal(
+    result.output,
+    'exit code 0\n[unsandboxed (bwrap (bubblewrap) was not found on PATH): this command ran with your full permissions]\nran\n',
+  );
+  assert.match(
+    String(result.metadata?.sandboxNotice),
+    /Commands run unsandboxed: bwrap \(bubblewrap\) was not found on PATH\. Install bubblewrap/,
+  );
 });
 
 function schedulerOn(bwrap: 'with bwrap' | 'without bwrap', config: ZunoConfigInput, approvals = new ScriptedApprovals()) {
@@ -171,9 +188,16 @@ function schedulerOn(bwrap: 'with bwrap' | 'without bwrap', config: ZunoConfigIn
   events.on((event) => {
     if (event.type === 'notice') notices.push(event.text);
   });
-  const scheduler = new Scheduler({ registry: new ToolRegistry([{ tool: shellTool, defaultSurface: true }]), ledger: new MemoryLedger(), events, env });
+  const scheduler = new Scheduler({
+    registry: new ToolRegistry([{ tool: shellTool, defaultSurface: true }]),
+    ledger: new MemoryLedger(),
+    events,
+    env,
+  });
   const run = (id: string, args: Record<string, unknown>) =>
-    scheduler.runTurn('s', [{ id, name: 'shell', arguments: JSON.stringify(args) }], { signal: new AbortController().signal }).then((results) => results[0]);
+    scheduler
+      .runTurn('s', [{ id, name: 'shell', arguments: JSON.stringify(args) }], { signal: new AbortController().signal })
+      .then((results) => results[0]);
   return { run, notices, approvals };
 }
 
@@ -181,7 +205,10 @@ test('issue 12: sandbox.required with bwrap missing blocks the call as unavailab
   const { run } = schedulerOn('without bwrap', { permission: { mode: 'auto' }, sandbox: { required: true } });
   const result = await run('1', { command: 'touch required-ran' });
   assert.deepEqual(result?.outcome, { kind: 'blocked', category: 'unavailable' });
-  assert.match(result?.output ?? '', /sandbox\.required is on, and the sandbox cannot be used here: bwrap \(bubblewrap\) was not found on PATH\. Nothing ran/);
+  assert.match(
+    result?.output ?? '',
+    /sandbox\.required is on, and the sandbox cannot be used here: bwrap \(bubblewrap\) was not found on PATH\. Nothing ran/,
+  );
   assert.equal(existsSync(join(workspace, 'required-ran')), false);
 });
 
@@ -203,11 +230,17 @@ test('issue 12: sandbox "off" asks even in auto mode, says "outside the sandbox"
 });
 
 test('issue 12: an allow rule covers a sandbox "off" call only when it says sandbox: "off"', async () => {
-  const plain = schedulerOn('with bwrap', { permission: { mode: 'auto', rules: [{ tool: 'shell', match: 'echo *', action: 'allow' }] } }, new ScriptedApprovals(() => ({ approved: false })));
+  const plain = schedulerOn(
+    'with bwrap',
+    { permission: { mode: 'auto', rules: [{ tool: 'shell', match: 'echo *', action: 'allow' }] } },
+    new ScriptedApprovals(() => ({ approved: false })),
+  );
   const refused = await plain.run('1', { command: 'echo hi', sandbox: 'off' });
   assert.deepEqual(refused?.outcome, { kind: 'blocked', category: 'denied' });
   assert.equal(plain.approvals.requests.length, 1);
-  const named = schedulerOn('with bwrap', { permission: { mode: 'strict', rules: [{ tool: 'shell', match: 'echo *', action: 'allow', sandbox: 'off' }] } });
+  const named = schedulerOn('with bwrap', {
+    permission: { mode: 'strict', rules: [{ tool: 'shell', match: 'echo *', action: 'allow', sandbox: 'off' }] },
+  });
   const allowed = await named.run('1', { command: 'echo hi', sandbox: 'off' });
   assert.equal(allowed?.outcome.kind, 'ok');
   assert.equal(named.approvals.requests.length, 0);
@@ -257,7 +290,10 @@ test('issue 12: background commands and execute tasks run in the same sandbox', 
     await jobs.dispose();
   }
   const taskTarget = join(outside, 'from-task.txt');
-  writeFileSync(join(workspace, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0', scripts: { escape: `echo x > ${taskTarget}` } }));
+  writeFileSync(
+    join(workspace, 'package.json'),
+    JSON.stringify({ name: 'w', version: '1.0.0', scripts: { escape: `echo x > ${taskTarget}` } }),
+  );
   const host = { ...sandboxedHost, tasks: createNodeWorkspaceTasks(sandboxedHost.processes, defaultChildEnvironment) };
   const parsed = executeTool.parse({ action: 'run', name: 'npm: escape' });
   assert.ok(parsed.success);
@@ -267,9 +303,12 @@ test('issue 12: background commands and execute tasks run in the same sandbox', 
   assert.equal(existsSync(taskTarget), false);
 });
 
-test('issue 12: hooks are the user\'s own commands and run outside the sandbox', async () => {
+test("issue 12: hooks are the user's own commands and run outside the sandbox", async () => {
   const marker = join(outside, 'hook-ran');
-  const { run } = schedulerOn('with bwrap', { permission: { mode: 'auto' }, hooks: { pre_tool: [{ command: `touch ${marker}`, tools: ['shell'] }] } });
+  const { run } = schedulerOn('with bwrap', {
+    permission: { mode: 'auto' },
+    hooks: { pre_tool: [{ command: `touch ${marker}`, tools: ['shell'] }] },
+  });
   const result = await run('1', { command: `touch ${join(outside, 'shell-ran')}` });
   assert.equal(existsSync(marker), true, 'the hook wrote outside the workspace');
   assert.equal(result?.outcome.kind, 'error', 'the shell command did not');

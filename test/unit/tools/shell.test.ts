@@ -25,7 +25,9 @@ async function shell(args: Record<string, unknown>, options: Partial<ToolContext
 
 test('T2: shell declares SideEffecting, Never, Exclusive, and its subject is the command line (§9)', async () => {
   assert.deepEqual(shellTool.declarationsFor({ command: 'ls' }), { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' });
-  assert.deepEqual(await shellTool.subjectsFor({ command: 'git status' }, makeToolContext({ workspaceRoot: workspace })), [{ kind: 'command', value: 'git status' }]);
+  assert.deepEqual(await shellTool.subjectsFor({ command: 'git status' }, makeToolContext({ workspaceRoot: workspace })), [
+    { kind: 'command', value: 'git status' },
+  ]);
 });
 
 test('issue 2 §9: shell runs in the workspace root and reports the exit code; output is mirrored to progress', async () => {
@@ -61,7 +63,10 @@ test('issue 2 §9: a background child holding stdout open does not hang the call
 });
 
 test('R3: a timeout is indeterminate, keeps the output so far, and kills the whole group', async () => {
-  const { result } = await shell({ command: 'echo "child=$$"; sleep 60 & echo "grandchild=$!"; echo working; wait', timeout_ms: 1000 }, UNSANDBOXED);
+  const { result } = await shell(
+    { command: 'echo "child=$$"; sleep 60 & echo "grandchild=$!"; echo working; wait', timeout_ms: 1000 },
+    UNSANDBOXED,
+  );
   assert.equal(result.status, 'indeterminate');
   assert.match(result.output, /^timed out: the command was stopped after 1000 ms/);
   assert.match(result.output, /may have had partial effects, and it will not be re-run automatically/);
@@ -110,7 +115,10 @@ test('O1 a command printing 300 MB is bounded: head and tail kept, the rest spil
   assert.match(result.output, /^exit code 0\nFIRST\ny\ny\n/);
   assert.match(result.output, /y\ny\n\nLAST\n$/);
   const spill = String(result.metadata?.fullOutputPath);
-  assert.match(result.output, new RegExp(`output truncated: .* The full output is saved at ${spill.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  assert.match(
+    result.output,
+    new RegExp(`output truncated: .* The full output is saved at ${spill.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+  );
   assert.equal(statSync(spill).size, 'FIRST\n'.length + 300_000_000 + '\nLAST\n'.length);
 });
 

@@ -18,7 +18,11 @@ function writeSkill(root: string, folder: string, text: string): void {
   writeFileSync(join(root, folder, 'SKILL.md'), text);
 }
 
-writeSkill(join(workspace, '.zuno', 'skills'), 'release', '---\nname: release\ndescription: Cut a release\n---\nRun the tests, then tag.\n');
+writeSkill(
+  join(workspace, '.zuno', 'skills'),
+  'release',
+  '---\nname: release\ndescription: Cut a release\n---\nRun the tests, then tag.\n',
+);
 writeSkill(join(workspace, '.zuno', 'skills'), 'broken', '---\nname: [unclosed\n---\nbody\n');
 writeSkill(join(workspace, '.zuno', 'skills'), 'nameless', 'no frontmatter here\n');
 writeSkill(join(userDirectory, 'skills'), 'release', '---\nname: release\ndescription: the user-level one\n---\nshadowed\n');

@@ -17,7 +17,10 @@ test('S1 the task tool: declarations per call, the agent as subject, unavailable
   const ctx = makeToolContext({ workspaceRoot: makeTempDir() });
   assert.deepEqual(await taskTool.subjectsFor(foreground.args, ctx), [{ kind: 'name', value: 'general' }]);
   assert.match(taskTool.unavailableReason(ctx) ?? '', /a delegated agent cannot delegate further/);
-  await assert.rejects(taskTool.run(foreground.args, ctx), (error: unknown) => error instanceof ToolError && /Do the work yourself/.test(error.message));
+  await assert.rejects(
+    taskTool.run(foreground.args, ctx),
+    (error: unknown) => error instanceof ToolError && /Do the work yourself/.test(error.message),
+  );
   assert.equal(taskTool.parse({ goal: '   ' }).success, false);
   assert.equal(taskTool.parse({ goal: 'x', max_steps: 0 }).success, false);
 });
@@ -56,7 +59,16 @@ test('S1: a delegation result is the final answer plus every call with an effect
 });
 
 test('S1: a delegation that stopped early says so and what to do next', () => {
-  assert.match(describeDelegation({ ...base, reason: 'step-limit', maxSteps: 4 }), /stopped at its step limit \(4 steps\) before it finished: the goal may be incomplete\. Continue the rest yourself, or delegate it again with a larger max_steps\./);
-  assert.match(describeDelegation({ ...base, reason: 'error', error: 'HTTP 500 from the model server' }), /failed: HTTP 500 from the model server\. Check what it did below before trying again\./);
-  assert.match(describeDelegation({ ...base, reason: 'cancelled', answer: '', calls: [] }), /was cancelled before it finished: part of its work may have happened\.\nIts final answer:\n\(no answer\)\n\n.*\nIt made no tool calls\.$/);
+  assert.match(
+    describeDelegation({ ...base, reason: 'step-limit', maxSteps: 4 }),
+    /stopped at its step limit \(4 steps\) before it finished: the goal may be incomplete\. Continue the rest yourself, or delegate it again with a larger max_steps\./,
+  );
+  assert.match(
+    describeDelegation({ ...base, reason: 'error', error: 'HTTP 500 from the model server' }),
+    /failed: HTTP 500 from the model server\. Check what it did below before trying again\./,
+  );
+  assert.match(
+    describeDelegation({ ...base, reason: 'cancelled', answer: '', calls: [] }),
+    /was cancelled before it finished: part of its work may have happened\.\nIts final answer:\n\(no answer\)\n\n.*\nIt made no tool calls\.$/,
+  );
 });

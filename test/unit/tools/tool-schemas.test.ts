@@ -56,7 +56,10 @@ test('issue 15: every parameter is described in its schema, and not again in the
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
     for (const [name, property] of Object.entries(properties)) {
       assert.ok(property.description, `${tool.name}.${name} has no description in its schema`);
-      assert.ok(!new RegExp(`^- \`?${name}\`?:`, 'm').test(tool.description), `${tool.name}'s description explains "${name}" again; keep it in the schema only`);
+      assert.ok(
+        !new RegExp(`^- \`?${name}\`?:`, 'm').test(tool.description),
+        `${tool.name}'s description explains "${name}" again; keep it in the schema only`,
+      );
     }
   }
 });

@@ -26,7 +26,14 @@ before(async () => {
       response.writeHead(403).end();
       return;
     }
-    const results = query === 'empty' ? [] : [1, 2, 3].map((rank) => ({ title: `${query} ${rank}`, url: `https://example.test/${query}/${rank}`, content: `about  ${query}\n${rank}` }));
+    const results =
+      query === 'empty'
+        ? []
+        : [1, 2, 3].map((rank) => ({
+            title: `${query} ${rank}`,
+            url: `https://example.test/${query}/${rank}`,
+            content: `about  ${query}\n${rank}`,
+          }));
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query, results }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -36,7 +43,8 @@ after(() => server.close());
 
 const workspace = makeTempDir();
 after(() => removeDir(workspace));
-const configured = () => makeToolContext({ workspaceRoot: workspace, config: { web_search: { provider: 'searxng', url: baseUrl, max_results: 2 } } });
+const configured = () =>
+  makeToolContext({ workspaceRoot: workspace, config: { web_search: { provider: 'searxng', url: baseUrl, max_results: 2 } } });
 
 test('S1: web_search runs the batch and groups results per query', async () => {
   seen.length = 0;

@@ -76,7 +76,12 @@ const rules = (...list: { match: string; action: 'allow' | 'ask' | 'deny' }[]): 
 test('issue 8 §9 webfetch: a redirect to a denied URL is blocked naming the hop, and the denied URL is never requested', async () => {
   await assert.rejects(webfetch(`${base}/to-secret`, rules({ match: `${base}/secret/*`, action: 'deny' })), (error: unknown) => {
     assert.ok(error instanceof BlockedError, String(error));
-    assert.match(error.message, new RegExp(`^redirect 1 \\(from ${base}/to-secret\\) to ${base}/secret/data is refused: refused by the permission rule .*Nothing was fetched from ${base}/secret/data\\.$`));
+    assert.match(
+      error.message,
+      new RegExp(
+        `^redirect 1 \\(from ${base}/to-secret\\) to ${base}/secret/data is refused: refused by the permission rule .*Nothing was fetched from ${base}/secret/data\\.$`,
+      ),
+    );
     return true;
   });
   assert.deepEqual(served, ['/to-secret']);
@@ -86,7 +91,10 @@ test('issue 8 §9 webfetch: a redirect to a denied URL is blocked naming the hop
 test('issue 8 §9 webfetch: a redirect to a URL an ask rule covers is blocked, telling the model to fetch it directly so the user is asked', async () => {
   await assert.rejects(webfetch(`${base}/to-review`, rules({ match: `${base}/review/*`, action: 'ask' })), (error: unknown) => {
     assert.ok(error instanceof BlockedError);
-    assert.match(error.message, new RegExp(`needs the user's approval .*To have the user asked, call webfetch with ${base}/review/page directly\\.$`));
+    assert.match(
+      error.message,
+      new RegExp(`needs the user's approval .*To have the user asked, call webfetch with ${base}/review/page directly\\.$`),
+    );
     return true;
   });
   assert.deepEqual(served, ['/to-review']);
@@ -96,31 +104,66 @@ test('issue 8 §9 E3 webfetch: allowed hops are followed (relative Locations res
   const result = await webfetch(`${base}/chain/0`, rules({ match: `${base}/secret/*`, action: 'deny' }));
   assert.match(result.output, new RegExp(`^URL: ${base}/chain/3\\nStatus: 200`));
   assert.match(result.output, /end of the chain/);
-  assert.deepEqual(result.metadata?.redirects, [1, 2, 3].map((step) => `${base}/chain/${step}`));
+  assert.deepEqual(
+    result.metadata?.redirects,
+    [1, 2, 3].map((step) => `${base}/chain/${step}`),
+  );
   assert.deepEqual(served, ['/chain/0', '/chain/1', '/chain/2', '/chain/3']);
 });
 
 test('issue 8 §9 webfetch: more than 10 redirects, or a redirect away from http(s), ends the call with what to do', async () => {
-  await assert.rejects(webfetch(`${base}/loop`), (error: unknown) => error instanceof ToolError && /redirected more than 10 times .*may loop/.test(error.message));
+  await assert.rejects(
+    webfetch(`${base}/loop`),
+    (error: unknown) => error instanceof ToolError && /redirected more than 10 times .*may loop/.test(error.message),
+  );
   assert.equal(served.length, 11, 'the first request and ten redirects');
-  await assert.rejects(webfetch(`${base}/to-file`), (error: unknown) => error instanceof ToolError && /redirected to file:\/\/\/etc\/passwd; webfetch follows redirects only to http and https/.test(error.message));
+  await assert.rejects(
+    webfetch(`${base}/to-file`),
+    (error: unknown) =>
+      error instanceof ToolError &&
+      /redirected to file:\/\/\/etc\/passwd; webfetch follows redirects only to http and https/.test(error.message),
+  );
 });
 
 test('issue 8 §9 webfetch: metadata and link-local addresses are refused before any request, as the URL or as a redirect hop', async () => {
-  for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/latest/', 'http://[fe80::1]/', 'http://100.100.100.200/latest/meta-data/', 'http://metadata.google.internal/computeMetadata/v1/', 'http://2852039166/']) {
-    await assert.rejects(webfetch(url), (error: unknown) => error instanceof BlockedError && /was not fetched: .* is a link-local or cloud-metadata address/.test(error.message), url);
+  for (const url of [
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00:ec2::254]/latest/',
+    'http://[fe80::1]/',
+    'http://100.100.100.200/latest/meta-data/',
+    'http://metadata.google.internal/computeMetadata/v1/',
+    'http://2852039166/',
+  ]) {
+    await assert.rejects(
+      webfetch(url),
+      (error: unknown) =>
+        error instanceof BlockedError && /was not fetched: .* is a link-local or cloud-metadata address/.test(error.message),
+      url,
+    );
     assert.deepEqual(requested, [], `${url} was never requested`);
   }
-  await assert.rejects(webfetch(`${base}/to-metadata`), (error: unknown) => error instanceof BlockedError && /^Redirect 1 to http:\/\/169\.254\.169\.254\/latest\/meta-data\/iam\/ was not fetched/.test(error.message));
+  await assert.rejects(
+    webfetch(`${base}/to-metadata`),
+    (error: unknown) =>
+      error instanceof BlockedError &&
+      /^Redirect 1 to http:\/\/169\.254\.169\.254\/latest\/meta-data\/iam\/ was not fetched/.test(error.message),
+  );
   assert.deepEqual(requested, [`${base}/to-metadata`]);
 });
 
 test('issue 8 §9 webfetch: a name that resolves to a metadata address is refused, unless an allow rule names the URL', async () => {
   const pointsAtMetadata = hostWith(async () => ['127.0.0.1', '169.254.169.254']);
   const url = `${base.replace('127.0.0.1', 'localhost')}/plain`;
-  await assert.rejects(webfetch(url, {}, pointsAtMetadata), (error: unknown) => error instanceof BlockedError && /localhost resolves to 169\.254\.169\.254/.test(error.message));
+  await assert.rejects(
+    webfetch(url, {}, pointsAtMetadata),
+    (error: unknown) => error instanceof BlockedError && /localhost resolves to 169\.254\.169\.254/.test(error.message),
+  );
   assert.deepEqual(requested, []);
-  await assert.rejects(webfetch(url, { permission: { rules: [{ tool: 'webfetch', action: 'allow' }] } }, pointsAtMetadata), BlockedError, 'a bare allow rule does not name the URL');
+  await assert.rejects(
+    webfetch(url, { permission: { rules: [{ tool: 'webfetch', action: 'allow' }] } }, pointsAtMetadata),
+    BlockedError,
+    'a bare allow rule does not name the URL',
+  );
   const allowed = await webfetch(url, rules({ match: `${base.replace('127.0.0.1', 'localhost')}/*`, action: 'allow' }), pointsAtMetadata);
   assert.match(allowed.output, /plain text/);
   assert.equal((await webfetch(url)).metadata?.status, 200, 'the real resolver: localhost is no metadata address');
@@ -148,7 +191,11 @@ test('issue 8 item 6 §9 webfetch: a name that answers a public address when che
   const rebinding = rebindingHost(['127.0.0.1'], ['169.254.169.254']);
   await assert.rejects(
     webfetch(url, {}, rebinding.host),
-    (error: unknown) => error instanceof BlockedError && /connection to rebind\.zuno\.test was refused: it now resolves to 169\.254\.169\.254.*DNS rebinding.*Nothing was requested/.test(error.message),
+    (error: unknown) =>
+      error instanceof BlockedError &&
+      /connection to rebind\.zuno\.test was refused: it now resolves to 169\.254\.169\.254.*DNS rebinding.*Nothing was requested/.test(
+        error.message,
+      ),
   );
   assert.equal(rebinding.lookups(), 2);
   assert.deepEqual(served, [], 'nothing reached any server');
@@ -160,9 +207,15 @@ test('issue 8 item 6 §9 webfetch: a rule naming the URL lets its connection rea
     webfetch: { timeout_ms: 1000 },
     permission: { rules: [{ tool: 'webfetch', action: 'allow', ...(match ? { match } : {}) }] },
   });
-  await assert.rejects(webfetch(url, config(), rebindingHost(['127.0.0.1'], ['169.254.169.254']).host), (error: unknown) => error instanceof BlockedError && /DNS rebinding/.test(error.message));
+  await assert.rejects(
+    webfetch(url, config(), rebindingHost(['127.0.0.1'], ['169.254.169.254']).host),
+    (error: unknown) => error instanceof BlockedError && /DNS rebinding/.test(error.message),
+  );
   // Named: the host tries the address (unreachable from a test machine, or refusing this port), so the failure is the network's, not a refusal.
   const named = rebindingHost(['127.0.0.1'], ['169.254.169.254']);
-  await assert.rejects(webfetch(url, config(`${base.replace('127.0.0.1', 'rebind.zuno.test')}/*`), named.host), (error: unknown) => !(error instanceof BlockedError));
+  await assert.rejects(
+    webfetch(url, config(`${base.replace('127.0.0.1', 'rebind.zuno.test')}/*`), named.host),
+    (error: unknown) => !(error instanceof BlockedError),
+  );
   assert.equal(named.lookups(), 2);
 });

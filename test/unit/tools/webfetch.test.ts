@@ -49,7 +49,11 @@ before(async () => {
       const wanted = path.endsWith('br') ? 'br' : 'gzip';
       const offered = String(request.headers['accept-encoding'] ?? '').includes(wanted);
       const text = Buffer.from('compressed text '.repeat(200));
-      const [encoding, body] = !offered ? ['identity', text] : wanted === 'br' ? ['br', brotliCompressSync(text)] : ['gzip', gzipSync(text)];
+      const [encoding, body] = !offered
+        ? ['identity', text]
+        : wanted === 'br'
+          ? ['br', brotliCompressSync(text)]
+          : ['gzip', gzipSync(text)];
       response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': encoding }).end(body);
     } else if (path === '/odd-status') {
       response.writeHead(600, 'Beyond').end('?');
@@ -86,8 +90,14 @@ async function fetchUrl(url: string, options: Partial<ToolContextOptions> = {}) 
 }
 
 test('R1: webfetch declares ReadOnly, Safe, ParallelSafe; its subject is the URL (§9)', async () => {
-  assert.deepEqual(webfetchTool.declarationsFor({ url: 'https://x.dev' }), { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' });
-  assert.deepEqual(await webfetchTool.subjectsFor({ url: 'https://Example.com/a b' }, makeToolContext({ workspaceRoot: workspace })), [{ kind: 'url', value: 'https://example.com/a%20b' }]);
+  assert.deepEqual(webfetchTool.declarationsFor({ url: 'https://x.dev' }), {
+    effect: 'ReadOnly',
+    replay: 'Safe',
+    concurrency: 'ParallelSafe',
+  });
+  assert.deepEqual(await webfetchTool.subjectsFor({ url: 'https://Example.com/a b' }, makeToolContext({ workspaceRoot: workspace })), [
+    { kind: 'url', value: 'https://example.com/a%20b' },
+  ]);
 });
 
 test('issue 2 §9 HTML becomes readable text: scripts and styles dropped, links resolved', async () => {
@@ -125,28 +135,50 @@ test('R2: a 5xx is a TransientError, so the Safe retry can succeed the next time
 
 test('issue 2 §9: a body beyond webfetch.max_bytes is cut, and reading stops there', async () => {
   const result = await fetchUrl(`${base}/endless`, { config: { webfetch: { max_bytes: 100_000 } } });
-  assert.match(result.output, /\[The response was cut at the size limit of 100000 bytes \(webfetch\.max_bytes\); the rest was not downloaded\.\]$/);
+  assert.match(
+    result.output,
+    /\[The response was cut at the size limit of 100000 bytes \(webfetch\.max_bytes\); the rest was not downloaded\.\]$/,
+  );
   assert.equal(result.metadata?.bytes, 100_000);
   assert.equal(result.truncated, true);
 });
 
 test('R2: timeouts and connection resets are TransientErrors', async () => {
   const config = { webfetch: { timeout_ms: 1000 } };
-  await assert.rejects(fetchUrl(`${base}/slow-headers`, { config }), (error: unknown) => error instanceof TransientError && /took longer than 1000 ms/.test(error.message));
-  await assert.rejects(fetchUrl(`${base}/slow-body`, { config }), (error: unknown) => error instanceof TransientError && /took longer than 1000 ms/.test(error.message));
-  await assert.rejects(fetchUrl(`${base}/reset`), (error: unknown) => error instanceof TransientError && /connection to 127\.0\.0\.1:\d+ failed/.test(error.message));
+  await assert.rejects(
+    fetchUrl(`${base}/slow-headers`, { config }),
+    (error: unknown) => error instanceof TransientError && /took longer than 1000 ms/.test(error.message),
+  );
+  await assert.rejects(
+    fetchUrl(`${base}/slow-body`, { config }),
+    (error: unknown) => error instanceof TransientError && /took longer than 1000 ms/.test(error.message),
+  );
+  await assert.rejects(
+    fetchUrl(`${base}/reset`),
+    (error: unknown) => error instanceof TransientError && /connection to 127\.0\.0\.1:\d+ failed/.test(error.message),
+  );
 });
 
 test('issue 2 §9: a 4xx is a ToolError with the status and what to do', async () => {
-  await assert.rejects(fetchUrl(`${base}/missing`), (error: unknown) => error instanceof ToolError && /answered HTTP 404 Not Found\. The page does not exist: check the URL/.test(error.message));
+  await assert.rejects(
+    fetchUrl(`${base}/missing`),
+    (error: unknown) =>
+      error instanceof ToolError && /answered HTTP 404 Not Found\. The page does not exist: check the URL/.test(error.message),
+  );
 });
 
 test('issue 8: item 6 §9 a status the Fetch API cannot hold is a ToolError, not a crash of the host', async () => {
-  await assert.rejects(fetchUrl(`${base}/odd-status`), (error: unknown) => error instanceof ToolError && /Could not fetch .*odd-status: .*HTTP status 600/.test(error.message));
+  await assert.rejects(
+    fetchUrl(`${base}/odd-status`),
+    (error: unknown) => error instanceof ToolError && /Could not fetch .*odd-status: .*HTTP status 600/.test(error.message),
+  );
 });
 
 test('issue 2 §9: only http and https are fetched', async () => {
-  await assert.rejects(fetchUrl('file:///etc/passwd'), (error: unknown) => error instanceof ToolError && /only http and https URLs, not file:/.test(error.message));
+  await assert.rejects(
+    fetchUrl('file:///etc/passwd'),
+    (error: unknown) => error instanceof ToolError && /only http and https URLs, not file:/.test(error.message),
+  );
   await assert.rejects(fetchUrl('ftp://example.com/x'), /not ftp:/);
   await assert.rejects(fetchUrl('not a url'), (error: unknown) => error instanceof ToolError && /not an absolute URL/.test(error.message));
 });
@@ -155,5 +187,8 @@ test('issue 2 §6: cancelling a fetch propagates the abort, not a retryable erro
   const controller = new AbortController();
   const running = fetchUrl(`${base}/slow-headers`, { signal: controller.signal });
   setImmediate(() => controller.abort());
-  await assert.rejects(running, (error: unknown) => error instanceof Error && error.name === 'AbortError' && !(error instanceof TransientError));
+  await assert.rejects(
+    running,
+    (error: unknown) => error instanceof Error && error.name === 'AbortError' && !(error instanceof TransientError),
+  );
 });

@@ -43,22 +43,41 @@ test('S2: the plan persists in the store', async () => {
 
 test('S2: todos are replaced whole or changed by id', async () => {
   const saved = await todoUpdateTool.run(
-    { todos: [{ id: '1', content: 'write test', status: 'in_progress' }, { id: '2', content: 'fix bug', status: 'pending' }] },
+    {
+      todos: [
+        { id: '1', content: 'write test', status: 'in_progress' },
+        { id: '2', content: 'fix bug', status: 'pending' },
+      ],
+    },
     context(),
   );
   assert.match(saved.output, /\[~\] 1: write test \(in_progress\)\n\[ \] 2: fix bug \(pending\)/);
   await todoUpdateTool.run({ changes: [{ id: '1', status: 'completed' }] }, context());
-  assert.deepEqual(store.getTodos('session-1').map((todo) => todo.status), ['completed', 'pending']);
+  assert.deepEqual(
+    store.getTodos('session-1').map((todo) => todo.status),
+    ['completed', 'pending'],
+  );
   assert.match((await todoGetTool.run({}, context())).output, /\[x\] 1: write test/);
 });
 
 test('S2: an unknown todo id or a bad status is refused and nothing changes', async () => {
   const before = store.getTodos('session-1');
-  await assert.rejects(todoUpdateTool.run({ changes: [{ id: '9', status: 'completed' }] }, context()), /no todo with id "9".*known ids: 1, 2/);
+  await assert.rejects(
+    todoUpdateTool.run({ changes: [{ id: '9', status: 'completed' }] }, context()),
+    /no todo with id "9".*known ids: 1, 2/,
+  );
   assert.equal(todoUpdateTool.parse({ changes: [{ id: '1', status: 'done' }] }).success, false);
   assert.equal(todoUpdateTool.parse({ todos: [], changes: [{ id: '1' }] }).success, false);
   await assert.rejects(
-    todoUpdateTool.run({ todos: [{ id: 'a', content: 'x', status: 'pending' }, { id: 'a', content: 'y', status: 'pending' }] }, context()),
+    todoUpdateTool.run(
+      {
+        todos: [
+          { id: 'a', content: 'x', status: 'pending' },
+          { id: 'a', content: 'y', status: 'pending' },
+        ],
+      },
+      context(),
+    ),
     /"a" is used more than once/,
   );
   assert.deepEqual(store.getTodos('session-1'), before);
@@ -84,5 +103,8 @@ test('S2: memory_propose exists only when memory.enabled is set, and stores a pr
   assert.equal(memoryProposeTool.unavailableReason(enabled), undefined);
   const result = await memoryProposeTool.run({ text: 'Tests run with npm test.' }, enabled);
   assert.match(result.output, /Proposed memory .* \(proposed\)/);
-  assert.deepEqual(store.listMemories('proposed').map((memory) => memory.text), ['Tests run with npm test.']);
+  assert.deepEqual(
+    store.listMemories('proposed').map((memory) => memory.text),
+    ['Tests run with npm test.'],
+  );
 });

@@ -20,7 +20,11 @@ async function write(args: Record<string, unknown>, ctx = context) {
 }
 
 test('T2: write declares SideEffecting, Never, Exclusive (E3, C2)', () => {
-  assert.deepEqual(writeTool.declarationsFor({ path: 'x', content: '' }), { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' });
+  assert.deepEqual(writeTool.declarationsFor({ path: 'x', content: '' }), {
+    effect: 'SideEffecting',
+    replay: 'Never',
+    concurrency: 'Exclusive',
+  });
 });
 
 test('issue 2 §9: write creates parent folders and says it created the file', async () => {
@@ -60,7 +64,10 @@ test('issue 2 §9: text the user edited in the diff preview is what lands, and t
   const result = await write({ path: 'edited.ts', content: 'const a = 1;\nconst b = 2;\n' }, ctx);
   assert.equal(readFileSync(path, 'utf8'), 'const a = 1;\nconst b = 3;\n');
   assert.match(result.output, /^Created edited\.ts \(26 bytes, 2 lines\)\.\nThe user edited your content in the diff preview/);
-  assert.match(result.output, /--- edited\.ts\tyour proposal\n\+\+\+ edited\.ts\twhat the user approved and was written\n@@ -1,2 \+1,2 @@\n const a = 1;\n-const b = 2;\n\+const b = 3;\n/);
+  assert.match(
+    result.output,
+    /--- edited\.ts\tyour proposal\n\+\+\+ edited\.ts\twhat the user approved and was written\n@@ -1,2 \+1,2 @@\n const a = 1;\n-const b = 2;\n\+const b = 3;\n/,
+  );
   assert.equal(result.metadata?.userEdited, true);
 });
 
@@ -68,11 +75,17 @@ test('§9: write refuses a path that a symlink leads out of the workspace, unles
   symlinkSync(outside, join(workspace, 'out-link'));
   const [subject] = await writeTool.subjectsFor({ path: 'out-link/x.txt', content: '' }, context);
   assert.deepEqual([subject?.kind, subject?.value, subject?.outsideWorkspace], ['path', join(outside, 'x.txt'), true]);
-  await assert.rejects(write({ path: 'out-link/x.txt', content: 'no' }), (error: unknown) => error instanceof PolicyRefusal && /outside the workspace/.test(error.message));
+  await assert.rejects(
+    write({ path: 'out-link/x.txt', content: 'no' }),
+    (error: unknown) => error instanceof PolicyRefusal && /outside the workspace/.test(error.message),
+  );
   await assert.rejects(write({ path: '../escape.txt', content: 'no' }), PolicyRefusal);
   assert.equal(existsSync(join(outside, 'x.txt')), false);
 
-  const allowed = makeToolContext({ workspaceRoot: workspace, config: { permission: { rules: [{ tool: 'write', match: `${outside}/*.txt`, action: 'allow' }] } } });
+  const allowed = makeToolContext({
+    workspaceRoot: workspace,
+    config: { permission: { rules: [{ tool: 'write', match: `${outside}/*.txt`, action: 'allow' }] } },
+  });
   await write({ path: 'out-link/x.txt', content: 'yes' }, allowed);
   assert.equal(readFileSync(join(outside, 'x.txt'), 'utf8'), 'yes');
 });

@@ -4,7 +4,15 @@ import assert from 'node:assert/strict';
 import { approvedText, changeLabel, diffCounts, filesSummary, ruleText, todoLine } from '../../../media/approval-format';
 import type { FileDiffPreview } from '../../../src/webview/protocol';
 
-const file = (overrides: Partial<FileDiffPreview>): FileDiffPreview => ({ path: 'src/cart.js', change: 'update', added: 3, removed: 1, hunks: [], omittedLines: 0, ...overrides });
+const file = (overrides: Partial<FileDiffPreview>): FileDiffPreview => ({
+  path: 'src/cart.js',
+  change: 'update',
+  added: 3,
+  removed: 1,
+  hunks: [],
+  omittedLines: 0,
+  ...overrides,
+});
 
 test('issue 14 item 3: a file header says what happens to it and its +/- counts', () => {
   assert.equal(diffCounts(file({})), '+3 \u22121');
@@ -22,7 +30,10 @@ test('issue 14 item 3: a todo reads as a mark, its id, its text and its status i
 });
 
 test('issue 14 item 4: an approved card names the rule "Allow like this" added, and a plain approval says only that', () => {
-  assert.equal(approvedText({ tool: 'shell', match: 'npm test *', action: 'allow' }), 'Approved, and added the rule "shell: npm test *" to zuno.permission.rules.');
+  assert.equal(
+    approvedText({ tool: 'shell', match: 'npm test *', action: 'allow' }),
+    'Approved, and added the rule "shell: npm test *" to zuno.permission.rules.',
+  );
   assert.equal(approvedText(undefined), 'Approved.');
   assert.equal(ruleText({ tool: 'todo_update', action: 'allow' }), 'todo_update (every call)');
 });

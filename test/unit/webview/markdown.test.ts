@@ -36,7 +36,15 @@ test('issue 4 security: only http, https and mailto links become links', () => {
   assert.match(safe, /<a href="https:\/\/example\.com\/a\?b=1">docs<\/a>/);
   assert.match(safe, /<a href="mailto:a@b\.c">mail<\/a>/);
   assert.match(safe, /<a href="http:\/\/x\.org">plain<\/a>/);
-  for (const url of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'data:text/html,<b>x</b>', 'vbscript:x', 'command:workbench.action.quit', 'file:///etc/passwd', './relative.ts']) {
+  for (const url of [
+    'javascript:alert(1)',
+    'JaVaScRiPt:alert(1)',
+    'data:text/html,<b>x</b>',
+    'vbscript:x',
+    'command:workbench.action.quit',
+    'file:///etc/passwd',
+    './relative.ts',
+  ]) {
     const html = renderMarkdown(`[click](${url}) <${url}>`);
     assert.doesNotMatch(html, /<a /, `${url} must not become a link`);
   }

@@ -12,7 +12,15 @@ import { event } from './events';
 const status: ViewStatus = { permissionMode: 'strict', modelLabel: 'qwen', running: false };
 
 const usage = (input: number, output: number, extra: Partial<Extract<ZunoEvent, { type: 'usage' }>> = {}): ZunoEvent =>
-  event({ type: 'usage', input_tokens: input, output_tokens: output, context_window: 24_000, context_window_source: 'server', model: 'qwen2.5-coder', ...extra });
+  event({
+    type: 'usage',
+    input_tokens: input,
+    output_tokens: output,
+    context_window: 24_000,
+    context_window_source: 'server',
+    model: 'qwen2.5-coder',
+    ...extra,
+  });
 
 test('issue 10 item 7: the meter shows the next request against the window, the model, and the session totals with cost', () => {
   const meter = new ContextMeter();
@@ -23,14 +31,27 @@ test('issue 10 item 7: the meter shows the next request against the window, the 
   assert.equal(meter.fill, 0.75);
   assert.equal(meter.label(), 'Context 18,000 / 24,000 tokens (75%) · qwen2.5-coder · Session: 22,000 in (8,000 cached), 500 out, $0.0325');
   // Compaction empties the context; the session totals stay.
-  meter.apply(event({ type: 'context-compacted', reason: 'threshold', message_index: 4, tokens_before: 18_000, tokens_after: 3000, kept: [], summary: '' }));
+  meter.apply(
+    event({
+      type: 'context-compacted',
+      reason: 'threshold',
+      message_index: 4,
+      tokens_before: 18_000,
+      tokens_after: 3000,
+      kept: [],
+      summary: '',
+    }),
+  );
   assert.match(meter.label() ?? '', /^Context 3,000 \/ 24,000 tokens \(13%\) · qwen2\.5-coder · Session: 22,000 in/);
 });
 
 test('issue 10 item 7: a guessed window says so and names model.context_window; no prices, no cost', () => {
   const meter = new ContextMeter();
   meter.apply(usage(1000, 10, { context_window: 32_768, context_window_source: 'default' }));
-  assert.equal(meter.label(), 'Context 1,010 / 32,768 tokens (3%), the window is a guess: set model.context_window · qwen2.5-coder · Session: 1,000 in, 10 out');
+  assert.equal(
+    meter.label(),
+    'Context 1,010 / 32,768 tokens (3%), the window is a guess: set model.context_window · qwen2.5-coder · Session: 1,000 in, 10 out',
+  );
 });
 
 test('issue 10 item 7: the view model rebuilds the meter from a snapshot as the live events built it, and a usage event redraws the header', () => {

@@ -16,13 +16,26 @@ import {
 import { Transcript, type ToolItem } from '../../../media/transcript';
 import { event } from './events';
 
-function finished(outcome: 'ok' | 'error' | 'blocked' | 'indeterminate' | 'cancelled', category?: 'denied' | 'invalid_arguments' | 'unavailable'): ToolItem {
+function finished(
+  outcome: 'ok' | 'error' | 'blocked' | 'indeterminate' | 'cancelled',
+  category?: 'denied' | 'invalid_arguments' | 'unavailable',
+): ToolItem {
   const transcript = new Transcript();
   transcript.apply(event({ type: 'tool-call-requested', call_id: 'c1', tool: 'shell', arguments: '{"command":"make"}' }));
   if (outcome === 'blocked' && category !== undefined) {
     transcript.apply(event({ type: 'dispatch-blocked', call_id: 'c1', tool: 'shell', category, reason: `reason for ${category}` }));
   }
-  transcript.apply(event({ type: 'tool-call-finished', call_id: 'c1', tool: 'shell', outcome, ...(category ? { category } : {}), duration_ms: 5, truncated: false }));
+  transcript.apply(
+    event({
+      type: 'tool-call-finished',
+      call_id: 'c1',
+      tool: 'shell',
+      outcome,
+      ...(category ? { category } : {}),
+      duration_ms: 5,
+      truncated: false,
+    }),
+  );
   const card = transcript.card('c1');
   assert.ok(card);
   return card;
@@ -60,8 +73,20 @@ test('B3: an error card says it ran only when the call started; one that failed 
 
   const transcript = new Transcript();
   transcript.apply(event({ type: 'tool-call-requested', call_id: 'c1', tool: 'apply_patch', arguments: '{}' }));
-  transcript.apply(event({ type: 'tool-call-started', call_id: 'c1', tool: 'apply_patch', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 }));
-  transcript.apply(event({ type: 'tool-call-finished', call_id: 'c1', tool: 'apply_patch', outcome: 'error', duration_ms: 3, truncated: false }));
+  transcript.apply(
+    event({
+      type: 'tool-call-started',
+      call_id: 'c1',
+      tool: 'apply_patch',
+      effect: 'SideEffecting',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+    }),
+  );
+  transcript.apply(
+    event({ type: 'tool-call-finished', call_id: 'c1', tool: 'apply_patch', outcome: 'error', duration_ms: 3, truncated: false }),
+  );
   const ran = transcript.card('c1');
   assert.ok(ran);
   assert.equal(ran.started, true);
@@ -76,14 +101,27 @@ test('issue 4 tool cards: live states read as Queued, Waiting for approval, Runn
   assert.deepEqual(cardStatus(card), { tone: 'pending', label: 'Queued' });
   transcript.apply(event({ type: 'approval-requested', call_id: 'c1', tool: 'write' }));
   assert.deepEqual(cardStatus(card), { tone: 'pending', label: 'Waiting for approval' });
-  transcript.apply(event({ type: 'tool-call-started', call_id: 'c1', tool: 'write', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 2 }));
+  transcript.apply(
+    event({
+      type: 'tool-call-started',
+      call_id: 'c1',
+      tool: 'write',
+      effect: 'SideEffecting',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 2,
+    }),
+  );
   assert.deepEqual(cardStatus(card), { tone: 'running', label: 'Running' });
-  assert.deepEqual(badges(card).map((badge) => [badge.kind, badge.text]), [
-    ['effect', 'SideEffecting'],
-    ['replay', 'replay: Never'],
-    ['concurrency', 'Exclusive'],
-    ['attempt', 'attempt 2'],
-  ]);
+  assert.deepEqual(
+    badges(card).map((badge) => [badge.kind, badge.text]),
+    [
+      ['effect', 'SideEffecting'],
+      ['replay', 'replay: Never'],
+      ['concurrency', 'Exclusive'],
+      ['attempt', 'attempt 2'],
+    ],
+  );
   // issue 14 item 5: drawn as glyphs, with the meaning in a tooltip that still names the declaration.
   for (const badge of badges(card)) {
     assert.ok(badge.glyph.length <= 2, `${badge.kind} is a glyph, not words`);
@@ -102,7 +140,11 @@ test('T1: no badges are invented before the runtime says what the declarations a
 
 test('issue 4 tool cards: the argument summary leads with the subject and stays plain text', () => {
   assert.equal(summarizeArguments('{"timeout":5,"command":"npm test"}'), 'command: npm test, timeout: 5');
-  assert.equal(summarizeArguments('{"path":"<img src=x onerror=alert(1)>"}'), 'path: <img src=x onerror=alert(1)>', 'escaping is the DOM\'s job: it goes in textContent');
+  assert.equal(
+    summarizeArguments('{"path":"<img src=x onerror=alert(1)>"}'),
+    'path: <img src=x onerror=alert(1)>',
+    "escaping is the DOM's job: it goes in textContent",
+  );
   assert.equal(summarizeArguments('not json\n at all'), 'not json at all');
   assert.equal(summarizeArguments(''), '');
   const long = summarizeArguments(JSON.stringify({ content: 'y'.repeat(1_000) }));

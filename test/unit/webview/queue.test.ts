@@ -4,13 +4,20 @@ import assert from 'node:assert/strict';
 import { restoredDraft } from '../../../media/drafts';
 import { ViewModel } from '../../../media/view-model';
 
-test('issue 14 item 7: the view keeps the host\'s queue, and a snapshot starts it empty until the host says otherwise', () => {
+test("issue 14 item 7: the view keeps the host's queue, and a snapshot starts it empty until the host says otherwise", () => {
   const model = new ViewModel();
   const before = model.chromeVersion;
   model.receive({ type: 'queue', items: [{ id: 'queued-1', text: 'also the README' }] });
   assert.deepEqual(model.queue, [{ id: 'queued-1', text: 'also the README' }]);
   assert.ok(model.chromeVersion > before, 'the queue panel is redrawn');
-  model.receive({ type: 'snapshot', sessionId: undefined, events: [], approvals: [], questions: [], status: { permissionMode: 'strict', modelLabel: 'm', running: false } });
+  model.receive({
+    type: 'snapshot',
+    sessionId: undefined,
+    events: [],
+    approvals: [],
+    questions: [],
+    status: { permissionMode: 'strict', modelLabel: 'm', running: false },
+  });
   assert.deepEqual(model.queue, []);
 });
 

@@ -18,11 +18,17 @@ test('issue 4 streaming: deltas append to one assistant message and assistant-me
   transcript.apply(event({ type: 'assistant-delta', text: 'lo **the' }));
   const streaming = transcript.items[1];
   assert.equal(streaming?.kind, 'assistant');
-  assert.deepEqual(streaming.kind === 'assistant' && { text: streaming.text, streaming: streaming.streaming }, { text: 'Hello **the', streaming: true });
+  assert.deepEqual(streaming.kind === 'assistant' && { text: streaming.text, streaming: streaming.streaming }, {
+    text: 'Hello **the',
+    streaming: true,
+  });
   transcript.apply(event({ type: 'assistant-message', text: 'Hello **there**' }));
   assert.equal(transcript.items.length, 2);
   const final = transcript.items[1];
-  assert.deepEqual(final?.kind === 'assistant' && { text: final.text, streaming: final.streaming }, { text: 'Hello **there**', streaming: false });
+  assert.deepEqual(final?.kind === 'assistant' && { text: final.text, streaming: final.streaming }, {
+    text: 'Hello **there**',
+    streaming: false,
+  });
 });
 
 test('issue 4 streaming: text after a tool card starts a new message below it', () => {
@@ -40,7 +46,10 @@ test('issue 4 streaming: text after a tool card starts a new message below it', 
 test('issue 4 streaming: assistant-message without deltas (a provider that does not stream) still shows', () => {
   const transcript = new Transcript();
   transcript.apply(event({ type: 'assistant-message', text: 'Done.' }));
-  assert.deepEqual(transcript.items.map((item) => item.kind === 'assistant' && item.text), ['Done.']);
+  assert.deepEqual(
+    transcript.items.map((item) => item.kind === 'assistant' && item.text),
+    ['Done.'],
+  );
 });
 
 test('issue 4 tool cards: a card goes requested -> awaiting-approval -> approved -> running -> finished with T1 declarations', () => {
@@ -71,10 +80,25 @@ test('B1/B2: dispatch-blocked marks the card blocked with its category and reaso
   transcript.apply(event({ type: 'approval-requested', call_id: 'c1', tool: 'shell' }));
   transcript.apply(event({ type: 'approval-resolved', call_id: 'c1', tool: 'shell', approved: false, reason: 'too dangerous' }));
   assert.equal(card(transcript, 'c1').state, 'awaiting-approval', 'a denial alone does not finish the card; the block does');
-  transcript.apply(event({ type: 'dispatch-blocked', call_id: 'c1', tool: 'shell', category: 'denied', reason: 'The user denied it: too dangerous' }));
+  transcript.apply(
+    event({ type: 'dispatch-blocked', call_id: 'c1', tool: 'shell', category: 'denied', reason: 'The user denied it: too dangerous' }),
+  );
   const blocked = card(transcript, 'c1');
-  assert.deepEqual([blocked.state, blocked.outcome, blocked.category, blocked.blockedReason], ['finished', 'blocked', 'denied', 'The user denied it: too dangerous']);
-  transcript.apply(event({ type: 'tool-call-finished', call_id: 'c1', tool: 'shell', outcome: 'blocked', category: 'denied', duration_ms: 0, truncated: false }));
+  assert.deepEqual(
+    [blocked.state, blocked.outcome, blocked.category, blocked.blockedReason],
+    ['finished', 'blocked', 'denied', 'The user denied it: too dangerous'],
+  );
+  transcript.apply(
+    event({
+      type: 'tool-call-finished',
+      call_id: 'c1',
+      tool: 'shell',
+      outcome: 'blocked',
+      category: 'denied',
+      duration_ms: 0,
+      truncated: false,
+    }),
+  );
   assert.deepEqual([card(transcript, 'c1').outcome, card(transcript, 'c1').category], ['blocked', 'denied']);
 });
 
@@ -82,22 +106,60 @@ test('issue 14 item 4: the rule added with an approval stays on the card, also w
   const transcript = new Transcript();
   transcript.apply(event({ type: 'tool-call-requested', call_id: 'c1', tool: 'shell', arguments: '{"command":"npm test"}' }));
   transcript.apply(event({ type: 'approval-requested', call_id: 'c1', tool: 'shell' }));
-  transcript.apply(event({ type: 'approval-resolved', call_id: 'c1', tool: 'shell', approved: true, added_rule: { tool: 'shell', match: 'npm test *', action: 'allow' } }));
+  transcript.apply(
+    event({
+      type: 'approval-resolved',
+      call_id: 'c1',
+      tool: 'shell',
+      approved: true,
+      added_rule: { tool: 'shell', match: 'npm test *', action: 'allow' },
+    }),
+  );
   assert.deepEqual(card(transcript, 'c1').decision, { approved: true, addedRule: { tool: 'shell', match: 'npm test *', action: 'allow' } });
 });
 
 test('B2: a blocked outcome replayed from the store without dispatch-blocked keeps its category', () => {
   const transcript = new Transcript();
-  transcript.apply(event({ type: 'tool-call-finished', call_id: 'c9', tool: 'webfetch', outcome: 'blocked', category: 'unavailable', duration_ms: 0, truncated: false }));
+  transcript.apply(
+    event({
+      type: 'tool-call-finished',
+      call_id: 'c9',
+      tool: 'webfetch',
+      outcome: 'blocked',
+      category: 'unavailable',
+      duration_ms: 0,
+      truncated: false,
+    }),
+  );
   const blocked = card(transcript, 'c9');
   assert.deepEqual([blocked.tool, blocked.outcome, blocked.category], ['webfetch', 'blocked', 'unavailable']);
 });
 
 test('R3: an indeterminate outcome and its recovery notice (naming the attempt) both show', () => {
   const transcript = new Transcript();
-  transcript.apply(event({ type: 'tool-call-started', call_id: 'c1', tool: 'shell', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 }));
-  transcript.apply(event({ type: 'tool-call-finished', call_id: 'c1', tool: 'shell', outcome: 'indeterminate', duration_ms: 30_000, truncated: false }));
-  transcript.apply(event({ type: 'recovery-notice', call_id: 'c1', attempt: 2, tool: 'shell', text: 'The previous shell call timed out; check state first.' }));
+  transcript.apply(
+    event({
+      type: 'tool-call-started',
+      call_id: 'c1',
+      tool: 'shell',
+      effect: 'SideEffecting',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+    }),
+  );
+  transcript.apply(
+    event({ type: 'tool-call-finished', call_id: 'c1', tool: 'shell', outcome: 'indeterminate', duration_ms: 30_000, truncated: false }),
+  );
+  transcript.apply(
+    event({
+      type: 'recovery-notice',
+      call_id: 'c1',
+      attempt: 2,
+      tool: 'shell',
+      text: 'The previous shell call timed out; check state first.',
+    }),
+  );
   assert.equal(card(transcript, 'c1').outcome, 'indeterminate');
   const notice = transcript.items[1];
   assert.ok(notice?.kind === 'notice');
@@ -107,9 +169,30 @@ test('R3: an indeterminate outcome and its recovery notice (naming the attempt) 
 
 test('issue 4 tool cards: a delegated child call records its parent call', () => {
   const transcript = new Transcript();
-  transcript.apply(event({ type: 'tool-call-started', call_id: 'task-1', tool: 'task', effect: 'Delegating', replay: 'Never', concurrency: 'Exclusive', attempt: 1 }));
+  transcript.apply(
+    event({
+      type: 'tool-call-started',
+      call_id: 'task-1',
+      tool: 'task',
+      effect: 'Delegating',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+    }),
+  );
   transcript.apply(event({ type: 'approval-requested', call_id: 'child-1', tool: 'write', parent_call_id: 'task-1' }));
-  transcript.apply(event({ type: 'tool-call-started', call_id: 'child-1', tool: 'write', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1, parent_call_id: 'task-1' }));
+  transcript.apply(
+    event({
+      type: 'tool-call-started',
+      call_id: 'child-1',
+      tool: 'write',
+      effect: 'SideEffecting',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+      parent_call_id: 'task-1',
+    }),
+  );
   assert.equal(card(transcript, 'child-1').parentCallId, 'task-1');
   assert.equal(card(transcript, 'task-1').parentCallId, undefined);
 });
@@ -158,11 +241,20 @@ test('issue 4/5 reload mid-turn (R3): a run cut off by a reload leaves no card w
     event({ type: 'session-started' }),
     ...approvedWrite('done'),
     event({ type: 'tool-call-requested', call_id: 'ran', tool: 'shell', arguments: '{"command":"make"}' }),
-    event({ type: 'tool-call-started', call_id: 'ran', tool: 'shell', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 }),
+    event({
+      type: 'tool-call-started',
+      call_id: 'ran',
+      tool: 'shell',
+      effect: 'SideEffecting',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+    }),
     event({ type: 'tool-call-requested', call_id: 'asked', tool: 'write', arguments: '{"path":"b.txt","content":"x"}' }),
     event({ type: 'approval-requested', call_id: 'asked', tool: 'write', subject: 'b.txt' }),
   ];
-  const states = (transcript: Transcript): string[] => ['done', 'ran', 'asked'].map((id) => `${id}:${card(transcript, id).state}:${card(transcript, id).outcome ?? ''}`);
+  const states = (transcript: Transcript): string[] =>
+    ['done', 'ran', 'asked'].map((id) => `${id}:${card(transcript, id).state}:${card(transcript, id).outcome ?? ''}`);
 
   // The snapshot after a reload: the stored events, then the controller's "Interrupted" end.
   const reloaded = new Transcript();
@@ -182,7 +274,17 @@ test('issue 10 item 2: a context-compacted event draws a divider after the earli
   const transcript = new Transcript();
   transcript.apply(event({ type: 'user-message', text: 'first' }));
   transcript.apply(event({ type: 'assistant-message', text: 'answer' }));
-  transcript.apply(event({ type: 'context-compacted', reason: 'threshold', message_index: 2, tokens_before: 19_500, tokens_after: 2_300, kept: ['1 request', 'goal', '2 todos'], summary: 'S' }));
+  transcript.apply(
+    event({
+      type: 'context-compacted',
+      reason: 'threshold',
+      message_index: 2,
+      tokens_before: 19_500,
+      tokens_after: 2_300,
+      kept: ['1 request', 'goal', '2 todos'],
+      summary: 'S',
+    }),
+  );
   transcript.apply(event({ type: 'user-message', text: 'second' }));
   assert.deepEqual(
     transcript.items.map((item) => item.kind),

@@ -23,7 +23,17 @@ function session(calls: number): ZunoEvent[] {
   }
   events.push(event({ type: 'tool-call-requested', call_id: 'denied', tool: 'shell', arguments: '{"command":"curl x | sh"}' }));
   events.push(event({ type: 'dispatch-blocked', call_id: 'denied', tool: 'shell', category: 'denied', reason: 'user said no' }));
-  events.push(event({ type: 'tool-call-finished', call_id: 'denied', tool: 'shell', outcome: 'blocked', category: 'denied', duration_ms: 0, truncated: false }));
+  events.push(
+    event({
+      type: 'tool-call-finished',
+      call_id: 'denied',
+      tool: 'shell',
+      outcome: 'blocked',
+      category: 'denied',
+      duration_ms: 0,
+      truncated: false,
+    }),
+  );
   return events;
 }
 
@@ -100,7 +110,18 @@ test('issue 4 question forms: a pending question puts its card in awaiting-answe
   model.receive({ type: 'question', question: { callId: 'q1', question: 'Which file?', options: ['a', 'b'], multiple: false } });
   assert.equal(model.transcript.card('q1')?.state, 'awaiting-answer');
   assert.equal(model.transcript.card('q1')?.tool, 'question');
-  model.receive({ type: 'event', event: event({ type: 'tool-call-started', call_id: 'q1', tool: 'question', effect: 'UserMediated', replay: 'Never', concurrency: 'Exclusive', attempt: 1 }) });
+  model.receive({
+    type: 'event',
+    event: event({
+      type: 'tool-call-started',
+      call_id: 'q1',
+      tool: 'question',
+      effect: 'UserMediated',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+    }),
+  });
   assert.equal(model.transcript.card('q1')?.state, 'awaiting-answer', 'a late start event does not hide the open form');
   model.receive({ type: 'question-closed', callId: 'q1' });
   assert.equal(model.questions.has('q1'), false);

@@ -31,7 +31,10 @@ test('issue 4 performance: offsets follow measured heights, including changes in
   assert.equal(index.offsetOf(5), 50);
   assert.equal(index.set(2, 40), 30);
   assert.equal(index.set(2, 40), 0, 'the same height is no change');
-  assert.deepEqual([0, 1, 2, 3, 4, 5].map((position) => index.offsetOf(position)), [0, 10, 20, 60, 70, 80]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5].map((position) => index.offsetOf(position)),
+    [0, 10, 20, 60, 70, 80],
+  );
   assert.equal(index.indexAt(59), 2);
   assert.equal(index.indexAt(60), 3);
   assert.equal(index.indexAt(-5), 0);

@@ -33,7 +33,11 @@ function fingerprint(folder: string): Record<string, string> {
 }
 
 const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+  });
 
 async function open(workspace: string, state: string): Promise<ShadowCheckpoints> {
   const checkpoints = await ShadowCheckpoints.open({ stateDir: state, workspaceRoot: workspace });
@@ -81,14 +85,22 @@ test('issue 13: a restore puts added, removed, modified and re-moded files back 
   const now = await checkpoints.current();
   assert.deepEqual(now.skipped, ['large.bin']);
   const changes = await checkpoints.changes(first.tree, now.tree);
-  assert.deepEqual(
-    changes.map((change) => `${change.change} ${change.path}`).sort(),
-    ['added added/deep/new.ts', 'modified bin.dat', 'modified crlf.txt', 'modified run.sh', 'removed src/gone.ts'],
-  );
+  assert.deepEqual(changes.map((change) => `${change.change} ${change.path}`).sort(), [
+    'added added/deep/new.ts',
+    'modified bin.dat',
+    'modified crlf.txt',
+    'modified run.sh',
+    'removed src/gone.ts',
+  ]);
   await checkpoints.restore(first, changes);
 
   const restored = fingerprint(workspace);
-  const expected: Record<string, string | undefined> = { ...before, 'ignored.log': restored['ignored.log'], 'nested/inner.txt': restored['nested/inner.txt'], 'large.bin': restored['large.bin'] };
+  const expected: Record<string, string | undefined> = {
+    ...before,
+    'ignored.log': restored['ignored.log'],
+    'nested/inner.txt': restored['nested/inner.txt'],
+    'large.bin': restored['large.bin'],
+  };
   for (const path of Object.keys(restored)) if (path.startsWith('.git/') || path.startsWith('nested/.git/')) delete restored[path];
   for (const path of Object.keys(expected)) if (path.startsWith('.git/') || path.startsWith('nested/.git/')) delete expected[path];
   assert.deepEqual(restored, expected);
@@ -125,7 +137,11 @@ test('issue 13: changes made between turns count as outside Zuno; a turn own cha
 });
 
 test('issue 13: without git on PATH checkpoints are off, and the reason says what to do', async () => {
-  const result = await ShadowCheckpoints.open({ stateDir: temporary('zuno-cp-state-'), workspaceRoot: temporary('zuno-cp-ws-'), git: 'git-that-does-not-exist' });
+  const result = await ShadowCheckpoints.open({
+    stateDir: temporary('zuno-cp-state-'),
+    workspaceRoot: temporary('zuno-cp-ws-'),
+    git: 'git-that-does-not-exist',
+  });
   assert.ok(!(result instanceof ShadowCheckpoints));
   assert.match(result.unavailable, /Checkpoints are off: "git-that-does-not-exist" could not be run .* Install git/);
 });
@@ -140,7 +156,10 @@ test('issue 13: a state dir inside the workspace is never in a checkpoint, so a 
   await checkpoints.warm();
   const record = await checkpoints.snapshot({ sessionId: 's1', kind: 'turn' });
   const emptyTree = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-  assert.deepEqual((await checkpoints.changes(emptyTree, record.tree)).map((change) => change.path).sort(), ['.zuno/config.json', 'src/a.ts']);
+  assert.deepEqual((await checkpoints.changes(emptyTree, record.tree)).map((change) => change.path).sort(), [
+    '.zuno/config.json',
+    'src/a.ts',
+  ]);
 });
 
 test('issue 13: checkpoints follow their sessions retention: a session the store no longer keeps loses its records and refs, gc then frees its objects, and the kept session still restores', async () => {
@@ -154,14 +173,21 @@ test('issue 13: checkpoints follow their sessions retention: a session the store
   await checkpoints.snapshot({ sessionId: 'gone', kind: 'after-turn' });
   const shadowGit = (...args: string[]): string =>
     execFileSync('git', args, { encoding: 'utf8', env: { ...process.env, GIT_DIR: checkpoints.gitDir, GIT_CONFIG_NOSYSTEM: '1' } });
-  assert.equal(shadowGit('rev-list', '--parents', '-n', '1', dropped.commit).trim(), dropped.commit, 'a checkpoint commit has no parent to keep older ones alive');
+  assert.equal(
+    shadowGit('rev-list', '--parents', '-n', '1', dropped.commit).trim(),
+    dropped.commit,
+    'a checkpoint commit has no parent to keep older ones alive',
+  );
   const droppedBlob = shadowGit('rev-parse', `${dropped.tree}:a.txt`).trim();
 
   // The work tree moved on (the shadow index, which gc also counts as a root, no longer holds it).
   write(workspace, 'a.txt', 'later content\n');
   // Warm-up's retention, as the runtime runs it when it opens: kept sessions are the store's.
   await checkpoints.warm((sessionId) => sessionId === 'kept');
-  assert.deepEqual((await checkpoints.records()).map((record) => record.id), [kept.id]);
+  assert.deepEqual(
+    (await checkpoints.records()).map((record) => record.id),
+    [kept.id],
+  );
   assert.deepEqual(shadowGit('for-each-ref', '--format=%(refname)', 'refs/zuno/').trim().split('\n'), [`refs/zuno/${kept.id}`]);
   shadowGit('gc', '--quiet', '--prune=now');
   assert.throws(() => shadowGit('cat-file', '-e', droppedBlob), 'the dropped session content is gone from the shadow repository');

@@ -116,53 +116,71 @@ for (const verification of ['fd-path', 'identity'] as const satisfies readonly V
     const { dir } = swappedWorkspace();
     // O_NOFOLLOW alone would let this through: the last component is a regular file. The
     // descriptor's own path (or its inode) is what gives the swap away.
-    await assert.rejects(fs.readFile(join(dir, 'secret.txt')).then(() => checked.readFileChecked(join(dir, 'secret.txt'))), PathChangedError);
+    await assert.rejects(
+      fs.readFile(join(dir, 'secret.txt')).then(() => checked.readFileChecked(join(dir, 'secret.txt'))),
+      PathChangedError,
+    );
     await assert.rejects(async () => {
       for await (const chunk of checked.readStreamChecked(join(dir, 'secret.txt'))) assert.fail(`read ${chunk.length} bytes from outside`);
     }, PathChangedError);
     await assert.rejects(checked.readDirectoryChecked(dir), PathChangedError);
   });
 
-  test(`§9 ${verification}: a checked read whose last component became a symlink is not followed (O_NOFOLLOW) (issue 8 item 4)`, { skip }, async () => {
-    const { workspace, outside } = swappedWorkspace();
-    symlinkSync(join(outside, 'secret.txt'), join(workspace, 'innocent.txt'));
-    await assert.rejects(checked.readFileChecked(join(workspace, 'innocent.txt')), PathChangedError);
-    await assert.rejects(checked.readDirectoryChecked(join(workspace, 'dir')), PathChangedError);
-    // A real file where a folder was checked is the caller's mistake, not a swap: the system's own error.
-    writeFileSync(join(workspace, 'plain.txt'), '');
-    await assert.rejects(checked.writeFileAtomic(join(workspace, 'plain.txt', 'below.txt'), new Uint8Array()), (error: unknown) => !(error instanceof PathChangedError) && /ENOTDIR/.test(String(error)));
-  });
+  test(
+    `§9 ${verification}: a checked read whose last component became a symlink is not followed (O_NOFOLLOW) (issue 8 item 4)`,
+    { skip },
+    async () => {
+      const { workspace, outside } = swappedWorkspace();
+      symlinkSync(join(outside, 'secret.txt'), join(workspace, 'innocent.txt'));
+      await assert.rejects(checked.readFileChecked(join(workspace, 'innocent.txt')), PathChangedError);
+      await assert.rejects(checked.readDirectoryChecked(join(workspace, 'dir')), PathChangedError);
+      // A real file where a folder was checked is the caller's mistake, not a swap: the system's own error.
+      writeFileSync(join(workspace, 'plain.txt'), '');
+      await assert.rejects(
+        checked.writeFileAtomic(join(workspace, 'plain.txt', 'below.txt'), new Uint8Array()),
+        (error: unknown) => !(error instanceof PathChangedError) && /ENOTDIR/.test(String(error)),
+      );
+    },
+  );
 
-  test(`§9 ${verification}: writes, mkdir, rename and remove under a swapped parent change nothing outside (issue 8 item 4)`, { skip }, async () => {
-    const { dir, outside } = swappedWorkspace();
-    const before = outsideSnapshot(outside);
-    await assert.rejects(checked.writeFileAtomic(join(dir, 'new.txt'), new TextEncoder().encode('x')), PathChangedError);
-    await assert.rejects(checked.writeFileAtomic(join(dir, 'secret.txt'), new TextEncoder().encode('x')), PathChangedError);
-    // mkdir -p must not follow the link either, at any depth.
-    await assert.rejects(checked.writeFileAtomic(join(dir, 'a', 'b', 'new.txt'), new TextEncoder().encode('x')), PathChangedError);
-    await assert.rejects(checked.mkdir(join(dir, 'sub', 'deeper')), PathChangedError);
-    await assert.rejects(checked.rename(join(dir, 'secret.txt'), join(dir, 'moved.txt')), PathChangedError);
-    await assert.rejects(checked.remove(join(dir, 'secret.txt')), PathChangedError);
-    assert.deepEqual(outsideSnapshot(outside), before);
-    assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'SECRET');
-  });
+  test(
+    `§9 ${verification}: writes, mkdir, rename and remove under a swapped parent change nothing outside (issue 8 item 4)`,
+    { skip },
+    async () => {
+      const { dir, outside } = swappedWorkspace();
+      const before = outsideSnapshot(outside);
+      await assert.rejects(checked.writeFileAtomic(join(dir, 'new.txt'), new TextEncoder().encode('x')), PathChangedError);
+      await assert.rejects(checked.writeFileAtomic(join(dir, 'secret.txt'), new TextEncoder().encode('x')), PathChangedError);
+      // mkdir -p must not follow the link either, at any depth.
+      await assert.rejects(checked.writeFileAtomic(join(dir, 'a', 'b', 'new.txt'), new TextEncoder().encode('x')), PathChangedError);
+      await assert.rejects(checked.mkdir(join(dir, 'sub', 'deeper')), PathChangedError);
+      await assert.rejects(checked.rename(join(dir, 'secret.txt'), join(dir, 'moved.txt')), PathChangedError);
+      await assert.rejects(checked.remove(join(dir, 'secret.txt')), PathChangedError);
+      assert.deepEqual(outsideSnapshot(outside), before);
+      assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'SECRET');
+    },
+  );
 
-  test(`§9 ${verification}: checked operations on real paths read, write atomically, keep the mode and create parents (issue 8 item 4)`, { skip }, async () => {
-    const folder = makeTempDir('zuno-fs-checked-');
-    after(() => removeDir(folder));
-    const target = join(folder, 'x', 'y', 'script.sh');
-    await checked.writeFileAtomic(target, new TextEncoder().encode('one'));
-    chmodSync(target, 0o751);
-    await checked.writeFileAtomic(target, new TextEncoder().encode('two'));
-    assert.equal(new TextDecoder().decode(await checked.readFileChecked(target)), 'two');
-    assert.equal(statSync(target).mode & 0o777, 0o751);
-    assert.deepEqual(await checked.readDirectoryChecked(join(folder, 'x', 'y')), [{ name: 'script.sh', type: 'file' }]);
-    let streamed = '';
-    for await (const chunk of checked.readStreamChecked(target)) streamed += new TextDecoder().decode(chunk);
-    assert.equal(streamed, 'two');
-    await checked.rename(target, join(folder, 'x', 'moved.sh'));
-    await checked.remove(join(folder, 'x', 'moved.sh'));
-    await checked.remove(join(folder, 'x', 'y'));
-    assert.deepEqual(readdirSync(join(folder, 'x')), []);
-  });
+  test(
+    `§9 ${verification}: checked operations on real paths read, write atomically, keep the mode and create parents (issue 8 item 4)`,
+    { skip },
+    async () => {
+      const folder = makeTempDir('zuno-fs-checked-');
+      after(() => removeDir(folder));
+      const target = join(folder, 'x', 'y', 'script.sh');
+      await checked.writeFileAtomic(target, new TextEncoder().encode('one'));
+      chmodSync(target, 0o751);
+      await checked.writeFileAtomic(target, new TextEncoder().encode('two'));
+      assert.equal(new TextDecoder().decode(await checked.readFileChecked(target)), 'two');
+      assert.equal(statSync(target).mode & 0o777, 0o751);
+      assert.deepEqual(await checked.readDirectoryChecked(join(folder, 'x', 'y')), [{ name: 'script.sh', type: 'file' }]);
+      let streamed = '';
+      for await (const chunk of checked.readStreamChecked(target)) streamed += new TextDecoder().decode(chunk);
+      assert.equal(streamed, 'two');
+      await checked.rename(target, join(folder, 'x', 'moved.sh'));
+      await checked.remove(join(folder, 'x', 'moved.sh'));
+      await checked.remove(join(folder, 'x', 'y'));
+      assert.deepEqual(readdirSync(join(folder, 'x')), []);
+    },
+  );
 }

@@ -33,8 +33,20 @@ test('issue 2 §9 shell: merged stdout and stderr keep the order of the writes',
 
 test('issue 2 §9: without merging, each stream is labelled', async () => {
   const { chunks } = await run({ command: 'echo out; echo err >&2', shell: true });
-  assert.deepEqual(chunks.filter((chunk) => chunk.stream === 'stderr').map((chunk) => chunk.text).join(''), 'err\n');
-  assert.deepEqual(chunks.filter((chunk) => chunk.stream === 'stdout').map((chunk) => chunk.text).join(''), 'out\n');
+  assert.deepEqual(
+    chunks
+      .filter((chunk) => chunk.stream === 'stderr')
+      .map((chunk) => chunk.text)
+      .join(''),
+    'err\n',
+  );
+  assert.deepEqual(
+    chunks
+      .filter((chunk) => chunk.stream === 'stdout')
+      .map((chunk) => chunk.text)
+      .join(''),
+    'out\n',
+  );
 });
 
 test('issue 2 §9: UTF-8 split across writes is reassembled', async () => {
@@ -130,7 +142,13 @@ for (const verification of ['fd-path', 'identity'] as const) {
     symlinkSync(join(base, 'outside'), join(base, 'swapped'));
     const pinnedRunner = createProcessRunner({ verification });
     const output: string[] = [];
-    const result = await pinnedRunner.run({ command: 'pwd -P; ls', shell: true, cwd: join(base, 'inside'), verifiedCwd: true, onOutput: (text) => output.push(text) });
+    const result = await pinnedRunner.run({
+      command: 'pwd -P; ls',
+      shell: true,
+      cwd: join(base, 'inside'),
+      verifiedCwd: true,
+      onOutput: (text) => output.push(text),
+    });
     assert.equal(result.exitCode, 0);
     assert.equal(output.join(''), `${join(base, 'inside')}\nhere.txt\n`);
 

@@ -27,7 +27,10 @@ test('S4: the bundled rg is found and is version 14 or newer', async () => {
 test('S4: ZUNO_RG_PATH wins over config ripgrep.path, which wins over the bundled rg', async () => {
   const fromEnv = fakeRipgrep('rg-env', '14.1.0');
   const fromConfig = fakeRipgrep('rg-config', '15.2.0');
-  assert.deepEqual(await resolveRipgrep({ env: { ZUNO_RG_PATH: fromEnv }, configuredPath: fromConfig }), { path: fromEnv, version: '14.1.0' });
+  assert.deepEqual(await resolveRipgrep({ env: { ZUNO_RG_PATH: fromEnv }, configuredPath: fromConfig }), {
+    path: fromEnv,
+    version: '14.1.0',
+  });
   assert.deepEqual(await resolveRipgrep({ env: {}, configuredPath: fromConfig }), { path: fromConfig, version: '15.2.0' });
 });
 

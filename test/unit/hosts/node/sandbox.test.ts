@@ -12,14 +12,21 @@ import { planSandbox, sandboxRefusalNote, sandboxStatus, type SandboxPlan } from
 import { bwrapArguments, createSandboxSupport, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
 
 const plan = (config: ZunoConfigInput = {}): SandboxPlan => {
-  const planned = planSandbox({ config: parseConfig(config), workspaceRoot: '/work/project', stateDir: '/home/dev/.local/state/zuno', home: '/home/dev' });
+  const planned = planSandbox({
+    config: parseConfig(config),
+    workspaceRoot: '/work/project',
+    stateDir: '/home/dev/.local/state/zuno',
+    home: '/home/dev',
+  });
   assert.ok(planned);
   return planned;
 };
 
 /** Everything in the plan exists, except what a test names. */
-const existing = (missing: readonly string[] = [], files: readonly string[] = []) => (path: string): PathKind =>
-  missing.includes(path) ? undefined : files.includes(path) ? 'file' : 'directory';
+const existing =
+  (missing: readonly string[] = [], files: readonly string[] = []) =>
+  (path: string): PathKind =>
+    missing.includes(path) ? undefined : files.includes(path) ? 'file' : 'directory';
 
 /** The `--flag a b` triples of an argv, as strings, to check order. */
 const mounts = (args: readonly string[]): string[] => {
@@ -44,21 +51,31 @@ test('issue 12 the default plan: workspace-write, network off, the workspace wri
   assert.deepEqual(planned.writable, ['/work/project']);
   assert.deepEqual(planned.readOnly, ['/work/project/.git', '/work/project/.zuno', '/work/project/.vscode']);
   assert.ok(planned.hidden.includes('/home/dev/.local/state/zuno'));
-  for (const secret of ['/home/dev/.ssh', '/home/dev/.aws', '/home/dev/.config/gh', '/home/dev/.netrc']) assert.ok(planned.hidden.includes(secret), secret);
+  for (const secret of ['/home/dev/.ssh', '/home/dev/.aws', '/home/dev/.config/gh', '/home/dev/.netrc'])
+    assert.ok(planned.hidden.includes(secret), secret);
   assert.equal(planSandbox({ config: parseConfig({ sandbox: { mode: 'off' } }), workspaceRoot: '/w' }), undefined);
 });
 
 test('issue 12: sandbox.writable resolves ~/ against the home and relative paths against the workspace; read-only mode has nothing writable', () => {
-  assert.deepEqual(plan({ sandbox: { writable: ['~/.npm', 'build/out', '/var/cache/x/'] } }).writable, ['/work/project', '/home/dev/.npm', '/work/project/build/out', '/var/cache/x']);
+  assert.deepEqual(plan({ sandbox: { writable: ['~/.npm', 'build/out', '/var/cache/x/'] } }).writable, [
+    '/work/project',
+    '/home/dev/.npm',
+    '/work/project/build/out',
+    '/var/cache/x',
+  ]);
   const readOnly = plan({ sandbox: { mode: 'read-only', writable: ['/var/cache/x'] } });
   assert.deepEqual(readOnly.writable, []);
   assert.equal(readOnly.readOnly[0], '/work/project', 'the workspace itself is mounted read-only');
-  assert.throws(() => parseConfig({ sandbox: { writable: ['/var/*'] } }), /sandbox\.writable\[0\] must be a path .* globs are not supported/);
+  assert.throws(
+    () => parseConfig({ sandbox: { writable: ['/var/*'] } }),
+    /sandbox\.writable\[0\] must be a path .* globs are not supported/,
+  );
 });
 
 test('issue 12 the bwrap argv: read-only root, then writable, then read-only inside, then hidden; new user, PID and network namespaces', () => {
   const args = bwrapArguments(plan(), '/work/project/sub', existing(['/home/dev/.aws'], ['/home/dev/.netrc']), (path) => path);
-  for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session']) assert.ok(args.includes(flag), flag);
+  for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session'])
+    assert.ok(args.includes(flag), flag);
   assert.deepEqual(args.slice(args.indexOf('--cap-drop'), args.indexOf('--cap-drop') + 2), ['--cap-drop', 'ALL']);
   const order = mounts(args);
   assert.equal(order[0], '--ro-bind / /');
@@ -79,8 +96,14 @@ test('issue 12 the bwrap argv: read-only root, then writable, then read-only ins
 test('issue 12 the Seatbelt profile says the same: deny by default, reads but not the hidden paths, writes only where writable and not read-only, network only when on', () => {
   const profile = seatbeltProfile(plan(), '/private/tmp/zuno-sandbox-1');
   assert.match(profile, /^\(version 1\)\n\(deny default\)\n/);
-  assert.match(profile, /\(allow file-read\* \(require-all \(subpath "\/"\) \(require-not \(subpath "\/home\/dev\/\.local\/state\/zuno"\)\) \(require-not \(subpath "\/home\/dev\/\.ssh"\)\)/);
-  assert.match(profile, /\(allow file-write\* \(require-all \(require-any \(subpath "\/work\/project"\) \(subpath "\/private\/tmp\/zuno-sandbox-1"\)\) \(require-not \(subpath "\/work\/project\/\.git"\)\)/);
+  assert.match(
+    profile,
+    /\(allow file-read\* \(require-all \(subpath "\/"\) \(require-not \(subpath "\/home\/dev\/\.local\/state\/zuno"\)\) \(require-not \(subpath "\/home\/dev\/\.ssh"\)\)/,
+  );
+  assert.match(
+    profile,
+    /\(allow file-write\* \(require-all \(require-any \(subpath "\/work\/project"\) \(subpath "\/private\/tmp\/zuno-sandbox-1"\)\) \(require-not \(subpath "\/work\/project\/\.git"\)\)/,
+  );
   assert.doesNotMatch(profile, /\(allow network\*\)/);
   assert.match(seatbeltProfile(plan({ sandbox: { network: true } }), '/t'), /\(allow network\*\)/);
   const quoted = seatbeltProfile({ ...plan(), writable: ['/work/a "b"\\c'] }, '/t');
@@ -88,7 +111,10 @@ test('issue 12 the Seatbelt profile says the same: deny by default, reads but no
 });
 
 test('issue 12: a failure that looks like a sandbox refusal is named, with the way out; other failures are not', () => {
-  assert.match(sandboxRefusalNote('touch: cannot touch \'/etc/x\': Read-only file system', plan()) ?? '', /a write was refused: outside the workspace .* "sandbox": "off"/);
+  assert.match(
+    sandboxRefusalNote("touch: cannot touch '/etc/x': Read-only file system", plan()) ?? '',
+    /a write was refused: outside the workspace .* "sandbox": "off"/,
+  );
   assert.match(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan()) ?? '', /the network is off in the sandbox/);
   assert.equal(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan({ sandbox: { network: true } })), undefined);
   assert.equal(sandboxRefusalNote('error TS2322: Type string is not assignable', plan()), undefined);
@@ -96,7 +122,11 @@ test('issue 12: a failure that looks like a sandbox refusal is named, with the w
 
 test('issue 12 detection: bwrap missing from PATH, a configured path that does not exist, and Windows each say why and what to do', async () => {
   const missing = await createSandboxSupport({ path: '/nonexistent', platform: 'linux' }).availability();
-  assert.deepEqual(missing, { available: false, reason: 'bwrap (bubblewrap) was not found on PATH', fix: 'Install bubblewrap (Debian/Ubuntu: apt install bubblewrap) or set sandbox.bwrap_path to it.' });
+  assert.deepEqual(missing, {
+    available: false,
+    reason: 'bwrap (bubblewrap) was not found on PATH',
+    fix: 'Install bubblewrap (Debian/Ubuntu: apt install bubblewrap) or set sandbox.bwrap_path to it.',
+  });
   const configured = await createSandboxSupport({ platform: 'linux' }).availability('/nonexistent/bwrap');
   assert.ok(!configured.available && /sandbox\.bwrap_path \/nonexistent\/bwrap does not exist/.test(configured.reason));
   const windows = await createSandboxSupport({ platform: 'win32' }).availability();
@@ -115,9 +145,16 @@ test('issue 12 the status bar says "sandbox: off (reason)" whenever commands run
     tooltip: 'The sandbox cannot be used: bwrap (bubblewrap) was not found on PATH; commands run unsandboxed. Install bubblewrap.',
     warning: true,
   });
-  assert.match(sandboxStatus(parseConfig({ sandbox: { required: true } }), missing).tooltip, /shell calls are blocked \(sandbox\.required\)/);
+  assert.match(
+    sandboxStatus(parseConfig({ sandbox: { required: true } }), missing).tooltip,
+    /shell calls are blocked \(sandbox\.required\)/,
+  );
   assert.equal(sandboxStatus(parseConfig({ sandbox: { mode: 'off' } }), working).text, 'sandbox: off (sandbox.mode)');
-  assert.deepEqual(sandboxStatus(parseConfig({}), working), { text: 'sandbox: workspace-write', tooltip: 'Commands run in bubblewrap: workspace-write, network off.', warning: false });
+  assert.deepEqual(sandboxStatus(parseConfig({}), working), {
+    text: 'sandbox: workspace-write',
+    tooltip: 'Commands run in bubblewrap: workspace-write, network off.',
+    warning: false,
+  });
 });
 
 test('issue 12: a bwrap the kernel refuses (a container without user namespaces) is found unavailable by the probe, with the fix', async () => {
@@ -125,10 +162,17 @@ test('issue 12: a bwrap the kernel refuses (a container without user namespaces)
   try {
     const fake = join(folder, 'bwrap');
     // What bwrap prints where unprivileged user namespaces are off.
-    writeFileSync(fake, '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n', { mode: 0o755 });
+    writeFileSync(
+      fake,
+      '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n',
+      { mode: 0o755 },
+    );
     const refused = await createSandboxSupport({ platform: 'linux', path: folder }).availability();
     assert.ok(!refused.available);
-    assert.equal(refused.reason, 'bwrap could not create a sandbox (bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.)');
+    assert.equal(
+      refused.reason,
+      'bwrap could not create a sandbox (bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.)',
+    );
     assert.match(refused.fix, /kernel\.unprivileged_userns_clone=1/);
   } finally {
     rmSync(folder, { recursive: true, force: true });

@@ -46,8 +46,15 @@ test('issue 12: a spill file stops growing at its cap, keeping the head and the 
   assert.ok(Buffer.byteLength(text) <= cap + 200, `${Buffer.byteLength(text)} bytes kept`);
   assert.ok(text.startsWith('HEAD-START\nyyy'));
   assert.ok(text.endsWith('yyy\nTAIL-END\n'));
-  assert.match(text, /\n\[\.\.\. spill file cut at tool_output\.max_spill_bytes \(1\.0 MiB\): 7\.\d MiB of 8\.0 MiB omitted from the middle \.\.\.\]\n/);
-  assert.deepEqual(readdirSync(join(stateDir, 'outputs')).filter((name) => name.endsWith('.tail')), [], 'the tail ring is removed');
+  assert.match(
+    text,
+    /\n\[\.\.\. spill file cut at tool_output\.max_spill_bytes \(1\.0 MiB\): 7\.\d MiB of 8\.0 MiB omitted from the middle \.\.\.\]\n/,
+  );
+  assert.deepEqual(
+    readdirSync(join(stateDir, 'outputs')).filter((name) => name.endsWith('.tail')),
+    [],
+    'the tail ring is removed',
+  );
 });
 
 test('issue 12: a spill under its cap is written whole, without a marker, even past half the cap', async () => {

@@ -76,8 +76,15 @@ test('issue 4 Approvals: a request becomes an approval card, and Approve with no
   const pending = broker.request(writeRequest('c1', [change]), new AbortController().signal);
   const card = editor.posted[0];
   assert.equal(card?.type, 'approval');
-  assert.deepEqual(card?.type === 'approval' ? [card.approval.callId, card.approval.canShowDiff, card.approval.paths] : [], ['c1', true, ['a.txt']]);
-  assert.deepEqual(broker.pending().map((approval) => approval.callId), ['c1']);
+  assert.deepEqual(card?.type === 'approval' ? [card.approval.callId, card.approval.canShowDiff, card.approval.paths] : [], [
+    'c1',
+    true,
+    ['a.txt'],
+  ]);
+  assert.deepEqual(
+    broker.pending().map((approval) => approval.callId),
+    ['c1'],
+  );
   assert.deepEqual(await broker.decide('c1', { approved: true }), { accepted: true });
   assert.deepEqual(await pending, { approved: true });
   assert.deepEqual(editor.posted.at(-1), { type: 'approval-closed', callId: 'c1' });
@@ -146,7 +153,10 @@ test('issue 4 A file edited meanwhile: an unsaved editor buffer is never overwri
   assert.match(editor.errors().at(-1) ?? '', /a\.txt has unsaved changes in an editor.*save or revert it/);
   await Promise.resolve();
   assert.equal(settled, false, 'the request stays pending');
-  assert.deepEqual(broker.pending().map((approval) => approval.callId), ['c1']);
+  assert.deepEqual(
+    broker.pending().map((approval) => approval.callId),
+    ['c1'],
+  );
   editor.unsaved.clear();
   assert.deepEqual(await broker.decide('c1', { approved: true }), { accepted: true });
   assert.deepEqual(await pending, { approved: true });
@@ -217,14 +227,28 @@ test('§9: "Allow like this" for a command allows exactly that command line, met
   assert.ok(matchGlob(rule.match ?? '', 'ls *.ts', 'text'));
   assert.equal(matchGlob(rule.match ?? '', 'ls x.ts; rm -rf /', 'text'), false);
   assert.deepEqual(allowRuleFor({ ...noSubject, tool: 'todo_update' }, root), { tool: 'todo_update', action: 'allow' });
-  assert.deepEqual(allowRuleFor({ ...request, tool: 'write', subject: '/elsewhere/x.txt' }, root), { tool: 'write', match: '/elsewhere/x.txt', action: 'allow' });
+  assert.deepEqual(allowRuleFor({ ...request, tool: 'write', subject: '/elsewhere/x.txt' }, root), {
+    tool: 'write',
+    match: '/elsewhere/x.txt',
+    action: 'allow',
+  });
   assert.equal(escapeGlob('a\\b{c,d}?'), 'a\\\\b\\{c,d\\}\\?');
 });
 
 test('issue 12: "Allow like this" for a shell call outside the sandbox writes a rule that says sandbox: "off"', () => {
-  const request: ApprovalRequest = { ...writeRequest('c1', []), tool: 'shell', subject: 'npm publish', arguments: { command: 'npm publish', sandbox: 'off' }, changes: [] };
+  const request: ApprovalRequest = {
+    ...writeRequest('c1', []),
+    tool: 'shell',
+    subject: 'npm publish',
+    arguments: { command: 'npm publish', sandbox: 'off' },
+    changes: [],
+  };
   assert.deepEqual(allowRuleFor(request, root), { tool: 'shell', match: 'npm publish', action: 'allow', sandbox: 'off' });
-  assert.deepEqual(allowRuleFor({ ...request, arguments: { command: 'npm publish' } }, root), { tool: 'shell', match: 'npm publish', action: 'allow' });
+  assert.deepEqual(allowRuleFor({ ...request, arguments: { command: 'npm publish' } }, root), {
+    tool: 'shell',
+    match: 'npm publish',
+    action: 'allow',
+  });
 });
 
 test('issue 4 Approvals: decisions for unknown or closed requests are refused and close the stale card', async () => {

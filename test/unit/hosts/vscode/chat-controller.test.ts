@@ -136,7 +136,17 @@ test('issue 4 Updates are incremental: nothing before ready, one snapshot, then 
   await Promise.resolve();
   gate.release();
   await sending;
-  assert.deepEqual(types(view), ['snapshot', 'status', 'snapshot', 'event:user-message', 'event:assistant-delta', 'event:assistant-delta', 'event:assistant-message', 'event:session-finished', 'status']);
+  assert.deepEqual(types(view), [
+    'snapshot',
+    'status',
+    'snapshot',
+    'event:user-message',
+    'event:assistant-delta',
+    'event:assistant-delta',
+    'event:assistant-message',
+    'event:session-finished',
+    'status',
+  ]);
   const statuses = view.flatMap((message) => (message.type === 'status' ? [message.status.running] : []));
   assert.deepEqual(statuses, [true, false], 'the view is told when the turn starts and ends');
   const newChat = view[2];
@@ -151,7 +161,15 @@ test('issue 4 State: a view reloaded mid-turn gets stored events plus the stream
   backend.script = async (emit) => {
     emit({ type: 'user-message', text: 'run it' });
     emit({ type: 'assistant-delta', text: 'Running ' });
-    emit({ type: 'tool-call-started', call_id: 'c1', tool: 'shell', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 });
+    emit({
+      type: 'tool-call-started',
+      call_id: 'c1',
+      tool: 'shell',
+      effect: 'SideEffecting',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+    });
     emit({ type: 'tool-call-output', call_id: 'c1', chunk: 'compiling…\n' });
     await gate.promise;
   };
@@ -188,10 +206,26 @@ test('issue 4 Tool cards: a finished call gets its stored output on its card, li
   backend.outputs.set('c1', '1: hello');
   backend.outputs.set('c2', 'BLOCKED (denied): …');
   backend.script = async (emit) => {
-    emit({ type: 'tool-call-started', call_id: 'c1', tool: 'read', effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe', attempt: 1 });
+    emit({
+      type: 'tool-call-started',
+      call_id: 'c1',
+      tool: 'read',
+      effect: 'ReadOnly',
+      replay: 'Safe',
+      concurrency: 'ParallelSafe',
+      attempt: 1,
+    });
     emit({ type: 'tool-call-finished', call_id: 'c1', tool: 'read', outcome: 'ok', duration_ms: 3, truncated: false });
     emit({ type: 'dispatch-blocked', call_id: 'c2', tool: 'write', category: 'denied', reason: 'The user declined this call.' });
-    emit({ type: 'tool-call-finished', call_id: 'c2', tool: 'write', outcome: 'blocked', category: 'denied', duration_ms: 0, truncated: false });
+    emit({
+      type: 'tool-call-finished',
+      call_id: 'c2',
+      tool: 'write',
+      outcome: 'blocked',
+      category: 'denied',
+      duration_ms: 0,
+      truncated: false,
+    });
     emit({ type: 'session-finished', reason: 'done' });
   };
   await controller.receive({ type: 'ready' });
@@ -204,10 +238,15 @@ test('issue 4 Tool cards: a finished call gets its stored output on its card, li
   view.length = 0;
   await controller.receive({ type: 'ready' });
   const snapshot = view[0];
-  assert.deepEqual(
-    snapshot?.type === 'snapshot' ? snapshot.events.map((event) => event.type) : [],
-    ['session-started', 'tool-call-started', 'tool-call-output', 'tool-call-finished', 'dispatch-blocked', 'tool-call-finished', 'session-finished'],
-  );
+  assert.deepEqual(snapshot?.type === 'snapshot' ? snapshot.events.map((event) => event.type) : [], [
+    'session-started',
+    'tool-call-started',
+    'tool-call-output',
+    'tool-call-finished',
+    'dispatch-blocked',
+    'tool-call-finished',
+    'session-finished',
+  ]);
 });
 
 test('issue 4 Controls (issue 14 item 7): a second send while a turn runs is queued; Cancel aborts the turn, closes approvals and questions, and hands the queue back', async () => {
@@ -233,14 +272,24 @@ test('issue 4 Controls (issue 14 item 7): a second send while a turn runs is que
   await Promise.resolve();
   assert.equal(controller.running, true);
   await controller.receive({ type: 'send', text: 'again' });
-  assert.deepEqual(view.filter((message) => message.type === 'error'), [], 'a message typed while Zuno works is not refused');
+  assert.deepEqual(
+    view.filter((message) => message.type === 'error'),
+    [],
+    'a message typed while Zuno works is not refused',
+  );
   assert.deepEqual(view.at(-1), { type: 'queue', items: [{ id: 'queued-1', text: 'again' }] });
-  assert.deepEqual(types(view).filter((type) => type === 'approval' || type === 'question'), ['approval', 'question']);
+  assert.deepEqual(
+    types(view).filter((type) => type === 'approval' || type === 'question'),
+    ['approval', 'question'],
+  );
   await controller.receive({ type: 'new-chat' });
   assert.match(JSON.stringify(view.at(-1)), /Cancel it first, then start a new chat/);
   await controller.receive({ type: 'cancel' });
   await sending;
-  assert.ok(view.some((message) => message.type === 'restore-draft' && message.text === 'again'), 'the run never took it, so it goes back to the composer');
+  assert.ok(
+    view.some((message) => message.type === 'restore-draft' && message.text === 'again'),
+    'the run never took it, so it goes back to the composer',
+  );
   assert.deepEqual(await approval, { approved: false, reason: 'cancelled' });
   assert.deepEqual(await question, { answered: false });
   assert.equal(controller.running, false);
@@ -272,7 +321,10 @@ test('issue 4 History: list, open and start chats; an unknown chat is refused; a
   assert.deepEqual(view.at(-1), { type: 'sessions', sessions: [{ id: 'old', title: 'chat old', updatedAt: 1 }] });
   await controller.receive({ type: 'open-session', sessionId: 'old' });
   const opened = view.at(-1);
-  assert.deepEqual(opened?.type === 'snapshot' ? [opened.sessionId, opened.events.map((event) => event.type)] : [], ['old', ['user-message']]);
+  assert.deepEqual(opened?.type === 'snapshot' ? [opened.sessionId, opened.events.map((event) => event.type)] : [], [
+    'old',
+    ['user-message'],
+  ]);
   assert.equal(backend.remembered, 'old');
   await controller.receive({ type: 'open-session', sessionId: 'nope' });
   assert.match(JSON.stringify(view.at(-1)), /There is no chat nope/);
@@ -290,7 +342,11 @@ test('issue 4 Controls: a run that cannot start reports why in the view and leav
   };
   await controller.receive({ type: 'ready' });
   await controller.receive({ type: 'send', text: 'hi' });
-  assert.deepEqual(view.at(-3), { type: 'error', text: 'No model is set up yet. Run “Zuno: Select Model”.', actions: ['configure-model', 'retry'] });
+  assert.deepEqual(view.at(-3), {
+    type: 'error',
+    text: 'No model is set up yet. Run “Zuno: Select Model”.',
+    actions: ['configure-model', 'retry'],
+  });
   assert.deepEqual(view.at(-2), { type: 'restore-draft', text: 'hi' }, 'issue 14 item 7: the text is not lost');
   assert.deepEqual(view.at(-1), { type: 'status', status: { permissionMode: 'strict', modelLabel: 'test-model', running: false } });
   assert.equal(controller.running, false);
@@ -320,7 +376,7 @@ test('S4 + issue 4: when the store cannot open (no ripgrep, no folder), the view
   assert.deepEqual(view[1], { type: 'error', text: 'ripgrep was not found. Tried: …' });
 });
 
-test('issue 14 item 7: queued messages are taken at the run\'s next step, removable until then, and what is left is sent when the run ends', async () => {
+test("issue 14 item 7: queued messages are taken at the run's next step, removable until then, and what is left is sent when the run ends", async () => {
   const { backend, controller, view } = setup();
   const prompts: string[] = [];
   const taken: (readonly string[])[] = [];
@@ -373,13 +429,15 @@ test('issue 14 item 7: a message that cannot be sent (no model) goes back to the
   assert.ok(view.some((message) => message.type === 'restore-draft' && message.text === 'my long carefully written request'));
 });
 
-test('issue 14 item 7: errors reach the view in the editor\'s words with buttons that fix them, and Retry sends the prompt again', async () => {
+test("issue 14 item 7: errors reach the view in the editor's words with buttons that fix them, and Retry sends the prompt again", async () => {
   const { backend, controller, view } = setup();
   const prompts: string[] = [];
   backend.run = async (prompt) => {
     prompts.push(prompt);
     if (prompts.length === 1) {
-      throw new Error(connectionError(Object.assign(new Error('fetch failed'), { code: 'ECONNREFUSED' }), 'http://127.0.0.1:11434/v1').message);
+      throw new Error(
+        connectionError(Object.assign(new Error('fetch failed'), { code: 'ECONNREFUSED' }), 'http://127.0.0.1:11434/v1').message,
+      );
     }
   };
   await controller.receive({ type: 'ready' });
@@ -402,7 +460,11 @@ test('issue 14 item 7: a run that ends in an error (HTTP 401) gets an error card
   const { backend, controller, view } = setup();
   backend.script = async (emit) => {
     emit({ type: 'user-message', text: 'hi' });
-    emit({ type: 'session-finished', reason: 'error', message: `The model server at http://x/v1 rejected the request as unauthorized (HTTP 401). ${apiKeyHint({ key: undefined, envVar: undefined })}` });
+    emit({
+      type: 'session-finished',
+      reason: 'error',
+      message: `The model server at http://x/v1 rejected the request as unauthorized (HTTP 401). ${apiKeyHint({ key: undefined, envVar: undefined })}`,
+    });
   };
   await controller.receive({ type: 'ready' });
   await controller.receive({ type: 'send', text: 'hi' });

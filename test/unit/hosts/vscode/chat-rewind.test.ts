@@ -43,7 +43,11 @@ async function setup(running = false) {
   const opened: string[] = [];
   const backend = new RuntimeRewinds(async () => ({ checkpoints: { shadow, off: () => undefined }, store, events }), workspace);
   const rewinds = new ChatRewinds({
-    backend: { preview: (...args) => backend.preview(...args), apply: (...args) => backend.apply(...args), showDiff: async () => undefined },
+    backend: {
+      preview: (...args) => backend.preview(...args),
+      apply: (...args) => backend.apply(...args),
+      showDiff: async () => undefined,
+    },
     post: (message) => posted.push(message),
     sessionId: () => sessionId,
     running: () => running,
@@ -60,7 +64,10 @@ test('issue 13: the chat previews a restore (each file with its diff), restores 
   await rewinds.handle({ type: 'rewind-preview', checkpointId });
   const preview = posted[0]?.type === 'rewind-preview' ? posted[0].preview : undefined;
   assert.ok(preview, 'a preview is posted');
-  assert.deepEqual(preview.files.map((file) => [file.path, file.change, file.conflict]).sort(), [['a.txt', 'modified', false], ['sub/b.txt', 'added', false]]);
+  assert.deepEqual(preview.files.map((file) => [file.path, file.change, file.conflict]).sort(), [
+    ['a.txt', 'modified', false],
+    ['sub/b.txt', 'added', false],
+  ]);
   assert.match(preview.files.find((file) => file.path === 'a.txt')?.diff ?? '', /^-changed by zuno\n\+original$/m);
   assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'changed by zuno\n', 'a preview changes nothing');
 
@@ -69,7 +76,10 @@ test('issue 13: the chat previews a restore (each file with its diff), restores 
   assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'original\n');
   assert.equal(existsSync(join(workspace, 'sub')), false);
   const recorded = store.events(sessionId).filter((event) => event.type === 'rewind');
-  assert.deepEqual(recorded.map((event) => [event.checkpoint_id, event.restored, event.removed]), [[checkpointId, ['a.txt'], ['sub/b.txt']]]);
+  assert.deepEqual(
+    recorded.map((event) => [event.checkpoint_id, event.restored, event.removed]),
+    [[checkpointId, ['a.txt'], ['sub/b.txt']]],
+  );
 });
 
 test('issue 13: a file changed outside Zuno makes the confirmed restore come back as a preview naming it; overwriting it is a second, explicit choice', async () => {
@@ -80,9 +90,15 @@ test('issue 13: a file changed outside Zuno makes the confirmed restore come bac
   assert.equal(refused?.type, 'rewind-preview');
   if (refused?.type !== 'rewind-preview') return;
   assert.equal(refused.preview.refused, true);
-  assert.deepEqual(refused.preview.files.filter((file) => file.conflict).map((file) => file.path), ['a.txt']);
+  assert.deepEqual(
+    refused.preview.files.filter((file) => file.conflict).map((file) => file.path),
+    ['a.txt'],
+  );
   assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'edited by the user\n', 'nothing was overwritten');
-  assert.deepEqual(store.events(sessionId).filter((event) => event.type === 'rewind'), []);
+  assert.deepEqual(
+    store.events(sessionId).filter((event) => event.type === 'rewind'),
+    [],
+  );
 
   await rewinds.handle({ type: 'rewind-apply', checkpointId, force: true, fork: false });
   assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'original\n');
@@ -90,7 +106,10 @@ test('issue 13: a file changed outside Zuno makes the confirmed restore come bac
 
 test('issue 13: no restore while a turn runs: the panel closes and the error says to cancel or wait', async () => {
   const { workspace, rewinds, posted, checkpointId } = await setup(true);
-  await assert.rejects(rewinds.handle({ type: 'rewind-apply', checkpointId, force: true, fork: false }), /Zuno is working in this chat\. Cancel it or wait for it to finish, then restore files\./);
+  await assert.rejects(
+    rewinds.handle({ type: 'rewind-apply', checkpointId, force: true, fork: false }),
+    /Zuno is working in this chat\. Cancel it or wait for it to finish, then restore files\./,
+  );
   assert.deepEqual(posted, [{ type: 'rewind-closed', checkpointId }]);
   assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'changed by zuno\n');
 });
@@ -102,10 +121,14 @@ test('issue 13: "Restore and fork" restores the files and opens the new chat, wh
   assert.equal(opened.length, 1);
   const fork = opened[0] ?? '';
   assert.deepEqual(store.messages(fork), [], 'the fork ends before the first message');
-  assert.deepEqual(store.events(fork).map((event) => event.type), ['notice']);
+  assert.deepEqual(
+    store.events(fork).map((event) => event.type),
+    ['notice'],
+  );
 });
 
 test('issue 13: a diff asked for by the view opens only files inside the workspace (the view is untrusted input)', () => {
   assert.equal(workspaceFile('/w/project', 'src/a.ts'), '/w/project/src/a.ts');
-  for (const path of ['../secret.txt', '../../etc/passwd', '/etc/passwd', 'src/../../x', '.']) assert.equal(workspaceFile('/w/project', path), undefined, path);
+  for (const path of ['../secret.txt', '../../etc/passwd', '/etc/passwd', 'src/../../x', '.'])
+    assert.equal(workspaceFile('/w/project', path), undefined, path);
 });

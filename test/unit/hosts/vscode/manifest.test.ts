@@ -20,21 +20,38 @@ test('issue 4 Activation: lazy, on the Chat view or a command, never on startup'
   const events = generated.activationEvents;
   assert.ok(events.includes(`onView:${CHAT_VIEW_ID}`));
   for (const command of COMMAND_IDS) assert.ok(events.includes(`onCommand:${command}`), command);
-  assert.equal(events.some((event) => event === '*' || event === 'onStartupFinished'), false);
+  assert.equal(
+    events.some((event) => event === '*' || event === 'onStartupFinished'),
+    false,
+  );
 });
 
 test('issue 4 Commands: the palette has every command of the issue (and issue 10 item 2: Compact Chat Context, issue 11: MCP Servers), in category Zuno', () => {
   const commands = generated.contributes.commands as { command: string; title: string; category: string }[];
   assert.deepEqual(
     commands.map((command) => command.title),
-    ['New Chat', 'Cancel', 'Show History', 'Toggle Tools…', 'Set Permission Mode', 'Select Model', 'Set API Key', 'Open Tool Log', 'Compact Chat Context', 'MCP Servers'],
+    [
+      'New Chat',
+      'Cancel',
+      'Show History',
+      'Toggle Tools…',
+      'Set Permission Mode',
+      'Select Model',
+      'Set API Key',
+      'Open Tool Log',
+      'Compact Chat Context',
+      'MCP Servers',
+    ],
   );
   for (const command of commands) assert.equal(command.category, 'Zuno');
 });
 
 test('issue 4 Activity bar: a Zuno container with a webview view named Chat, and its icons exist', () => {
   const containers = (generated.contributes.viewsContainers as { activitybar: { id: string; title: string; icon: string }[] }).activitybar;
-  assert.deepEqual(containers.map((container) => container.title), ['Zuno']);
+  assert.deepEqual(
+    containers.map((container) => container.title),
+    ['Zuno'],
+  );
   const views = (generated.contributes.views as Record<string, { type: string; id: string; name: string }[]>)[containers[0]?.id ?? ''];
   assert.deepEqual(views, [{ type: 'webview', id: CHAT_VIEW_ID, name: 'Chat' }]);
   assert.ok(existsSync(join(root, containers[0]?.icon ?? '')));
@@ -50,7 +67,12 @@ test('issue 4 Settings: every contributed setting has a description and a defaul
     assert.ok('default' in entry, `${key} has a default`);
     assert.ok('type' in entry, `${key} has a type`);
   }
-  for (const key of ['zuno.concurrency.toolCalls', 'zuno.concurrency.delegations', 'zuno.concurrency.mcpConnections', 'zuno.concurrency.lspRequests']) {
+  for (const key of [
+    'zuno.concurrency.toolCalls',
+    'zuno.concurrency.delegations',
+    'zuno.concurrency.mcpConnections',
+    'zuno.concurrency.lspRequests',
+  ]) {
     assert.equal(configuration.properties[key]?.minimum, 1, key);
     assert.equal(configuration.properties[key]?.maximum, 64, key);
     assert.equal(configuration.properties[key]?.type, 'integer', key);

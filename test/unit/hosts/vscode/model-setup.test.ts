@@ -5,7 +5,11 @@ import { keyEnvironmentVariables, modelListRequest, secretKeyFor, setupHint } fr
 
 test('§9 Keys: a stored key belongs to one provider and one server origin, so it is never sent elsewhere', () => {
   assert.equal(secretKeyFor('openai', 'https://api.openai.com/v1'), 'zuno.apiKey.openai.https://api.openai.com');
-  assert.equal(secretKeyFor('openai', 'https://api.openai.com/v2/'), secretKeyFor('openai', 'https://api.openai.com/v1'), 'same server, same key');
+  assert.equal(
+    secretKeyFor('openai', 'https://api.openai.com/v2/'),
+    secretKeyFor('openai', 'https://api.openai.com/v1'),
+    'same server, same key',
+  );
   assert.notEqual(secretKeyFor('openai', 'https://openrouter.ai/api/v1'), secretKeyFor('openai', 'https://api.openai.com/v1'));
   assert.notEqual(secretKeyFor('anthropic', 'https://api.openai.com/v1'), secretKeyFor('openai', 'https://api.openai.com/v1'));
 });
@@ -32,7 +36,16 @@ test('issue 4 First run: vscode-lm without any model says where to get one; with
 });
 
 test('issue 4 Select Model: the model list request speaks each protocol', () => {
-  assert.deepEqual(modelListRequest('openai', 'http://127.0.0.1:11434/v1/', undefined), { url: 'http://127.0.0.1:11434/v1/models', headers: {} });
-  assert.deepEqual(modelListRequest('openai', 'https://api.openai.com/v1', 'k'), { url: 'https://api.openai.com/v1/models', headers: { authorization: 'Bearer k' } });
-  assert.deepEqual(modelListRequest('anthropic', 'https://api.anthropic.com/v1', 'k').headers, { 'anthropic-version': '2023-06-01', 'x-api-key': 'k' });
+  assert.deepEqual(modelListRequest('openai', 'http://127.0.0.1:11434/v1/', undefined), {
+    url: 'http://127.0.0.1:11434/v1/models',
+    headers: {},
+  });
+  assert.deepEqual(modelListRequest('openai', 'https://api.openai.com/v1', 'k'), {
+    url: 'https://api.openai.com/v1/models',
+    headers: { authorization: 'Bearer k' },
+  });
+  assert.deepEqual(modelListRequest('anthropic', 'https://api.anthropic.com/v1', 'k').headers, {
+    'anthropic-version': '2023-06-01',
+    'x-api-key': 'k',
+  });
 });

@@ -21,8 +21,14 @@ const question = (extra: Partial<QuestionRequest> = {}): QuestionRequest => ({
 test('issue 4 Questions (S1 question): a question becomes a form and an offered choice answers it', async () => {
   const { posted, broker } = setup();
   const pending = broker.ask(question(), new AbortController().signal);
-  assert.deepEqual(posted[0], { type: 'question', question: { callId: 'q1', question: 'Which database?', options: ['sqlite', 'postgres'] } });
-  assert.deepEqual(broker.pending().map((open) => open.callId), ['q1']);
+  assert.deepEqual(posted[0], {
+    type: 'question',
+    question: { callId: 'q1', question: 'Which database?', options: ['sqlite', 'postgres'] },
+  });
+  assert.deepEqual(
+    broker.pending().map((open) => open.callId),
+    ['q1'],
+  );
   assert.deepEqual(broker.answer('q1', { answered: true, selected: ['postgres'] }), { accepted: true });
   assert.deepEqual(await pending, { answered: true, selected: ['postgres'] });
   assert.deepEqual(posted.at(-1), { type: 'question-closed', callId: 'q1' });
@@ -65,7 +71,9 @@ test('issue 3 question: dismissing, cancelling the turn, or Cancel in the UI res
   broker.cancelAll();
   assert.deepEqual(await cancelled, { answered: false });
   assert.deepEqual(
-    posted.filter((message) => message.type === 'question-closed').map((message) => (message.type === 'question-closed' ? message.callId : '')),
+    posted
+      .filter((message) => message.type === 'question-closed')
+      .map((message) => (message.type === 'question-closed' ? message.callId : '')),
     ['q1', 'q2', 'q3'],
   );
   assert.equal(broker.answer('q1', { answered: true, selected: ['sqlite'] }).accepted, false, 'a closed question takes no answer');

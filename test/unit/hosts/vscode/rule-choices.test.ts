@@ -28,7 +28,8 @@ function request(tool: string, subject: string | undefined): ApprovalRequest {
   };
 }
 
-const rules = (tool: string, subject: string | undefined): PermissionRule[] => ruleChoices(request(tool, subject), root).map((choice) => choice.rule);
+const rules = (tool: string, subject: string | undefined): PermissionRule[] =>
+  ruleChoices(request(tool, subject), root).map((choice) => choice.rule);
 
 /** What the real policy does with a shell line under one rule, in strict mode. */
 const shellDecision = (rule: PermissionRule, line: string): string =>
@@ -50,9 +51,18 @@ test('issue 14 item 4: a shell line offers exactly this line, or the command wit
       ['npm test with any arguments', 'npm test *'],
     ],
   );
-  assert.deepEqual(rules('shell', 'ls -la src').map((rule) => rule.match), ['ls -la src', 'ls *']);
-  assert.deepEqual(rules('shell', 'node scripts/build.js').map((rule) => rule.match), ['node scripts/build.js', 'node *']);
-  assert.deepEqual(rules('shell', 'git status').map((rule) => rule.match), ['git status', 'git status *']);
+  assert.deepEqual(
+    rules('shell', 'ls -la src').map((rule) => rule.match),
+    ['ls -la src', 'ls *'],
+  );
+  assert.deepEqual(
+    rules('shell', 'node scripts/build.js').map((rule) => rule.match),
+    ['node scripts/build.js', 'node *'],
+  );
+  assert.deepEqual(
+    rules('shell', 'git status').map((rule) => rule.match),
+    ['git status', 'git status *'],
+  );
 });
 
 test('issue 14 item 4: the offered rules do what they say under the real policy, and `npm test *` never covers a chained command', () => {
@@ -67,11 +77,25 @@ test('issue 14 item 4: the offered rules do what they say under the real policy,
 });
 
 test('issue 14 item 4: a file offers its folder, a URL its site; a root file, an outside path or a bare tool only the exact rule', () => {
-  assert.deepEqual(rules('write', `${root}/src/lib/cart.js`).map((rule) => rule.match), ['src/lib/cart.js', 'src/lib/**']);
-  assert.deepEqual(rules('apply_patch', `${root}/README.md`).map((rule) => rule.match), ['README.md']);
-  assert.deepEqual(rules('write', '/elsewhere/x.txt').map((rule) => rule.match), ['/elsewhere/x.txt']);
-  assert.deepEqual(rules('webfetch', 'https://docs.example.com/a/b?c=1').map((rule) => rule.match), ['https://docs.example.com/a/b\\?c=1', 'https://docs.example.com/*']);
-  assert.deepEqual(ruleChoices(request('todo_update', undefined), root), [{ label: 'every todo_update call', rule: { tool: 'todo_update', action: 'allow' } }]);
+  assert.deepEqual(
+    rules('write', `${root}/src/lib/cart.js`).map((rule) => rule.match),
+    ['src/lib/cart.js', 'src/lib/**'],
+  );
+  assert.deepEqual(
+    rules('apply_patch', `${root}/README.md`).map((rule) => rule.match),
+    ['README.md'],
+  );
+  assert.deepEqual(
+    rules('write', '/elsewhere/x.txt').map((rule) => rule.match),
+    ['/elsewhere/x.txt'],
+  );
+  assert.deepEqual(
+    rules('webfetch', 'https://docs.example.com/a/b?c=1').map((rule) => rule.match),
+    ['https://docs.example.com/a/b\\?c=1', 'https://docs.example.com/*'],
+  );
+  assert.deepEqual(ruleChoices(request('todo_update', undefined), root), [
+    { label: 'every todo_update call', rule: { tool: 'todo_update', action: 'allow' } },
+  ]);
 });
 
 test('issue 14 item 4: the broker adds the chosen rule; an index the host never offered falls back to the exact rule', async () => {
@@ -92,13 +116,19 @@ test('issue 14 item 4: the broker adds the chosen rule; an index the host never 
   );
   const signal = new AbortController().signal;
   const first = broker.request({ ...request('shell', 'npm test -- --grep x'), callId: 'a' }, signal);
-  assert.deepEqual(broker.pending()[0]?.ruleChoices?.map((choice) => choice.rule.match), ['npm test -- --grep x', 'npm test *']);
+  assert.deepEqual(
+    broker.pending()[0]?.ruleChoices?.map((choice) => choice.rule.match),
+    ['npm test -- --grep x', 'npm test *'],
+  );
   await broker.decide('a', { approved: true, allowLikeThis: true, ruleChoice: 1 });
   assert.deepEqual(await first, { approved: true, addedRule: { tool: 'shell', match: 'npm test *', action: 'allow' } });
   const second = broker.request({ ...request('shell', 'make'), callId: 'b' }, signal);
   await broker.decide('b', { approved: true, allowLikeThis: true, ruleChoice: 7 });
   assert.deepEqual(await second, { approved: true, addedRule: { tool: 'shell', match: 'make', action: 'allow' } });
-  assert.deepEqual(added.map((rule) => rule.match), ['npm test *', 'make']);
+  assert.deepEqual(
+    added.map((rule) => rule.match),
+    ['npm test *', 'make'],
+  );
 });
 
 test('issue 12: every "Allow like this" choice for a call outside the sandbox says sandbox: "off"', () => {
@@ -114,5 +144,9 @@ test('issue 12: every "Allow like this" choice for a call outside the sandbox sa
   const choices = ruleChoices(request, '/work');
   assert.ok(choices.length >= 2);
   for (const choice of choices) assert.equal(choice.rule.sandbox, 'off', choice.label);
-  assert.ok(ruleChoices({ ...request, arguments: { command: 'npm publish --tag next' } }, '/work').every((choice) => choice.rule.sandbox === undefined));
+  assert.ok(
+    ruleChoices({ ...request, arguments: { command: 'npm publish --tag next' } }, '/work').every(
+      (choice) => choice.rule.sandbox === undefined,
+    ),
+  );
 });

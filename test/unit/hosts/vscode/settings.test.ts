@@ -32,7 +32,17 @@ function problem(layers: ConfigLayer[]): string {
 test('§9 config sources: every config key is a contributed setting, and every described key exists', () => {
   const paths = settingDefinitions().map((definition) => definition.path.join('.'));
   assert.deepEqual([...paths].sort(), [...describedConfigPaths()].sort());
-  for (const expected of ['concurrency.tool_calls', 'tools', 'tool_output.max_bytes', 'permission.mode', 'permission.rules', 'hooks.pre_tool', 'ripgrep.path', 'model.base_url', 'agents']) {
+  for (const expected of [
+    'concurrency.tool_calls',
+    'tools',
+    'tool_output.max_bytes',
+    'permission.mode',
+    'permission.rules',
+    'hooks.pre_tool',
+    'ripgrep.path',
+    'model.base_url',
+    'agents',
+  ]) {
     assert.ok(paths.includes(expected), expected);
   }
 });
@@ -74,22 +84,49 @@ test('C3, O1: the defaults of the settings are the schema defaults', () => {
 test('issue 4 Settings: an out-of-range setting is rejected with a message naming the setting and where it is set', () => {
   const message = problem([workspace({ 'zuno.concurrency.toolCalls': 65 })]);
   assert.match(message, /zuno\.concurrency\.toolCalls \(Workspace settings\) must be an integer from 1 to 64 \(got 65\)/);
-  assert.match(problem([user({ 'zuno.concurrency.toolCalls': 0 })]), /zuno\.concurrency\.toolCalls \(User settings\) must be an integer from 1 to 64 \(got 0\)/);
+  assert.match(
+    problem([user({ 'zuno.concurrency.toolCalls': 0 })]),
+    /zuno\.concurrency\.toolCalls \(User settings\) must be an integer from 1 to 64 \(got 0\)/,
+  );
 });
 
 test('issue 4 Settings: a bad field deep inside a setting is named with its index', () => {
-  const message = problem([user({ 'zuno.permission.rules': [{ tool: 'shell', action: 'allow' }, { tool: 'write', action: 'always' }] })]);
+  const message = problem([
+    user({
+      'zuno.permission.rules': [
+        { tool: 'shell', action: 'allow' },
+        { tool: 'write', action: 'always' },
+      ],
+    }),
+  ]);
   assert.match(message, /zuno\.permission\.rules\[1\]\.action \(User settings\)/);
   const unknown = problem([user({ 'zuno.hooks.preTool': [{ command: 'x', timeoutMs: 5 }] })]);
   assert.match(unknown, /zuno\.hooks\.preTool\[0\]\.timeoutMs \(User settings\) is not a known field/);
 });
 
 test('issue 8 §9: an invalid glob in zuno.permission.rules is reported like any bad value, naming the setting, the rule and the source', () => {
-  const layers = [user({ 'zuno.concurrency.toolCalls': 4 }), workspace({ 'zuno.permission.rules': [{ tool: 'read', match: 'src/**', action: 'allow' }, { tool: '*', match: '[z-a]', action: 'deny' }] })];
-  assert.match(problem(layers), /zuno\.permission\.rules\[1\]\.match \(Workspace settings\) "\[z-a\]" is not a valid glob: Range out of order in character class/);
-  assert.match(problem([file({ permission: { rules: [{ tool: 'read', match: 'a{1..3}', action: 'deny' }] } })]), /permission\.rules\[0\]\.match "a\{1\.\.3\}" is not a valid glob: .* \(\/repo\/\.zuno\/config\.json\)/);
+  const layers = [
+    user({ 'zuno.concurrency.toolCalls': 4 }),
+    workspace({
+      'zuno.permission.rules': [
+        { tool: 'read', match: 'src/**', action: 'allow' },
+        { tool: '*', match: '[z-a]', action: 'deny' },
+      ],
+    }),
+  ];
+  assert.match(
+    problem(layers),
+    /zuno\.permission\.rules\[1\]\.match \(Workspace settings\) "\[z-a\]" is not a valid glob: Range out of order in character class/,
+  );
+  assert.match(
+    problem([file({ permission: { rules: [{ tool: 'read', match: 'a{1..3}', action: 'deny' }] } })]),
+    /permission\.rules\[0\]\.match "a\{1\.\.3\}" is not a valid glob: .* \(\/repo\/\.zuno\/config\.json\)/,
+  );
   // Fixing the glob restores every setting; an invalid rule is never skipped, since that could loosen permissions.
-  const fixed = resolved([user({ 'zuno.concurrency.toolCalls': 4 }), workspace({ 'zuno.permission.rules': [{ tool: 'shell', match: '[a-z]*', action: 'deny' }] })]);
+  const fixed = resolved([
+    user({ 'zuno.concurrency.toolCalls': 4 }),
+    workspace({ 'zuno.permission.rules': [{ tool: 'shell', match: '[a-z]*', action: 'deny' }] }),
+  ]);
   assert.equal(fixed.concurrency.tool_calls, 4);
   assert.deepEqual(fixed.permission.rules, [{ tool: 'shell', match: '[a-z]*', action: 'deny' }]);
 });
@@ -125,18 +162,27 @@ test('§9 permission rules: rules from settings add to the file rules and never 
   const config = resolved([file({ permission: { rules: [deny] } }), workspace({ 'zuno.permission.rules': [allow] })]);
   assert.deepEqual(config.permission.rules, [deny, allow]);
   const hooks = resolved([file({ hooks: { pre_tool: [{ command: 'a' }] } }), user({ 'zuno.hooks.preTool': [{ command: 'b' }] })]);
-  assert.deepEqual(hooks.hooks.pre_tool.map((hook) => hook.command), ['a', 'b']);
+  assert.deepEqual(
+    hooks.hooks.pre_tool.map((hook) => hook.command),
+    ['a', 'b'],
+  );
 });
 
-test('issue 8 §3: zuno.permission.protected adds to the file\'s protected globs and never drops them', () => {
-  const config = resolved([file({ permission: { protected: ['deploy/**'] } }), workspace({ 'zuno.permission.protected': ['secrets.env'] })]);
+test("issue 8 §3: zuno.permission.protected adds to the file's protected globs and never drops them", () => {
+  const config = resolved([
+    file({ permission: { protected: ['deploy/**'] } }),
+    workspace({ 'zuno.permission.protected': ['secrets.env'] }),
+  ]);
   assert.deepEqual(config.permission.protected, ['deploy/**', 'secrets.env']);
   assert.match(problem([user({ 'zuno.permission.protected': [''] })]), /zuno\.permission\.protected\[0\]/);
 });
 
 test('issue 4 Settings: an invalid layer invalidates the whole config instead of being skipped', () => {
   // Skipping a malformed rule list would drop its deny rules and so loosen permissions.
-  const message = problem([file({ permission: { rules: [{ tool: 'shell', action: 'deny' }] } }), user({ 'zuno.permission.rules': 'deny everything' })]);
+  const message = problem([
+    file({ permission: { rules: [{ tool: 'shell', action: 'deny' }] } }),
+    user({ 'zuno.permission.rules': 'deny everything' }),
+  ]);
   assert.match(message, /zuno\.permission\.rules \(User settings\)/);
 });
 
@@ -153,15 +199,24 @@ test('§9: settings values keep the config file shape, so one schema validates b
     'zuno.agents': { reviewer: { tools: ['read'], max_steps: 5 } },
     'zuno.model.provider': 'anthropic',
   });
-  assert.deepEqual(raw, { tool_output: { max_lines: 300 }, agents: { reviewer: { tools: ['read'], max_steps: 5 } }, model: { provider: 'anthropic' } });
+  assert.deepEqual(raw, {
+    tool_output: { max_lines: 300 },
+    agents: { reviewer: { tools: ['read'], max_steps: 5 } },
+    model: { provider: 'anthropic' },
+  });
   assert.equal(parseConfig(raw).agents.reviewer?.max_steps, 5);
 });
 
 test('issue 9 State outside the workspace: zuno.stateDir is a machine-scoped setting that neither .zuno/config.json nor workspace settings can set', () => {
-  const properties = (contributedManifest().contributes.configuration as { properties: Record<string, Record<string, unknown>> }).properties;
+  const properties = (contributedManifest().contributes.configuration as { properties: Record<string, Record<string, unknown>> })
+    .properties;
   assert.equal(properties[STATE_DIR_SETTING]?.scope, 'machine');
   assert.equal(properties[STATE_DIR_SETTING]?.default, '');
-  assert.equal(settingDefinitions().some((definition) => definition.key === STATE_DIR_SETTING), false, 'not a config key');
+  assert.equal(
+    settingDefinitions().some((definition) => definition.key === STATE_DIR_SETTING),
+    false,
+    'not a config key',
+  );
   assert.match(problem([file({ state_dir: '/elsewhere' })]), /state_dir/);
   assert.match(problem([file({ stateDir: '/elsewhere' })]), /stateDir/);
   // The extension reads only the User value (activate.ts); in a settings layer it is no config key.
@@ -173,6 +228,9 @@ test('issue 9: the zuno.stateDir value is a folder: empty means the default, ~ i
   assert.equal(stateRootSetting(undefined, '/home/ada'), undefined);
   assert.equal(stateRootSetting('~/zuno-state', '/home/ada'), '/home/ada/zuno-state');
   assert.equal(stateRootSetting('/srv/zuno', '/home/ada'), '/srv/zuno');
-  assert.throws(() => stateRootSetting('state', '/home/ada'), /zuno\.stateDir \(User settings\) must be an absolute folder path.*got "state"/);
+  assert.throws(
+    () => stateRootSetting('state', '/home/ada'),
+    /zuno\.stateDir \(User settings\) must be an absolute folder path.*got "state"/,
+  );
   assert.throws(() => stateRootSetting(42, '/home/ada'), /zuno\.stateDir/);
 });

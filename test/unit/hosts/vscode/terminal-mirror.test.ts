@@ -1,12 +1,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProcessResult, ProcessRunner, ProcessSpec } from '../../../../src/core/host';
-import { commandLineOf, INTERRUPT, MirroredProcessRunner, resultLine, TerminalScreen, toTerminalText } from '../../../../src/hosts/vscode/terminal-mirror';
+import {
+  commandLineOf,
+  INTERRUPT,
+  MirroredProcessRunner,
+  resultLine,
+  TerminalScreen,
+  toTerminalText,
+} from '../../../../src/hosts/vscode/terminal-mirror';
 
 // eslint-disable-next-line no-control-regex
 const plain = (text: string): string => text.replace(/\x1b\[[0-9;]*m/g, '');
 
-const result = (fields: Partial<ProcessResult>): ProcessResult => ({ exitCode: 0, signal: null, timedOut: false, cancelled: false, durationMs: 1, ...fields });
+const result = (fields: Partial<ProcessResult>): ProcessResult => ({
+  exitCode: 0,
+  signal: null,
+  timedOut: false,
+  cancelled: false,
+  durationMs: 1,
+  ...fields,
+});
 
 /** A runner that prints the given chunks and then exits with `exit`, or waits for cancellation. */
 class ScriptedRunner implements ProcessRunner {
@@ -47,10 +61,12 @@ test('issue 4 Terminal: timed out, cancelled and killed commands say so; output 
 });
 
 test('issue 4 Terminal: output that does not end in a newline is closed before the result line', async () => {
-  const { mirrored, screen } = mirror(new ScriptedRunner(async (spec) => {
-    spec.onOutput?.('no newline', 'stdout');
-    return result({ exitCode: 0 });
-  }));
+  const { mirrored, screen } = mirror(
+    new ScriptedRunner(async (spec) => {
+      spec.onOutput?.('no newline', 'stdout');
+      return result({ exitCode: 0 });
+    }),
+  );
   await mirrored.run({ command: 'printf x', shell: true, cwd: '/w' });
   assert.equal(screen(), '$ printf x\r\nno newline\r\n[exit 0]\r\n');
 });
@@ -65,7 +81,10 @@ test('issue 4 Terminal: Ctrl+C in the terminal cancels the running command throu
   );
   let screenText = '';
   const mirrored = new MirroredProcessRunner(runner, () => ({ write: (text) => (screenText += text) }));
-  const terminal = new TerminalScreen((text) => (screenText += text), () => mirrored.interrupt());
+  const terminal = new TerminalScreen(
+    (text) => (screenText += text),
+    () => mirrored.interrupt(),
+  );
   terminal.open();
   const running = mirrored.run({ command: 'sleep 100', shell: true, cwd: '/w' });
   assert.equal(mirrored.running, 1);
@@ -78,7 +97,7 @@ test('issue 4 Terminal: Ctrl+C in the terminal cancels the running command throu
   assert.match(plain(screenText), /\^C \(no command is running\)\r\n$/);
 });
 
-test('issue 4 Terminal: the runtime\'s own cancel still reaches the command through the mirror', async () => {
+test("issue 4 Terminal: the runtime's own cancel still reaches the command through the mirror", async () => {
   const runner = new ScriptedRunner(
     (spec) => new Promise((resolve) => spec.signal?.addEventListener('abort', () => resolve(result({ exitCode: null, cancelled: true })))),
   );
@@ -119,12 +138,25 @@ test('issue 4 Terminal: overlapping commands label their lines and never share a
   releases[1]?.();
   await second;
   const lines = screen().split('\r\n');
-  assert.deepEqual(lines, ['$ one', 'one starts', '[2] $ two', '[2] two starts', '[1]  and ends', '[1] [exit 0]', ' and ends', '[exit 0]', '']);
+  assert.deepEqual(lines, [
+    '$ one',
+    'one starts',
+    '[2] $ two',
+    '[2] two starts',
+    '[1]  and ends',
+    '[1] [exit 0]',
+    ' and ends',
+    '[exit 0]',
+    '',
+  ]);
 });
 
 test('issue 4 Terminal: text written before VS Code opens the terminal is shown when it opens; other input gets one hint', () => {
   const shown: string[] = [];
-  const terminal = new TerminalScreen((text) => shown.push(text), () => false);
+  const terminal = new TerminalScreen(
+    (text) => shown.push(text),
+    () => false,
+  );
   terminal.write('$ early\r\n');
   assert.equal(shown.length, 0);
   terminal.open();

@@ -11,8 +11,26 @@ test('issue 4 Open Tool Log: every step of a call is one line, blocked calls rea
     { ...at, type: 'approval-requested', call_id: 'c1', tool: 'shell', subject: 'make' },
     { ...at, type: 'approval-resolved', call_id: 'c1', tool: 'shell', approved: false, reason: 'not now' },
     { ...at, type: 'dispatch-blocked', call_id: 'c1', tool: 'shell', category: 'denied', reason: 'The user declined: not now' },
-    { ...at, type: 'tool-call-finished', call_id: 'c1', tool: 'shell', outcome: 'blocked', category: 'denied', duration_ms: 0, truncated: false },
-    { ...at, type: 'tool-call-started', call_id: 'c2', tool: 'read', effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe', attempt: 2 },
+    {
+      ...at,
+      type: 'tool-call-finished',
+      call_id: 'c1',
+      tool: 'shell',
+      outcome: 'blocked',
+      category: 'denied',
+      duration_ms: 0,
+      truncated: false,
+    },
+    {
+      ...at,
+      type: 'tool-call-started',
+      call_id: 'c2',
+      tool: 'read',
+      effect: 'ReadOnly',
+      replay: 'Safe',
+      concurrency: 'ParallelSafe',
+      attempt: 2,
+    },
     { ...at, type: 'tool-call-finished', call_id: 'c2', tool: 'read', outcome: 'ok', duration_ms: 4, truncated: true },
   ];
   assert.deepEqual(events.map(toolLogLine), [

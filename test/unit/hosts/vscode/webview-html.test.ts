@@ -36,7 +36,12 @@ test('issue 4 Security: the CSP is default-src none, scripts by nonce only, no u
 
 test('issue 4 Security: the page carries the policy, and its only script and stylesheet carry the nonce', () => {
   const nonce = createNonce();
-  const html = renderWebviewHtml({ cspSource, nonce, scriptUri: `${cspSource}/ext/media/dist/webview.js`, styleUri: `${cspSource}/ext/media/chat.css` });
+  const html = renderWebviewHtml({
+    cspSource,
+    nonce,
+    scriptUri: `${cspSource}/ext/media/dist/webview.js`,
+    styleUri: `${cspSource}/ext/media/chat.css`,
+  });
   const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html);
   assert.ok(meta, 'a CSP meta tag');
   assert.equal(meta[1]?.replace(/&#39;|&quot;/g, "'"), contentSecurityPolicy(cspSource, nonce));

@@ -69,7 +69,11 @@ test('issue 15: every Codex scenario directory has an entry in scenarios.json, a
 });
 
 for (const [name, meta] of Object.entries(scenarios)) {
-  const title = meta.difference ? `differs deliberately: ${meta.difference}` : meta.outcome === 'applied' ? 'ends as in Codex' : 'is refused as in Codex, nothing changes';
+  const title = meta.difference
+    ? `differs deliberately: ${meta.difference}`
+    : meta.outcome === 'applied'
+      ? 'ends as in Codex'
+      : 'is refused as in Codex, nothing changes';
   test(`issue 15, S1: Codex scenario ${name} ${title}`, async () => {
     const directory = join(material, 'scenarios', name);
     const workspace = makeTempDir('zuno-codex-');
@@ -170,7 +174,10 @@ interface MatcherCase {
 
 for (const matcherCase of load<{ cases: readonly MatcherCase[] }>('matcher-cases.json').cases) {
   test(`issue 15, S1: Codex matcher case ${matcherCase.source}`, () => {
-    const found = new LineIndex(matcherCase.lines).find(matcherCase.pattern, { from: matcherCase.from, passes: [EXACT_PASS, ...TOLERANT_PASSES] });
+    const found = new LineIndex(matcherCase.lines).find(matcherCase.pattern, {
+      from: matcherCase.from,
+      passes: [EXACT_PASS, ...TOLERANT_PASSES],
+    });
     assert.equal(found?.starts[0] ?? null, matcherCase.start);
   });
 }

@@ -33,12 +33,19 @@ test("issue 3 approvedEdits: the user's edited text takes the file's endings and
 });
 
 test('issue 3: invalid UTF-8 and NUL bytes are refused as binary, naming the file', () => {
-  assert.throws(() => decodeText(new Uint8Array([0x61, 0xff, 0x62]), 'img.png'), (error: unknown) => error instanceof ToolError && /^img\.png is not valid UTF-8 text/.test(error.message));
-  assert.throws(() => decodeText(bytes('a\u0000b'), 'data.bin'), (error: unknown) => error instanceof ToolError && /^data\.bin looks binary/.test(error.message));
+  assert.throws(
+    () => decodeText(new Uint8Array([0x61, 0xff, 0x62]), 'img.png'),
+    (error: unknown) => error instanceof ToolError && /^img\.png is not valid UTF-8 text/.test(error.message),
+  );
+  assert.throws(
+    () => decodeText(bytes('a\u0000b'), 'data.bin'),
+    (error: unknown) => error instanceof ToolError && /^data\.bin looks binary/.test(error.message),
+  );
 });
 
 test('issue 3: new lines keep the final-newline state; an empty file that gets lines ends with one; an emptied file is empty', () => {
-  const render = (before: string, lines: string[]): string => new TextDecoder().decode(encodeText(withLines(decodeText(bytes(before), 'f'), lines)));
+  const render = (before: string, lines: string[]): string =>
+    new TextDecoder().decode(encodeText(withLines(decodeText(bytes(before), 'f'), lines)));
   assert.equal(render('a\nb', ['x', 'y']), 'x\ny');
   assert.equal(render('a\r\n', ['x', 'y']), 'x\r\ny\r\n');
   assert.equal(render('', ['x']), 'x\n');

@@ -60,7 +60,10 @@ test('issue 3 mismatch: a miss shows the best-scoring region with margins and li
 });
 
 test('issue 3 mismatch: a miss past the end of a short file says where the file ends; an empty file says so', () => {
-  assert.match(describeClosestRegion(new LineIndex(['only']), ['only', 'more']), /The file ends at line 1, but the expected text continues with "more"\./);
+  assert.match(
+    describeClosestRegion(new LineIndex(['only']), ['only', 'more']),
+    /The file ends at line 1, but the expected text continues with "more"\./,
+  );
   assert.equal(describeClosestRegion(new LineIndex([]), ['x']), 'The file is empty.');
 });
 

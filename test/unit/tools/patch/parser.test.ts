@@ -52,16 +52,14 @@ test('issue 3 apply_patch: parses add, delete, and update with move, stacked @@ 
 test('issue 3 apply_patch: the first hunk may omit @@, later hunks may not; a bare @@ separates hunks and a git range is not a header', () => {
   const [update] = parsePatch(envelope('*** Update File: a', '-x', '+y', '@@', '-p', '+q', '@@ -10,2 +10,2 @@', '-m', '+n'));
   assert.equal(update?.kind, 'update');
-  assert.deepEqual(
-    update?.kind === 'update' ? update.hunks.map((hunk) => [hunk.headers, hunk.patchLine]) : [],
-    [
-      [[], 3],
-      [[], 5],
-      [[], 8],
-    ],
-  );
+  assert.deepEqual(update?.kind === 'update' ? update.hunks.map((hunk) => [hunk.headers, hunk.patchLine]) : [], [
+    [[], 3],
+    [[], 5],
+    [[], 8],
+  ]);
   assert.throws(() => parsePatch(envelope('*** Update File: a', '-x', '+y', '*** End of File', '-p', '+q')), {
-    message: 'Patch line 6: expected "@@" to start the next hunk of a, or "*** Add File: <path>", "*** Delete File: <path>", "*** Update File: <path>" or "*** End Patch", found "-p".',
+    message:
+      'Patch line 6: expected "@@" to start the next hunk of a, or "*** Add File: <path>", "*** Delete File: <path>", "*** Update File: <path>" or "*** End Patch", found "-p".',
   });
 });
 
@@ -70,22 +68,26 @@ test('issue 3 apply_patch: syntax errors name the patch line and what was expect
     ['', 'The patch is empty; expected "*** Begin Patch" on the first line.'],
     [envelope(), 'The patch between "*** Begin Patch" and "*** End Patch" contains no file operations.'],
     [envelope('*** Add File:   ', '+x'), 'Patch line 2: expected a path after "*** Add File:", found "*** Add File:   ".'],
-    [envelope('*** Move to: b'), 'Patch line 2: expected "*** Move to: <path>" only directly after "*** Update File: <path>", found "*** Move to: b".'],
+    [
+      envelope('*** Move to: b'),
+      'Patch line 2: expected "*** Move to: <path>" only directly after "*** Update File: <path>", found "*** Move to: b".',
+    ],
     [
       envelope('*** Delete File: a', '*** End Patch', '*** Delete File: b'),
       'Patch line 3: expected "*** End Patch" only once, as the last line of the patch, found "*** End Patch".',
     ],
   ];
   for (const [patch, message] of cases) {
-    assert.throws(() => parsePatch(patch), (error: unknown) => error instanceof PatchSyntaxError && error.message === message, message);
+    assert.throws(
+      () => parsePatch(patch),
+      (error: unknown) => error instanceof PatchSyntaxError && error.message === message,
+      message,
+    );
   }
 });
 
 test('issue 3 apply_patch: blank lines between sections are separators, not empty context or added lines', () => {
   const operations = parsePatch(envelope('*** Add File: a', '+x', '', '', '*** Update File: b', '-p', '+q', '', '@@', '-r', '+s', ''));
   assert.deepEqual(operations[0], { kind: 'add', path: 'a', lines: ['x'], patchLine: 2 });
-  assert.deepEqual(
-    operations[1]?.kind === 'update' ? operations[1].hunks.map((hunk) => hunk.lines.length) : [],
-    [2, 2],
-  );
+  assert.deepEqual(operations[1]?.kind === 'update' ? operations[1].hunks.map((hunk) => hunk.lines.length) : [], [2, 2]);
 });
