@@ -68,8 +68,10 @@ export default async function activation(): Promise<BenchResult[]> {
     try {
       const output = execFileSync(process.execPath, ['-e', CHILD, bundle, folder], { encoding: 'utf8' });
       const measured = JSON.parse(output) as { loadMs: number; activateMs: number; subscriptions: number };
-      if (measured.subscriptions !== 1) throw new Error(`activate registered ${measured.subscriptions} disposables, expected 1 (it failed?)`);
-      if (existsSync(join(folder, '.zuno'))) throw new Error('activation created .zuno/: the store must open on first use, not at activation');
+      if (measured.subscriptions !== 1)
+        throw new Error(`activate registered ${measured.subscriptions} disposables, expected 1 (it failed?)`);
+      if (existsSync(join(folder, '.zuno')))
+        throw new Error('activation created .zuno/: the store must open on first use, not at activation');
       loads.push(measured.loadMs);
       activations.push(measured.activateMs);
     } finally {

@@ -31,7 +31,8 @@ function diskBytes(folder: string): number {
   return total;
 }
 
-const fileText = (index: number, version: number): string => `// file ${index}, version ${version}\n${`export const value${index} = ${version};\n`.repeat(20)}`;
+const fileText = (index: number, version: number): string =>
+  `// file ${index}, version ${version}\n${`export const value${index} = ${version};\n`.repeat(20)}`;
 
 export default async function checkpointBench(): Promise<BenchResult[]> {
   const root = mkdtempSync(join(tmpdir(), 'zuno-checkpoint-bench-'));
@@ -78,7 +79,13 @@ export default async function checkpointBench(): Promise<BenchResult[]> {
     }
     const status = { name: 'git status of the same tree', value: median(statusMillis) };
     return [
-      { name: 'first checkpoint, 10,000 files', value: firstMillis, unit: 'ms', baseline: status, detail: `${(firstBytes / 1024 / 1024).toFixed(1)} MiB in the shadow repository` },
+      {
+        name: 'first checkpoint, 10,000 files',
+        value: firstMillis,
+        unit: 'ms',
+        baseline: status,
+        detail: `${(firstBytes / 1024 / 1024).toFixed(1)} MiB in the shadow repository`,
+      },
       {
         name: `later checkpoint after ${CHANGED} changed files (median of ${LATER_RUNS}; target ≤ 300 ms)`,
         value: median(laterMillis),
@@ -86,7 +93,12 @@ export default async function checkpointBench(): Promise<BenchResult[]> {
         baseline: status,
         detail: `runs ${laterMillis.map((value) => value.toFixed(0)).join(', ')} ms`,
       },
-      { name: 'disk per later checkpoint (loose objects, before gc)', value: median(laterBytes) / 1024, unit: 'KiB', detail: `first checkpoint ${(firstBytes / 1024).toFixed(0)} KiB` },
+      {
+        name: 'disk per later checkpoint (loose objects, before gc)',
+        value: median(laterBytes) / 1024,
+        unit: 'KiB',
+        detail: `first checkpoint ${(firstBytes / 1024).toFixed(0)} KiB`,
+      },
     ];
   } finally {
     rmSync(root, { recursive: true, force: true });

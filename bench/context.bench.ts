@@ -23,7 +23,11 @@ const TOOLS = [{ name: 'read', description: 'Read a file.', inputSchema: { type:
 function session(count: number): TranscriptMessage[] {
   const messages: TranscriptMessage[] = [{ role: 'user', content: 'Read every file.' }];
   for (let turn = 1; messages.length < count; turn++) {
-    messages.push({ role: 'assistant', content: `Reading file ${turn}.`, toolCalls: [{ id: `c${turn}`, name: 'read', arguments: JSON.stringify({ path: `src/file${turn}.ts` }) }] });
+    messages.push({
+      role: 'assistant',
+      content: `Reading file ${turn}.`,
+      toolCalls: [{ id: `c${turn}`, name: 'read', arguments: JSON.stringify({ path: `src/file${turn}.ts` }) }],
+    });
     messages.push({ role: 'tool', callId: `c${turn}`, toolName: 'read', content: `${turn}: ${'x'.repeat(60)}\n`.repeat(32) });
   }
   return messages.slice(0, count);
@@ -37,7 +41,13 @@ const noModel: ModelProvider = {
 async function prepareMs(store: Store, count: number, runs: number): Promise<number> {
   const sessionId = store.createSession({ workspace: '/bench' }).id;
   const transcript = session(count);
-  const context = new SessionContext({ store, sessionId, provider: noModel, events: new EventBus(), budget: contextBudget({ tokens: 20_000, source: 'config' }) });
+  const context = new SessionContext({
+    store,
+    sessionId,
+    provider: noModel,
+    events: new EventBus(),
+    budget: contextBudget({ tokens: 20_000, source: 'config' }),
+  });
   // In a long session most outputs are pruned (the view writes a stub for each); `measure` says it then fits, so nothing is compacted.
   await context.fit(transcript, Number.MAX_SAFE_INTEGER, () => 0, AbortSignal.timeout(60_000));
   const estimator = new RequestEstimator();

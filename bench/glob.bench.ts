@@ -39,7 +39,13 @@ function globCase(name: string, glob: string, text: string, kind: GlobKind, need
 function scalingCase(name: string, glob: string, text: (length: number) => string): BenchResult {
   const value = median(() => matchGlob(glob, text(100_000), 'text'));
   const baseline = median(() => matchGlob(glob, text(10_000), 'text'));
-  return { name, value, unit: 'ms', baseline: { name: 'the same glob over 10 KB', value: baseline }, detail: `text glob ${JSON.stringify(glob)}; ~10x is linear` };
+  return {
+    name,
+    value,
+    unit: 'ms',
+    baseline: { name: 'the same glob over 10 KB', value: baseline },
+    detail: `text glob ${JSON.stringify(glob)}; ~10x is linear`,
+  };
 }
 
 export default async function glob(): Promise<BenchResult[]> {

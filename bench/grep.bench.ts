@@ -25,7 +25,22 @@ const RUNS = 5;
 const TREE = join(tmpdir(), `zuno-bench-grep-tree-${FILES}x${LINES_PER_FILE}`);
 const COMPLETE_MARKER = join(TREE, '.complete');
 
-const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november'];
+const WORDS = [
+  'alpha',
+  'bravo',
+  'charlie',
+  'delta',
+  'echo',
+  'foxtrot',
+  'golf',
+  'hotel',
+  'india',
+  'juliet',
+  'kilo',
+  'lima',
+  'mike',
+  'november',
+];
 
 /** Deterministic content: the same tree on every machine. */
 function generateTree(): void {
@@ -105,7 +120,10 @@ export default async function grepBench(): Promise<BenchResult[]> {
     attempt: 1,
     signal: new AbortController().signal,
     progress: () => undefined,
-    captureOutput: () => new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () => host.createSpill('bench.txt')),
+    captureOutput: () =>
+      new OutputCapture({ maxBytes: config.tool_output.max_bytes, maxLines: config.tool_output.max_lines }, () =>
+        host.createSpill('bench.txt'),
+      ),
     visibility: pathVisibility({ tool: 'grep', rules: config.permission.rules, workspaceRoot: TREE }),
     // grep searches the root: the path the scheduler would have checked.
     paths: checkedPathsOf([await pathSubject({ host, config, workspaceRoot: TREE }, '.')]),

@@ -24,7 +24,10 @@ import { MemoryLedger } from '../test/support/memory-ledger';
 import type { BenchResult } from './run';
 
 const CALLS = 200;
-const server = { command: process.execPath, args: [join(__dirname, '..', 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] };
+const server = {
+  command: process.execPath,
+  args: [join(__dirname, '..', 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+};
 
 /** Median milliseconds of `CALLS` sequential calls, after 20 to warm up. */
 async function median(call: (index: number) => Promise<void>): Promise<number> {
@@ -59,7 +62,12 @@ export default async function bench(): Promise<BenchResult[]> {
   try {
     const registry = new ToolRegistry([], [new McpToolSource({ clients, servers: config.mcp.servers, pins: createMcpPinStore(stateDir) })]);
     await registry.prepare(new AbortController().signal, () => undefined);
-    const env = { host: createNodeHost({ stateDir, approvals: { request: async () => ({ approved: false }) } }), config, workspaceRoot, stateDir };
+    const env = {
+      host: createNodeHost({ stateDir, approvals: { request: async () => ({ approved: false }) } }),
+      config,
+      workspaceRoot,
+      stateDir,
+    };
     const scheduler = new Scheduler({ registry, ledger: new MemoryLedger(), events: new EventBus(), env });
     const signal = new AbortController().signal;
 
@@ -67,7 +75,11 @@ export default async function bench(): Promise<BenchResult[]> {
       await direct.callTool({ name: 'echo', arguments: { message: `m${index}` } });
     });
     const zuno = await median(async (index) => {
-      const [result] = await scheduler.runTurn('bench', [{ id: `c${index}`, name: 'mcp__everything__echo', arguments: JSON.stringify({ message: `m${index}` }) }], { signal });
+      const [result] = await scheduler.runTurn(
+        'bench',
+        [{ id: `c${index}`, name: 'mcp__everything__echo', arguments: JSON.stringify({ message: `m${index}` }) }],
+        { signal },
+      );
       if (result?.outcome.kind !== 'ok') throw new Error(`the call did not succeed: ${result?.output ?? 'no result'}`);
     });
     return [

@@ -9,7 +9,17 @@ export default async function packageSize(): Promise<BenchResult[]> {
   const packaged = await packageExtension(() => undefined);
   const kib = (bytes: number): number => bytes / 1024;
   return [
-    { name: 'packaged .vsix size', value: kib(packaged.vsixBytes), unit: 'KiB', detail: `${packaged.target}, includes bin/rg and sql-wasm.wasm` },
-    { name: 'dist/extension.js size (loaded at activation)', value: kib(packaged.bundleBytes), unit: 'KiB', detail: 'production build, minified' },
+    {
+      name: 'packaged .vsix size',
+      value: kib(packaged.vsixBytes),
+      unit: 'KiB',
+      detail: `${packaged.target}, includes bin/rg and sql-wasm.wasm`,
+    },
+    {
+      name: 'dist/extension.js size (loaded at activation)',
+      value: kib(packaged.bundleBytes),
+      unit: 'KiB',
+      detail: 'production build, minified',
+    },
   ];
 }

@@ -20,7 +20,9 @@ export interface BenchResult {
 
 function format(result: BenchResult): string {
   const value = `${result.value.toFixed(result.value < 10 ? 3 : 1)} ${result.unit}`;
-  const ratio = result.baseline ? `  ratio ${(result.value / result.baseline.value).toFixed(2)}x vs ${result.baseline.name} (${result.baseline.value.toFixed(3)} ${result.unit})` : '';
+  const ratio = result.baseline
+    ? `  ratio ${(result.value / result.baseline.value).toFixed(2)}x vs ${result.baseline.name} (${result.baseline.value.toFixed(3)} ${result.unit})`
+    : '';
   const detail = result.detail ? `  [${result.detail}]` : '';
   return `${result.name}: ${value}${ratio}${detail}`;
 }

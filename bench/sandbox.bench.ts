@@ -23,10 +23,15 @@ function median(values: readonly number[]): number {
 export default async function bench(): Promise<BenchResult[]> {
   const support = createSandboxSupport();
   const availability = await support.availability();
-  if (!availability.available) return [{ name: 'sandboxed true', value: Number.NaN, unit: 'ms', detail: `no sandbox here: ${availability.reason}` }];
+  if (!availability.available)
+    return [{ name: 'sandboxed true', value: Number.NaN, unit: 'ms', detail: `no sandbox here: ${availability.reason}` }];
   const workspace = mkdtempSync(join(tmpdir(), 'zuno-bench-sandbox-'));
   const runner = createProcessRunner({ sandbox: support });
-  const plan = planSandbox({ config: parseConfig({}), workspaceRoot: workspace, ...(support.home !== undefined ? { home: support.home } : {}) });
+  const plan = planSandbox({
+    config: parseConfig({}),
+    workspaceRoot: workspace,
+    ...(support.home !== undefined ? { home: support.home } : {}),
+  });
   const time = async (sandboxed: boolean): Promise<number> => {
     const started = performance.now();
     const result = await runner.run({ command: 'true', shell: true, cwd: workspace, ...(sandboxed && plan ? { sandbox: plan } : {}) });

@@ -37,7 +37,12 @@ function realisticLine(length: number): string {
   const parts: string[] = [];
   let total = 0;
   for (let index = 0; total < length; index++) {
-    const part = index % 3 === 0 ? `git log --format="%H %s" -n ${index}` : index % 3 === 1 ? `grep -e 'needle ${index}' src/file${index}.ts` : `npm run build:${index} 2>&1`;
+    const part =
+      index % 3 === 0
+        ? `git log --format="%H %s" -n ${index}`
+        : index % 3 === 1
+          ? `grep -e 'needle ${index}' src/file${index}.ts`
+          : `npm run build:${index} 2>&1`;
     parts.push(part);
     total += part.length + 4;
   }
@@ -66,10 +71,22 @@ export default async function bench(): Promise<BenchResult[]> {
   for (const [name, line] of cases) {
     const limited = measure(() => shell.analyze(line));
     const work = shell.analyze(line).work;
-    results.push({ name: `analysis, ${name}`, value: limited.median, unit: 'ms', baseline, detail: `${line.length} characters, ${work === 0 ? 'refused by length' : `work ${work} nodes`}, best ${limited.best.toFixed(3)} ms` });
+    results.push({
+      name: `analysis, ${name}`,
+      value: limited.median,
+      unit: 'ms',
+      baseline,
+      detail: `${line.length} characters, ${work === 0 ? 'refused by length' : `work ${work} nodes`}, best ${limited.best.toFixed(3)} ms`,
+    });
     if (line.length > MAX_LINE_LENGTH && line.length <= 16 * 1024) {
       const without = measure(() => unlimited.analyze(line));
-      results.push({ name: `analysis without the limit, ${name}`, value: without.median, unit: 'ms', baseline, detail: `best ${without.best.toFixed(3)} ms` });
+      results.push({
+        name: `analysis without the limit, ${name}`,
+        value: without.median,
+        unit: 'ms',
+        baseline,
+        detail: `best ${without.best.toFixed(3)} ms`,
+      });
     }
   }
 
@@ -88,7 +105,17 @@ export default async function bench(): Promise<BenchResult[]> {
       workspaceRoot: '/work/project',
       shell,
     });
-  results.push({ name: 'policy evaluation per shell call (typical line, 4 rules)', value: time(() => evaluate('git status && npm test 2>&1 | grep -v warn')), unit: 'ms', baseline });
-  results.push({ name: `policy evaluation per shell call (line at the limit, 4 rules)`, value: time(() => evaluate(realisticLine(MAX_LINE_LENGTH))), unit: 'ms', baseline });
+  results.push({
+    name: 'policy evaluation per shell call (typical line, 4 rules)',
+    value: time(() => evaluate('git status && npm test 2>&1 | grep -v warn')),
+    unit: 'ms',
+    baseline,
+  });
+  results.push({
+    name: `policy evaluation per shell call (line at the limit, 4 rules)`,
+    value: time(() => evaluate(realisticLine(MAX_LINE_LENGTH))),
+    unit: 'ms',
+    baseline,
+  });
   return results;
 }

@@ -33,7 +33,8 @@ const WARMUP = 10;
 const RESUME_CALLS = 5_000;
 const SEARCH_CALLS = 10_000;
 
-const output = (index: number): string => `output ${index}: ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(OUTPUT_BYTES / 27)).slice(0, OUTPUT_BYTES - 20)}`;
+const output = (index: number): string =>
+  `output ${index}: ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(OUTPUT_BYTES / 27)).slice(0, OUTPUT_BYTES - 20)}`;
 
 /** One session's database with `calls` finished calls of 8 KB outputs, as a snapshot. */
 function sessionSnapshot(SQL: SqlJsStatic, id: string, calls: number, words: (index: number) => string = () => ''): Uint8Array {
@@ -50,12 +51,31 @@ function sessionSnapshot(SQL: SqlJsStatic, id: string, calls: number, words: (in
     `INSERT INTO calls (session_id, call_id, ordinal, turn, position, tool, arguments_json, effect, replay, concurrency, attempt, status, output, truncated, started_at, finished_at, duration_ms)
      VALUES (?, ?, ?, ?, 0, 'shell', ?, 'SideEffecting', 'Never', 'Exclusive', 1, 'ok', ?, 0, ?, ?, 5)`,
   );
-  const attempt = db.prepare(`INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at, finished_at, duration_ms) VALUES (?, ?, 1, 'ok', ?, ?, 5)`);
+  const attempt = db.prepare(
+    `INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at, finished_at, duration_ms) VALUES (?, ?, 1, 'ok', ?, ?, 5)`,
+  );
   for (let index = 1; index <= calls; index++) {
-    message.run([id, 2 * index - 1, JSON.stringify({ role: 'assistant', content: `step ${index} ${words(index)}`, toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{}' }] })]);
+    message.run([
+      id,
+      2 * index - 1,
+      JSON.stringify({
+        role: 'assistant',
+        content: `step ${index} ${words(index)}`,
+        toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{}' }],
+      }),
+    ]);
     // The tool result as the store keeps it when it equals the call's output: a reference (schema 4).
     message.run([id, 2 * index, JSON.stringify({ role: 'tool', callId: `c${index}`, toolName: 'shell', contentInCall: true })]);
-    call.run([id, `c${index}`, index, index, JSON.stringify({ command: `make target-${index}` }), `${words(index)} ${output(index)}`, index, index + 5]);
+    call.run([
+      id,
+      `c${index}`,
+      index,
+      index,
+      JSON.stringify({ command: `make target-${index}` }),
+      `${words(index)} ${output(index)}`,
+      index,
+      index + 5,
+    ]);
     attempt.run([id, `c${index}`, index, index + 5]);
   }
   message.free();
@@ -92,12 +112,15 @@ function historyDir(SQL: SqlJsStatic, calls: number): string {
 }
 
 function openInFreshProcess(stateDir: string): { medianMs: number; rssBytes: number } {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'store-open-child.ts'), stateDir, '10'], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'store-open-child.ts'), stateDir, '10'], {
+    encoding: 'utf8',
+  });
   if (child.status !== 0) throw new Error(`store-open-child failed: ${child.stderr}`);
   return JSON.parse(child.stdout) as { medianMs: number; rssBytes: number };
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
 /** µs per record: the store's start + finish in a new session, and a bare file taking the same bytes with the same fdatasyncs. */
 async function records(stateDir: string): Promise<{ store: number[]; bare: number[]; bytesPerRecord: number }> {
@@ -123,7 +146,16 @@ async function records(stateDir: string): Promise<{ store: number[]; bare: numbe
         startedAt: Date.now(),
       });
       const middle = statSync(journal).size;
-      await store.recordFinish({ sessionId: 'bench', callId: `new-${index}`, outcome: 'ok', output: output(index), truncated: false, attempt: 1, finishedAt: Date.now(), durationMs: 5 });
+      await store.recordFinish({
+        sessionId: 'bench',
+        callId: `new-${index}`,
+        outcome: 'ok',
+        output: output(index),
+        truncated: false,
+        attempt: 1,
+        finishedAt: Date.now(),
+        durationMs: 5,
+      });
       const end = performance.now();
       const after = statSync(journal).size;
       // The same bytes, in the same two appends, each made durable.
@@ -172,16 +204,49 @@ export default async function storeBench(): Promise<BenchResult[]> {
       const label = `${size.toLocaleString('en-US')} stored calls`;
       const opened = openInFreshProcess(stateDir);
       results.push(
-        { name: `open the store + start a new session (fresh process) at ${label}, median of 10`, value: opened.medianMs, unit: 'ms', baseline: { name: 'an empty state dir', value: baseline.medianMs }, detail: `target ≤ 1.2× empty + 50 ms = ${(1.2 * baseline.medianMs + 50).toFixed(1)} ms` },
-        { name: `  process memory after it at ${label}`, value: opened.rssBytes / 2 ** 20, unit: 'MiB', baseline: { name: 'an empty state dir', value: baseline.rssBytes / 2 ** 20 }, detail: `target ≤ empty + 50 MiB` },
+        {
+          name: `open the store + start a new session (fresh process) at ${label}, median of 10`,
+          value: opened.medianMs,
+          unit: 'ms',
+          baseline: { name: 'an empty state dir', value: baseline.medianMs },
+          detail: `target ≤ 1.2× empty + 50 ms = ${(1.2 * baseline.medianMs + 50).toFixed(1)} ms`,
+        },
+        {
+          name: `  process memory after it at ${label}`,
+          value: opened.rssBytes / 2 ** 20,
+          unit: 'MiB',
+          baseline: { name: 'an empty state dir', value: baseline.rssBytes / 2 ** 20 },
+          detail: `target ≤ empty + 50 MiB`,
+        },
       );
       const measured = await records(stateDir);
       const store = [...measured.store].sort((a, b) => a - b);
       const bare = [...measured.bare].sort((a, b) => a - b);
       results.push(
-        { name: `durable call record (start + finish, 2 fdatasync) at ${label}, p50`, value: percentile(store, 0.5), unit: 'µs', baseline: { name: 'bare append + fdatasync of the same bytes', value: percentile(bare, 0.5) }, detail: `target ≤ 1.5×; ${measured.bytesPerRecord} bytes per record; p50 in an empty state dir ${percentile([...baselineRecords.store].sort((a, b) => a - b), 0.5).toFixed(0)} µs` },
-        { name: `  p99 at ${label}`, value: percentile(store, 0.99), unit: 'µs', baseline: { name: 'bare p99', value: percentile(bare, 0.99) }, detail: 'target ≤ 3×' },
-        { name: `  max at ${label}`, value: (store.at(-1) ?? 0) / 1000, unit: 'ms', baseline: { name: 'bare max', value: (bare.at(-1) ?? 0) / 1000 }, detail: `target ≤ 50 ms over ${RECORDS} records` },
+        {
+          name: `durable call record (start + finish, 2 fdatasync) at ${label}, p50`,
+          value: percentile(store, 0.5),
+          unit: 'µs',
+          baseline: { name: 'bare append + fdatasync of the same bytes', value: percentile(bare, 0.5) },
+          detail: `target ≤ 1.5×; ${measured.bytesPerRecord} bytes per record; p50 in an empty state dir ${percentile(
+            [...baselineRecords.store].sort((a, b) => a - b),
+            0.5,
+          ).toFixed(0)} µs`,
+        },
+        {
+          name: `  p99 at ${label}`,
+          value: percentile(store, 0.99),
+          unit: 'µs',
+          baseline: { name: 'bare p99', value: percentile(bare, 0.99) },
+          detail: 'target ≤ 3×',
+        },
+        {
+          name: `  max at ${label}`,
+          value: (store.at(-1) ?? 0) / 1000,
+          unit: 'ms',
+          baseline: { name: 'bare max', value: (bare.at(-1) ?? 0) / 1000 },
+          detail: `target ≤ 50 ms over ${RECORDS} records`,
+        },
       );
     }
 
@@ -194,15 +259,44 @@ export default async function storeBench(): Promise<BenchResult[]> {
     for (let index = 0; index < 1000; index++) {
       const prompt = `please run step ${index}`;
       writer.appendMessage('disk', { role: 'user', content: prompt });
-      await writer.recordStart({ sessionId: 'disk', callId: `c${index}`, turn: index, position: 0, tool: 'shell', argumentsJson: '{"command":"make"}', declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' }, attempt: 1, startedAt: Date.now() });
-      await writer.recordFinish({ sessionId: 'disk', callId: `c${index}`, outcome: 'ok', output: output(index), truncated: false, attempt: 1, finishedAt: Date.now(), durationMs: 1 });
+      await writer.recordStart({
+        sessionId: 'disk',
+        callId: `c${index}`,
+        turn: index,
+        position: 0,
+        tool: 'shell',
+        argumentsJson: '{"command":"make"}',
+        declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
+        attempt: 1,
+        startedAt: Date.now(),
+      });
+      await writer.recordFinish({
+        sessionId: 'disk',
+        callId: `c${index}`,
+        outcome: 'ok',
+        output: output(index),
+        truncated: false,
+        attempt: 1,
+        finishedAt: Date.now(),
+        durationMs: 1,
+      });
       // As the loop does: the assistant message that asked for the call, and the tool result.
-      writer.appendMessage('disk', { role: 'assistant', content: '', toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{"command":"make"}' }] });
+      writer.appendMessage('disk', {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{"command":"make"}' }],
+      });
       writer.appendMessage('disk', { role: 'tool', callId: `c${index}`, toolName: 'shell', content: output(index) });
       held += Buffer.byteLength(prompt) + Buffer.byteLength(output(index));
     }
     await writer.close();
-    results.push({ name: 'state on disk for 1,000 calls of 8 KB written through the store (snapshot + journal)', value: directoryBytes(diskDir) / 2 ** 20, unit: 'MiB', baseline: { name: 'the bytes of the outputs and prompts it holds, each output counted once', value: held / 2 ** 20 }, detail: 'target ≤ 1.3×; written as the loop writes them: prompt, assistant message, call start and finish, tool result' });
+    results.push({
+      name: 'state on disk for 1,000 calls of 8 KB written through the store (snapshot + journal)',
+      value: directoryBytes(diskDir) / 2 ** 20,
+      unit: 'MiB',
+      baseline: { name: 'the bytes of the outputs and prompts it holds, each output counted once', value: held / 2 ** 20 },
+      detail: 'target ≤ 1.3×; written as the loop writes them: prompt, assistant message, call start and finish, tool result',
+    });
 
     // Resuming a session of 5,000 calls as the loop does: open, read its transcript (tool results
     // included), recover (which takes its lock) and read the notices.
@@ -210,7 +304,14 @@ export default async function storeBench(): Promise<BenchResult[]> {
     dirs.push(resumeDir);
     mkdirSync(join(resumeDir, 'sessions', 'big'));
     writeDurably(join(resumeDir, 'sessions', 'big', 'snapshot.sqlite'), sessionSnapshot(SQL, 'big', RESUME_CALLS));
-    writeSessionFile(join(resumeDir, 'sessions', 'big'), { id: 'big', workspace: '/w', title: 'history', createdAt: 0, updatedAt: 0, status: 'done' });
+    writeSessionFile(join(resumeDir, 'sessions', 'big'), {
+      id: 'big',
+      workspace: '/w',
+      title: 'history',
+      createdAt: 0,
+      updatedAt: 0,
+      status: 'done',
+    });
     const resumeTimes: number[] = [];
     for (let round = 0; round < 3; round++) {
       const begin = performance.now();
@@ -222,7 +323,12 @@ export default async function storeBench(): Promise<BenchResult[]> {
       await store.close();
     }
     resumeTimes.sort((a, b) => a - b);
-    results.push({ name: `resume a session of ${RESUME_CALLS.toLocaleString('en-US')} calls of 8 KB (open, transcript, recovery), median of 3`, value: resumeTimes[1] ?? 0, unit: 'ms', detail: 'target ≤ 500 ms' });
+    results.push({
+      name: `resume a session of ${RESUME_CALLS.toLocaleString('en-US')} calls of 8 KB (open, transcript, recovery), median of 3`,
+      value: resumeTimes[1] ?? 0,
+      unit: 'ms',
+      detail: 'target ≤ 500 ms',
+    });
 
     // session_search at 10,000 calls in 100 sessions with distinct words.
     const searchDir = historyDir(SQL, 0);
@@ -231,7 +337,10 @@ export default async function storeBench(): Promise<BenchResult[]> {
       const id = `s${session}`;
       const dir = join(searchDir, 'sessions', id);
       mkdirSync(dir);
-      writeDurably(join(dir, 'snapshot.sqlite'), sessionSnapshot(SQL, id, CALLS_PER_SESSION, (index) => `word${session}x${index % 10} topic${session % 7}`));
+      writeDurably(
+        join(dir, 'snapshot.sqlite'),
+        sessionSnapshot(SQL, id, CALLS_PER_SESSION, (index) => `word${session}x${index % 10} topic${session % 7}`),
+      );
       writeSessionFile(dir, { id, workspace: '/w', title: `session ${session}`, createdAt: session, updatedAt: session, status: 'done' });
     }
     const searcher = await Store.open({ stateDir: searchDir });
@@ -247,8 +356,18 @@ export default async function storeBench(): Promise<BenchResult[]> {
       }
       again.sort((a, b) => a - b);
       results.push(
-        { name: `session_search at ${SEARCH_CALLS.toLocaleString('en-US')} calls: the first search, which builds the index`, value: built, unit: 'ms', detail: `found ${found.map((hit) => hit.sessionId).join(', ')}; index ${(statSync(join(searchDir, 'search.sqlite')).size / 2 ** 20).toFixed(1)} MiB` },
-        { name: `  a later search with the index up to date, median of 5`, value: again[2] ?? 0, unit: 'ms', baseline: { name: 'the first search', value: built } },
+        {
+          name: `session_search at ${SEARCH_CALLS.toLocaleString('en-US')} calls: the first search, which builds the index`,
+          value: built,
+          unit: 'ms',
+          detail: `found ${found.map((hit) => hit.sessionId).join(', ')}; index ${(statSync(join(searchDir, 'search.sqlite')).size / 2 ** 20).toFixed(1)} MiB`,
+        },
+        {
+          name: `  a later search with the index up to date, median of 5`,
+          value: again[2] ?? 0,
+          unit: 'ms',
+          baseline: { name: 'the first search', value: built },
+        },
       );
     } finally {
       await searcher.close();

@@ -19,7 +19,10 @@ const RULES = [
 ] as const;
 
 function paths(): string[] {
-  return Array.from({ length: PATHS }, (_, index) => `${ROOT}/packages/pkg-${index % 200}/src/feature-${index % 37}/deep/module-${index}.ts`);
+  return Array.from(
+    { length: PATHS },
+    (_, index) => `${ROOT}/packages/pkg-${index % 200}/src/feature-${index % 37}/deep/module-${index}.ts`,
+  );
 }
 
 function timePerPath(work: (path: string) => unknown, list: readonly string[]): number {
@@ -36,7 +39,14 @@ export default async function visibilityBench(): Promise<BenchResult[]> {
   const visibility = pathVisibility({ tool: 'grep', rules: permission.rules, workspaceRoot: ROOT });
   const hidden = timePerPath((path) => visibility.isHidden(path, 'file'), list);
   const permissionCheck = timePerPath(
-    (path) => evaluatePermission({ tool: 'read', declarations: STRICTEST_DECLARATIONS, subjects: [{ kind: 'path', value: path }], permission, workspaceRoot: ROOT }),
+    (path) =>
+      evaluatePermission({
+        tool: 'read',
+        declarations: STRICTEST_DECLARATIONS,
+        subjects: [{ kind: 'path', value: path }],
+        permission,
+        workspaceRoot: ROOT,
+      }),
     list,
   );
   return [

@@ -19,11 +19,25 @@ function transcriptOf(messages: number): Transcript {
     transcript.apply(event({ type: 'user-message', text: `question ${index}` }));
     if (index % 10 === 0) {
       for (const read of ['a', 'b', 'c']) {
-        transcript.apply(event({ type: 'tool-call-requested', call_id: `r${index}${read}`, tool: 'read', arguments: `{"path":"${read}.ts"}` }));
-        transcript.apply(event({ type: 'tool-call-finished', call_id: `r${index}${read}`, tool: 'read', outcome: 'ok', duration_ms: 1, truncated: false }));
+        transcript.apply(
+          event({ type: 'tool-call-requested', call_id: `r${index}${read}`, tool: 'read', arguments: `{"path":"${read}.ts"}` }),
+        );
+        transcript.apply(
+          event({ type: 'tool-call-finished', call_id: `r${index}${read}`, tool: 'read', outcome: 'ok', duration_ms: 1, truncated: false }),
+        );
       }
       transcript.apply(event({ type: 'tool-call-requested', call_id: `s${index}`, tool: 'shell', arguments: '{"command":"npm test"}' }));
-      transcript.apply(event({ type: 'tool-call-finished', call_id: `s${index}`, tool: 'shell', outcome: 'error', duration_ms: 5, truncated: false, exit_code: 1 }));
+      transcript.apply(
+        event({
+          type: 'tool-call-finished',
+          call_id: `s${index}`,
+          tool: 'shell',
+          outcome: 'error',
+          duration_ms: 5,
+          truncated: false,
+          exit_code: 1,
+        }),
+      );
     }
     transcript.apply(event({ type: 'assistant-message', text: `answer ${index}` }));
   }

@@ -13,20 +13,40 @@ function fileDiff(file: FileDiffPreview, callId: string): HTMLElement {
     { className: 'diff-file-header' },
     element('span', { className: 'diff-path', text: file.path }),
     element('span', { className: 'diff-change', text: changeLabel(file) }),
-    element('span', { className: 'diff-counts', text: diffCounts(file), attributes: { 'data-testid': 'diff-counts', title: `${file.added} added, ${file.removed} removed` } }),
+    element('span', {
+      className: 'diff-counts',
+      text: diffCounts(file),
+      attributes: { 'data-testid': 'diff-counts', title: `${file.added} added, ${file.removed} removed` },
+    }),
     actionButton('Show diff', 'show-diff', { 'data-call-id': callId, title: 'Open the editable diff beside the chat' }, 'link-button'),
   );
   const lines = element('div', { className: 'diff-lines', attributes: { role: 'table', 'aria-label': `Changes to ${file.path}` } });
   for (const hunk of file.hunks) {
     lines.append(element('div', { className: 'diff-hunk', text: hunk.header, attributes: { 'data-testid': 'diff-hunk' } }));
     for (const line of hunk.lines) {
-      lines.append(element('div', { className: `diff-line diff-${line.kind}`, text: `${DIFF_MARKERS[line.kind]} ${line.text}`, attributes: { 'data-testid': 'diff-line', 'data-kind': line.kind } }));
+      lines.append(
+        element('div', {
+          className: `diff-line diff-${line.kind}`,
+          text: `${DIFF_MARKERS[line.kind]} ${line.text}`,
+          attributes: { 'data-testid': 'diff-line', 'data-kind': line.kind },
+        }),
+      );
     }
   }
   if (file.omittedLines > 0) {
-    lines.append(element('div', { className: 'details-note', text: `${file.omittedLines} more changed line${file.omittedLines === 1 ? '' : 's'}: Show diff has them all.` }));
+    lines.append(
+      element('div', {
+        className: 'details-note',
+        text: `${file.omittedLines} more changed line${file.omittedLines === 1 ? '' : 's'}: Show diff has them all.`,
+      }),
+    );
   }
-  return element('div', { className: 'diff-file', attributes: { 'data-testid': 'diff-file', 'data-path': file.path } }, header, file.hunks.length > 0 ? lines : undefined);
+  return element(
+    'div',
+    { className: 'diff-file', attributes: { 'data-testid': 'diff-file', 'data-path': file.path } },
+    header,
+    file.hunks.length > 0 ? lines : undefined,
+  );
 }
 
 function codeBlock(text: string, testId: string): HTMLElement {
@@ -34,7 +54,10 @@ function codeBlock(text: string, testId: string): HTMLElement {
 }
 
 export function renderApprovalPreview(preview: ApprovalPreview, callId: string): HTMLElement {
-  const box = element('div', { className: `approval-what kind-${preview.kind}`, attributes: { 'data-testid': 'approval-what', 'data-kind': preview.kind } });
+  const box = element('div', {
+    className: `approval-what kind-${preview.kind}`,
+    attributes: { 'data-testid': 'approval-what', 'data-kind': preview.kind },
+  });
   switch (preview.kind) {
     case 'files':
       if (preview.files.length > 1) box.append(element('div', { className: 'approval-label', text: filesSummary(preview.files) }));
@@ -42,7 +65,10 @@ export function renderApprovalPreview(preview: ApprovalPreview, callId: string):
       break;
     case 'command':
       box.append(
-        element('div', { className: 'approval-label', text: `${preview.background ? 'Start in the background' : 'Run'} in ${preview.cwd}` }),
+        element('div', {
+          className: 'approval-label',
+          text: `${preview.background ? 'Start in the background' : 'Run'} in ${preview.cwd}`,
+        }),
         codeBlock(preview.command, 'approval-command'),
       );
       break;
@@ -52,19 +78,37 @@ export function renderApprovalPreview(preview: ApprovalPreview, callId: string):
     case 'todos':
       box.append(
         element('div', { className: 'approval-label', text: preview.replacesList ? 'New todo list' : 'Changes to the todo list' }),
-        element('ul', { className: 'approval-todos', attributes: { 'data-testid': 'approval-todos' } }, ...preview.items.map((item) => element('li', { text: todoLine(item) }))),
+        element(
+          'ul',
+          { className: 'approval-todos', attributes: { 'data-testid': 'approval-todos' } },
+          ...preview.items.map((item) => element('li', { text: todoLine(item) })),
+        ),
       );
       break;
     case 'text':
-      box.append(element('div', { className: 'approval-label', text: preview.label }), element('div', { className: 'approval-text', text: preview.text, attributes: { 'data-testid': 'approval-text' } }));
+      box.append(
+        element('div', { className: 'approval-label', text: preview.label }),
+        element('div', { className: 'approval-text', text: preview.text, attributes: { 'data-testid': 'approval-text' } }),
+      );
       break;
     case 'table': {
-      const rows = preview.rows.map((row) => element('tr', {}, element('th', { text: row.name, attributes: { scope: 'row' } }), element('td', {}, element('pre', { text: row.value }))));
+      const rows = preview.rows.map((row) =>
+        element(
+          'tr',
+          {},
+          element('th', { text: row.name, attributes: { scope: 'row' } }),
+          element('td', {}, element('pre', { text: row.value })),
+        ),
+      );
       box.append(
         element('div', { className: 'approval-label', text: preview.title, attributes: { 'data-testid': 'approval-mcp-tool' } }),
         rows.length === 0
           ? element('div', { className: 'details-note', text: 'No arguments.' })
-          : element('table', { className: 'approval-table', attributes: { 'data-testid': 'approval-table' } }, element('tbody', {}, ...rows)),
+          : element(
+              'table',
+              { className: 'approval-table', attributes: { 'data-testid': 'approval-table' } },
+              element('tbody', {}, ...rows),
+            ),
       );
       break;
     }
@@ -81,7 +125,13 @@ export function renderApprovalDetails(approval: PendingApproval): HTMLElement {
     element('div', { className: 'details-label', text: 'Policy' }),
     element('div', { className: 'approval-policy', text: approval.reason }),
     approval.argumentsPreview === '' ? undefined : element('div', { className: 'details-label', text: 'Arguments' }),
-    approval.argumentsPreview === '' ? undefined : element('pre', { className: 'approval-preview', text: approval.argumentsPreview, attributes: { 'data-testid': 'approval-preview' } }),
+    approval.argumentsPreview === ''
+      ? undefined
+      : element('pre', {
+          className: 'approval-preview',
+          text: approval.argumentsPreview,
+          attributes: { 'data-testid': 'approval-preview' },
+        }),
   );
 }
 

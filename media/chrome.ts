@@ -17,15 +17,33 @@ export class Chrome {
   readonly root: HTMLElement;
   readonly transcript: HTMLElement;
   readonly composer: HTMLTextAreaElement;
-  private readonly cancelButton = actionButton('Cancel', 'cancel', { 'data-testid': 'cancel', title: 'Stop the running turn' }, 'button secondary');
-  private readonly historyButton = actionButton('History', 'history', { 'data-testid': 'history', 'aria-expanded': 'false' }, 'button secondary');
+  private readonly cancelButton = actionButton(
+    'Cancel',
+    'cancel',
+    { 'data-testid': 'cancel', title: 'Stop the running turn' },
+    'button secondary',
+  );
+  private readonly historyButton = actionButton(
+    'History',
+    'history',
+    { 'data-testid': 'history', 'aria-expanded': 'false' },
+    'button secondary',
+  );
   private readonly status = element('div', { className: 'status', attributes: { 'data-testid': 'status', role: 'status' } });
   private readonly meter = element('div', { className: 'context-meter', attributes: { 'data-testid': 'context-meter' } });
   private readonly setupHint = element('div', { className: 'setup-hint', attributes: { 'data-testid': 'setup-hint', role: 'alert' } });
-  private readonly errorBanner = element('div', { className: 'error-banner', attributes: { 'data-testid': 'error-banner', role: 'alert' } });
+  private readonly errorBanner = element('div', {
+    className: 'error-banner',
+    attributes: { 'data-testid': 'error-banner', role: 'alert' },
+  });
   private readonly historyPanel = element('div', { className: 'history-panel', attributes: { 'data-testid': 'history-panel' } });
   /** Stop beside Send while Zuno works (issue 14 item 8), as in the editors people come from. */
-  private readonly stopButton = actionButton('Stop', 'cancel', { 'data-testid': 'stop', title: 'Stop the running turn' }, 'button secondary');
+  private readonly stopButton = actionButton(
+    'Stop',
+    'cancel',
+    { 'data-testid': 'stop', title: 'Stop the running turn' },
+    'button secondary',
+  );
   private readonly queuePanel = element('div', { className: 'queue-panel', attributes: { 'data-testid': 'queue' } });
   private readonly jumpButton = actionButton('Jump to latest', 'jump-to-latest', { 'data-testid': 'jump-to-latest' }, 'button jump');
   private renderedChrome = -1;
@@ -99,9 +117,13 @@ export class Chrome {
 
     const parts = [`Mode: ${status.permissionMode}`, status.modelLabel === '' ? 'No model' : `Model: ${status.modelLabel}`];
     this.status.replaceChildren(element('span', { className: 'status-text', text: parts.join(' · ') }));
-    if (status.running) this.status.append(element('span', { className: 'running-indicator', text: 'Running…', attributes: { 'data-testid': 'running' } }));
+    if (status.running)
+      this.status.append(element('span', { className: 'running-indicator', text: 'Running…', attributes: { 'data-testid': 'running' } }));
     // Without checkpoints (no git on PATH, or turned off) no message can be restored: say so, and why.
-    if (status.checkpointsOff !== undefined) this.status.append(element('div', { className: 'checkpoints-off', text: status.checkpointsOff, attributes: { 'data-testid': 'checkpoints-off' } }));
+    if (status.checkpointsOff !== undefined)
+      this.status.append(
+        element('div', { className: 'checkpoints-off', text: status.checkpointsOff, attributes: { 'data-testid': 'checkpoints-off' } }),
+      );
     this.status.dataset.running = String(status.running);
     this.transcript.setAttribute('aria-busy', String(status.running));
     this.cancelButton.disabled = !status.running;
@@ -112,7 +134,21 @@ export class Chrome {
     const fill = this.model.meter.fill;
     this.meter.replaceChildren(
       // A native <meter>: no inline style, which the view's CSP forbids.
-      ...(fill !== undefined ? [element('meter', { attributes: { min: '0', max: '1', low: '0.6', high: '0.8', optimum: '0', value: fill.toFixed(3), 'aria-label': 'Context used' } })] : []),
+      ...(fill !== undefined
+        ? [
+            element('meter', {
+              attributes: {
+                min: '0',
+                max: '1',
+                low: '0.6',
+                high: '0.8',
+                optimum: '0',
+                value: fill.toFixed(3),
+                'aria-label': 'Context used',
+              },
+            }),
+          ]
+        : []),
       element('span', { className: 'context-meter-text', text: meterLabel ?? '' }),
     );
 
@@ -130,7 +166,12 @@ export class Chrome {
       this.errorBanner.replaceChildren(
         element('span', { className: 'error-text', text: error }),
         ...this.model.errorActions.map((action) =>
-          actionButton(ERROR_ACTION_LABELS[action], 'error-action', { 'data-error-action': action, 'data-testid': `error-${action}` }, 'button secondary'),
+          actionButton(
+            ERROR_ACTION_LABELS[action],
+            'error-action',
+            { 'data-error-action': action, 'data-testid': `error-${action}` },
+            'button secondary',
+          ),
         ),
         actionButton('Dismiss', 'dismiss-error', { 'data-testid': 'dismiss-error' }, 'link-button'),
       );
@@ -151,13 +192,29 @@ export class Chrome {
       } else {
         const list = element('ul', { className: 'history-list' });
         for (const session of [...sessions].sort((left, right) => right.updatedAt - left.updatedAt).slice(0, MAX_LISTED_SESSIONS)) {
-          const button = actionButton(session.title || 'Untitled session', 'open-session', {
-            'data-testid': 'session-item',
-            'data-session-id': session.id,
-            title: new Date(session.updatedAt).toLocaleString(),
-          }, 'session-button');
+          const button = actionButton(
+            session.title || 'Untitled session',
+            'open-session',
+            {
+              'data-testid': 'session-item',
+              'data-session-id': session.id,
+              title: new Date(session.updatedAt).toLocaleString(),
+            },
+            'session-button',
+          );
           if (session.id === sessionId) button.setAttribute('aria-current', 'true');
-          list.append(element('li', { className: 'session-row' }, button, element('span', { className: 'session-date', text: sessionWhen(session.updatedAt, new Date()), attributes: { 'data-testid': 'session-date' } })));
+          list.append(
+            element(
+              'li',
+              { className: 'session-row' },
+              button,
+              element('span', {
+                className: 'session-date',
+                text: sessionWhen(session.updatedAt, new Date()),
+                attributes: { 'data-testid': 'session-date' },
+              }),
+            ),
+          );
         }
         this.historyPanel.replaceChildren(heading, list);
       }

@@ -25,7 +25,25 @@ import yaml from 'highlight.js/lib/languages/yaml';
 import type MarkdownIt from 'markdown-it';
 
 // The languages a coding agent's answers mostly contain; each costs bundle size, so not all 190.
-const LANGUAGES = { bash, c, cpp, css, diff, go, java, javascript, json, markdown: markdownLanguage, python, rust, shell, sql, typescript, xml, yaml };
+const LANGUAGES = {
+  bash,
+  c,
+  cpp,
+  css,
+  diff,
+  go,
+  java,
+  javascript,
+  json,
+  markdown: markdownLanguage,
+  python,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
+};
 for (const [name, definition] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, definition);
 
 /** A fence's info word that may be shown as a label and used as a class: short, no markup characters. */

@@ -35,7 +35,12 @@ const requestFrame = (): void => {
   framePending = true;
   requestAnimationFrame(drawFrame);
 };
-const list = new VirtualList(chrome.transcript, (item) => renderer.render(item), requestFrame, (following) => chrome.setFollowing(following));
+const list = new VirtualList(
+  chrome.transcript,
+  (item) => renderer.render(item),
+  requestFrame,
+  (following) => chrome.setFollowing(following),
+);
 
 let drawnGeneration = model.generation;
 function drawFrame(): void {
@@ -100,7 +105,8 @@ function decide(callId: string, approved: boolean, allowLikeThis: boolean, ruleC
 /** After a decision, focus goes to the next approval still waiting, or back to the composer (issue 14 item 8). */
 function focusAfterDecision(decided: string): void {
   const next = [...model.approvals.keys()].find((callId) => callId !== decided && !ui.decided.has(callId));
-  const button = next === undefined ? null : document.querySelector<HTMLElement>(`[data-testid="approve"][data-call-id="${CSS.escape(next)}"]`);
+  const button =
+    next === undefined ? null : document.querySelector<HTMLElement>(`[data-testid="approve"][data-call-id="${CSS.escape(next)}"]`);
   (button ?? chrome.composer).focus();
 }
 

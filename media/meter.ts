@@ -52,7 +52,9 @@ export class ContextMeter {
     const parts: string[] = [];
     if (this.used !== undefined && this.window !== undefined) {
       const percent = Math.round((this.fill ?? 0) * 100);
-      parts.push(`Context ${number(this.used)} / ${number(this.window)} tokens (${percent}%)${this.windowIsGuess ? ', the window is a guess: set model.context_window' : ''}`);
+      parts.push(
+        `Context ${number(this.used)} / ${number(this.window)} tokens (${percent}%)${this.windowIsGuess ? ', the window is a guess: set model.context_window' : ''}`,
+      );
     }
     if (this.model !== undefined) parts.push(this.model);
     const cached = this.cached > 0 ? ` (${number(this.cached)} cached)` : '';

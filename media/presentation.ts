@@ -4,7 +4,15 @@
  * unit-tested rather than eyeballed.
  */
 import { editorWording } from '../src/webview/editor-words';
-import { GROUPED_TOOLS, type CompactionItem, type RewindItem, type SessionEndItem, type ToolItem, type ToolState, type TranscriptItem } from './transcript';
+import {
+  GROUPED_TOOLS,
+  type CompactionItem,
+  type RewindItem,
+  type SessionEndItem,
+  type ToolItem,
+  type ToolState,
+  type TranscriptItem,
+} from './transcript';
 
 /** Drives the card's colour and border; each outcome has its own so none can pass for another. */
 export type CardTone = 'pending' | 'running' | 'ok' | 'error' | 'blocked' | 'indeterminate' | 'cancelled';
@@ -39,7 +47,11 @@ export function cardStatus(card: ToolItem): CardStatus {
     case 'ok':
       return { tone: 'ok', label: 'Done' };
     case 'error':
-      return { tone: 'error', label: 'Failed', explanation: card.started ? 'It ran and reported an error.' : NOT_STARTED_ERROR_EXPLANATION };
+      return {
+        tone: 'error',
+        label: 'Failed',
+        explanation: card.started ? 'It ran and reported an error.' : NOT_STARTED_ERROR_EXPLANATION,
+      };
     case 'cancelled':
       return { tone: 'cancelled', label: 'Cancelled', explanation: 'It was stopped before it finished.' };
     case 'indeterminate':
@@ -83,7 +95,12 @@ const CONCURRENCY_ICONS: Readonly<Record<string, readonly [string, string]>> = {
 /** The declarations as the call ran with them (T1); absent until the call starts or asks approval. */
 export function badges(card: ToolItem): Badge[] {
   const list: Badge[] = [];
-  const add = (kind: Badge['kind'], table: Readonly<Record<string, readonly [string, string]>>, value: string | undefined, text: string): void => {
+  const add = (
+    kind: Badge['kind'],
+    table: Readonly<Record<string, readonly [string, string]>>,
+    value: string | undefined,
+    text: string,
+  ): void => {
     if (value === undefined) return;
     const [glyph, tooltip] = table[value] ?? ['•', value];
     list.push({ kind, text, glyph, tooltip: `${tooltip} (${value})` });
@@ -91,7 +108,8 @@ export function badges(card: ToolItem): Badge[] {
   add('effect', EFFECT_ICONS, card.effect, card.effect ?? '');
   add('replay', REPLAY_ICONS, card.replay, `replay: ${card.replay ?? ''}`);
   add('concurrency', CONCURRENCY_ICONS, card.concurrency, card.concurrency ?? '');
-  if (card.attempt > 1) list.push({ kind: 'attempt', text: `attempt ${card.attempt}`, glyph: `×${card.attempt}`, tooltip: `Attempt ${card.attempt}` });
+  if (card.attempt > 1)
+    list.push({ kind: 'attempt', text: `attempt ${card.attempt}`, glyph: `×${card.attempt}`, tooltip: `Attempt ${card.attempt}` });
   return list;
 }
 
@@ -205,7 +223,10 @@ export function estimateHeight(item: TranscriptItem): number {
 export function rewindSummary(item: RewindItem): string {
   const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
   const before = item.messageText === undefined ? `checkpoint ${item.checkpointId}` : `before “${clip(oneLine(item.messageText), 60)}”`;
-  const changed = [`${count(item.restored.length, 'file')} put back`, ...(item.removed.length > 0 ? [`${count(item.removed.length, 'added file')} removed`] : [])].join(', ');
+  const changed = [
+    `${count(item.restored.length, 'file')} put back`,
+    ...(item.removed.length > 0 ? [`${count(item.removed.length, 'added file')} removed`] : []),
+  ].join(', ');
   return `Files restored to ${before}: ${changed}. Only files in the workspace were restored; effects outside it (a pushed commit, a sent request, a database row) are not undone.`;
 }
 

@@ -15,7 +15,16 @@ export function renderQueue(items: readonly QueuedMessage[]): HTMLElement[] {
         'div',
         { className: 'queued-message', attributes: { 'data-testid': 'queued-message', 'data-queue-id': item.id } },
         element('span', { className: 'queued-text', text: item.text }),
-        actionButton('Remove', 'unqueue', { 'data-queue-id': item.id, 'data-testid': 'unqueue', title: 'Take this message out of the queue (it goes back into the box below)' }, 'link-button'),
+        actionButton(
+          'Remove',
+          'unqueue',
+          {
+            'data-queue-id': item.id,
+            'data-testid': 'unqueue',
+            title: 'Take this message out of the queue (it goes back into the box below)',
+          },
+          'link-button',
+        ),
       ),
     ),
   ];

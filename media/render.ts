@@ -72,7 +72,8 @@ export class ItemRenderer {
 
   private assistant(item: AssistantItem): HTMLElement {
     // A step that only called tools says nothing: no lingering "Thinking…" once it is over.
-    if (item.text === '' && !item.streaming) return element('div', { className: 'message-empty', attributes: { 'data-testid': 'empty-step' } });
+    if (item.text === '' && !item.streaming)
+      return element('div', { className: 'message-empty', attributes: { 'data-testid': 'empty-step' } });
     const body = element('div', { className: 'message-body markdown' });
     if (item.text === '') {
       body.append(element('span', { className: 'typing', text: 'Thinking…' }));
@@ -126,7 +127,10 @@ export class ItemRenderer {
   private compactRow(card: ToolItem): HTMLElement {
     const leader = card.groupLeader;
     if (leader !== undefined && !this.groupOpen(leader)) {
-      return element('div', { className: 'row-grouped', attributes: { 'data-testid': 'grouped-call', 'data-call-id': card.callId, 'data-group': leader } });
+      return element('div', {
+        className: 'row-grouped',
+        attributes: { 'data-testid': 'grouped-call', 'data-call-id': card.callId, 'data-group': leader },
+      });
     }
     const status = cardStatus(card);
     const row = element(
@@ -139,7 +143,11 @@ export class ItemRenderer {
       element('span', { className: 'tool-name', text: card.tool || 'tool' }),
       element('span', { className: 'row-subject', text: card.subject ?? summarizeArguments(card.argumentsText, 120) }),
       // Always present for assistive tech and tests; drawn only when it says more than the icon.
-      element('span', { className: `tool-status${card.outcome === 'ok' ? ' quiet' : ''}`, text: status.label, attributes: { 'data-testid': 'tool-status' } }),
+      element('span', {
+        className: `tool-status${card.outcome === 'ok' ? ' quiet' : ''}`,
+        text: status.label,
+        attributes: { 'data-testid': 'tool-status' },
+      }),
       badgeList(card),
       ...this.details(card),
     );
@@ -149,15 +157,28 @@ export class ItemRenderer {
     const state = groupState(members);
     const header = element(
       'div',
-      { className: 'tool-group', attributes: { 'data-testid': 'tool-group', 'data-tool': card.tool, 'data-count': String(members.length) } },
-      actionButton(`${open ? '▾' : '▸'} ${groupLabel(card.tool, members.length)}`, 'toggle-group', {
-        'data-call-id': card.callId,
-        'data-testid': 'toggle-group',
-        'data-focus-key': 'toggle-group',
-        'aria-expanded': String(open),
-      }, 'link-button group-toggle'),
+      {
+        className: 'tool-group',
+        attributes: { 'data-testid': 'tool-group', 'data-tool': card.tool, 'data-count': String(members.length) },
+      },
+      actionButton(
+        `${open ? '▾' : '▸'} ${groupLabel(card.tool, members.length)}`,
+        'toggle-group',
+        {
+          'data-call-id': card.callId,
+          'data-testid': 'toggle-group',
+          'data-focus-key': 'toggle-group',
+          'aria-expanded': String(open),
+        },
+        'link-button group-toggle',
+      ),
       state === '' ? undefined : element('span', { className: 'group-state', text: state }),
-      open ? undefined : element('span', { className: 'row-subject', text: members.map((member) => member.subject ?? summarizeArguments(member.argumentsText, 60)).join(', ') }),
+      open
+        ? undefined
+        : element('span', {
+            className: 'row-subject',
+            text: members.map((member) => member.subject ?? summarizeArguments(member.argumentsText, 60)).join(', '),
+          }),
     );
     return open ? element('div', { className: 'tool-group-box' }, header, row) : header;
   }
@@ -169,11 +190,24 @@ export class ItemRenderer {
       'div',
       {
         className: 'tool-row mistake-row',
-        attributes: { 'data-testid': 'mistake-row', 'data-tool': card.tool, 'data-call-id': card.callId, 'data-outcome': 'blocked', 'data-category': card.category ?? '' },
+        attributes: {
+          'data-testid': 'mistake-row',
+          'data-tool': card.tool,
+          'data-call-id': card.callId,
+          'data-outcome': 'blocked',
+          'data-category': card.category ?? '',
+        },
       },
       element('span', { className: 'row-text', text: mistakeText(card), attributes: { title: mistakeText(card) } }),
-      actionButton(open ? 'Hide' : 'Why', 'toggle-details', { 'data-call-id': card.callId, 'data-testid': 'toggle-details', 'aria-expanded': String(open) }, 'link-button'),
-      open ? element('pre', { className: 'mistake-details', text: card.blockedReason ?? '', attributes: { 'data-testid': 'tool-details' } }) : undefined,
+      actionButton(
+        open ? 'Hide' : 'Why',
+        'toggle-details',
+        { 'data-call-id': card.callId, 'data-testid': 'toggle-details', 'aria-expanded': String(open) },
+        'link-button',
+      ),
+      open
+        ? element('pre', { className: 'mistake-details', text: card.blockedReason ?? '', attributes: { 'data-testid': 'tool-details' } })
+        : undefined,
     );
   }
 
@@ -200,7 +234,8 @@ export class ItemRenderer {
 
     const parent = card.parentCallId === undefined ? undefined : this.model.transcript.card(card.parentCallId);
     const origin = describeOrigin(card, parent?.tool);
-    if (origin !== undefined) node.append(element('div', { className: 'tool-origin', text: origin, attributes: { 'data-testid': 'tool-origin' } }));
+    if (origin !== undefined)
+      node.append(element('div', { className: 'tool-origin', text: origin, attributes: { 'data-testid': 'tool-origin' } }));
 
     const approval = this.model.approvals.get(card.callId);
     // A pending approval draws the call readably itself; the one-line summary would only repeat it rawly.
@@ -208,7 +243,9 @@ export class ItemRenderer {
     if (summary !== '') node.append(element('div', { className: 'tool-args', text: summary, attributes: { 'data-testid': 'tool-args' } }));
 
     if (status.explanation !== undefined) {
-      node.append(element('div', { className: 'tool-explanation', text: status.explanation, attributes: { 'data-testid': 'outcome-explanation' } }));
+      node.append(
+        element('div', { className: 'tool-explanation', text: status.explanation, attributes: { 'data-testid': 'outcome-explanation' } }),
+      );
     }
     const exit = exitLabel(card);
     if (exit !== undefined) {
@@ -219,12 +256,16 @@ export class ItemRenderer {
           'div',
           { className: `shell-result${card.exitCode === 0 ? '' : ' failed'}`, attributes: { 'data-testid': 'shell-result' } },
           element('span', { className: 'exit-code', text: exit, attributes: { 'data-testid': 'exit-code' } }),
-          tail.length === 0 ? undefined : element('pre', { className: 'shell-tail', text: tail.join('\n'), attributes: { 'data-testid': 'shell-tail' } }),
+          tail.length === 0
+            ? undefined
+            : element('pre', { className: 'shell-tail', text: tail.join('\n'), attributes: { 'data-testid': 'shell-tail' } }),
         ),
       );
     }
     if (card.decision !== undefined && card.outcome !== 'blocked') {
-      const text = card.decision.approved ? approvedText(card.decision.addedRule) : `Denied${card.decision.reason ? `: ${card.decision.reason}` : '.'}`;
+      const text = card.decision.approved
+        ? approvedText(card.decision.addedRule)
+        : `Denied${card.decision.reason ? `: ${card.decision.reason}` : '.'}`;
       node.append(element('div', { className: 'tool-decision', text }));
     }
 
@@ -264,10 +305,29 @@ export class ItemRenderer {
     const actions = element(
       'div',
       { className: 'approval-actions' },
-      disabled(actionButton('Approve', 'approve', { ...callAttributes, 'data-testid': 'approve', 'data-focus-key': 'approve', title: 'Approve (Ctrl+Enter)' }, 'button primary')),
-      disabled(actionButton('Deny', 'deny', { ...callAttributes, 'data-testid': 'deny', 'data-focus-key': 'deny', title: 'Deny (Escape)' }, 'button danger')),
+      disabled(
+        actionButton(
+          'Approve',
+          'approve',
+          { ...callAttributes, 'data-testid': 'approve', 'data-focus-key': 'approve', title: 'Approve (Ctrl+Enter)' },
+          'button primary',
+        ),
+      ),
+      disabled(
+        actionButton(
+          'Deny',
+          'deny',
+          { ...callAttributes, 'data-testid': 'deny', 'data-focus-key': 'deny', title: 'Deny (Escape)' },
+          'button danger',
+        ),
+      ),
       approval.canShowDiff
-        ? actionButton('Show diff', 'show-diff', { ...callAttributes, 'data-testid': 'show-diff', 'data-focus-key': 'show-diff' }, 'button secondary')
+        ? actionButton(
+            'Show diff',
+            'show-diff',
+            { ...callAttributes, 'data-testid': 'show-diff', 'data-focus-key': 'show-diff' },
+            'button secondary',
+          )
         : undefined,
     );
 
@@ -275,7 +335,11 @@ export class ItemRenderer {
       'div',
       { className: 'approval', attributes: { 'data-testid': 'approval', ...callAttributes } },
       element('div', { className: 'approval-title', text: sent ? 'Decision sent…' : 'Approval needed' }),
-      element('div', { className: 'approval-reason', text: approval.plainReason ?? approval.reason, attributes: { 'data-testid': 'approval-reason' } }),
+      element('div', {
+        className: 'approval-reason',
+        text: approval.plainReason ?? approval.reason,
+        attributes: { 'data-testid': 'approval-reason' },
+      }),
       approval.preview === undefined ? undefined : renderApprovalPreview(approval.preview, approval.callId),
       approval.preview !== undefined || approval.paths === undefined || approval.paths.length === 0
         ? undefined
@@ -352,27 +416,39 @@ export class ItemRenderer {
     if (!hasArguments && lines === 0 && card.output === '') return [];
     const open = this.ui.expanded.has(card.callId);
     const label = lines === 0 ? 'Details' : `Output (${lines} line${lines === 1 ? '' : 's'})`;
-    const toggle = actionButton(`${open ? 'Hide' : 'Show'} ${label.toLowerCase()}`, 'toggle-details', {
-      'data-call-id': card.callId,
-      'data-testid': 'toggle-details',
-      'data-focus-key': 'toggle-details',
-      'aria-expanded': String(open),
-    }, 'link-button');
+    const toggle = actionButton(
+      `${open ? 'Hide' : 'Show'} ${label.toLowerCase()}`,
+      'toggle-details',
+      {
+        'data-call-id': card.callId,
+        'data-testid': 'toggle-details',
+        'data-focus-key': 'toggle-details',
+        'aria-expanded': String(open),
+      },
+      'link-button',
+    );
     if (!open) return [toggle];
 
     const panel = element('div', { className: 'tool-details', attributes: { 'data-testid': 'tool-details' } });
     if (hasArguments) {
-      panel.append(element('div', { className: 'details-label', text: 'Arguments' }), element('pre', { className: 'tool-arguments', text: formatArguments(card.argumentsText) }));
+      panel.append(
+        element('div', { className: 'details-label', text: 'Arguments' }),
+        element('pre', { className: 'tool-arguments', text: formatArguments(card.argumentsText) }),
+      );
     }
     if (card.output !== '') {
       panel.append(element('div', { className: 'details-label', text: 'Output' }));
       if (card.droppedOutputChars > 0) {
-        panel.append(element('div', { className: 'details-note', text: `${card.droppedOutputChars} earlier characters are not shown here.` }));
+        panel.append(
+          element('div', { className: 'details-note', text: `${card.droppedOutputChars} earlier characters are not shown here.` }),
+        );
       }
       panel.append(element('pre', { className: 'tool-output', text: card.output, attributes: { 'data-testid': 'tool-output' } }));
     }
     if (card.truncated) {
-      panel.append(element('div', { className: 'details-note', text: 'The result was truncated to the output cap before the model saw it.' }));
+      panel.append(
+        element('div', { className: 'details-note', text: 'The result was truncated to the output cap before the model saw it.' }),
+      );
     }
     return [toggle, panel];
   }
@@ -403,7 +479,10 @@ function badgeList(card: ToolItem): HTMLElement {
     ...badges(card).map((badge) =>
       element(
         'span',
-        { className: `badge badge-${badge.kind}`, attributes: { 'data-testid': `badge-${badge.kind}`, 'data-glyph': badge.glyph, title: badge.tooltip } },
+        {
+          className: `badge badge-${badge.kind}`,
+          attributes: { 'data-testid': `badge-${badge.kind}`, 'data-glyph': badge.glyph, title: badge.tooltip },
+        },
         element('span', { className: 'visually-hidden', text: badge.text }),
       ),
     ),
@@ -413,7 +492,15 @@ function badgeList(card: ToolItem): HTMLElement {
 /** The key under which an open group is remembered in `UiState.expanded`. */
 export const groupKey = (leaderCallId: string): string => `group:${leaderCallId}`;
 
-const ROW_GLYPHS: Readonly<Record<string, string>> = { ok: '✓', error: '✗', running: '…', pending: '…', blocked: '⊘', indeterminate: '?', cancelled: '–' };
+const ROW_GLYPHS: Readonly<Record<string, string>> = {
+  ok: '✓',
+  error: '✗',
+  running: '…',
+  pending: '…',
+  blocked: '⊘',
+  indeterminate: '?',
+  cancelled: '–',
+};
 
 function rowGlyph(tone: string): string {
   return ROW_GLYPHS[tone] ?? '•';
@@ -431,7 +518,10 @@ function message(role: 'user' | 'assistant', author: string, body: HTMLElement):
 function notice(item: NoticeItem): HTMLElement {
   return element(
     'div',
-    { className: `notice level-${item.level}`, attributes: { 'data-testid': 'notice', 'data-level': item.level, role: item.level === 'error' ? 'alert' : 'note' } },
+    {
+      className: `notice level-${item.level}`,
+      attributes: { 'data-testid': 'notice', 'data-level': item.level, role: item.level === 'error' ? 'alert' : 'note' },
+    },
     item.title === undefined ? undefined : element('div', { className: 'notice-title', text: item.title }),
     element('div', { className: 'notice-text', text: item.text }),
   );

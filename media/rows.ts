@@ -9,7 +9,11 @@ import type { ToolItem } from './transcript';
 export type RowKind = 'compact' | 'mistake' | 'card';
 
 /** Unavailability that is the model's doing, not the user's configuration (registry wording). */
-const MODEL_UNAVAILABLE = [/^There is no tool named /, /is not in this agent's tool allowlist/, /is a registered slot that is not on the default tool surface/];
+const MODEL_UNAVAILABLE = [
+  /^There is no tool named /,
+  /is not in this agent's tool allowlist/,
+  /is a registered slot that is not on the default tool surface/,
+];
 
 /** A refusal caused by the model's own call, which the model is told about and recovers from. */
 export function isModelMistake(card: ToolItem): boolean {
@@ -18,7 +22,18 @@ export function isModelMistake(card: ToolItem): boolean {
   return card.category === 'unavailable' && MODEL_UNAVAILABLE.some((pattern) => pattern.test(card.blockedReason ?? ''));
 }
 
-const READ_ONLY_BY_NAME: ReadonlySet<string> = new Set(['read', 'grep', 'glob', 'list', 'plan_get', 'todo_get', 'goal_get', 'mcp_resources', 'mcp_read', 'skill']);
+const READ_ONLY_BY_NAME: ReadonlySet<string> = new Set([
+  'read',
+  'grep',
+  'glob',
+  'list',
+  'plan_get',
+  'todo_get',
+  'goal_get',
+  'mcp_resources',
+  'mcp_read',
+  'skill',
+]);
 
 /** Whether the call only reads: from its declarations once started, from its name before. */
 function readsOnly(card: ToolItem): boolean {
@@ -72,6 +87,9 @@ export function exitLabel(card: ToolItem): string | undefined {
 
 /** The muted line for a model mistake: what went wrong, and that it is not the user's to fix. */
 export function mistakeText(card: ToolItem): string {
-  const what = card.category === 'invalid_arguments' ? `sent ${card.tool || 'a tool'} invalid arguments` : `asked for a tool it does not have (${card.tool || '?'})`;
+  const what =
+    card.category === 'invalid_arguments'
+      ? `sent ${card.tool || 'a tool'} invalid arguments`
+      : `asked for a tool it does not have (${card.tool || '?'})`;
   return `The model ${what}; it was told and can correct itself. Nothing ran.`;
 }

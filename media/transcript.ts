@@ -157,7 +157,8 @@ export class Transcript {
         this.closeUnfinishedCards();
         // A fresh session needs no marker; a resumed one says so, because earlier calls may have
         // been cut off and now carry recovered outcomes.
-        if (event.resumed) this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: 'info', text: 'Session resumed.' });
+        if (event.resumed)
+          this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: 'info', text: 'Session resumed.' });
         return;
       case 'user-message':
         this.closeAssistant();
@@ -320,7 +321,10 @@ export class Transcript {
 
   /** The item a restore to `checkpointId` starts from: a user message, or a restore (whose undo it is). */
   checkpointItem(checkpointId: string): UserItem | RewindItem | undefined {
-    return this.list.find((item): item is UserItem | RewindItem => (item.kind === 'user' && item.checkpointId === checkpointId) || (item.kind === 'rewind' && item.undoCheckpointId === checkpointId));
+    return this.list.find(
+      (item): item is UserItem | RewindItem =>
+        (item.kind === 'user' && item.checkpointId === checkpointId) || (item.kind === 'rewind' && item.undoCheckpointId === checkpointId),
+    );
   }
 
   /** Marks the item of a checkpoint changed (its preview opened or closed). */
@@ -401,7 +405,14 @@ export class Transcript {
       this.touch(open);
       return;
     }
-    this.push<AssistantItem>({ kind: 'assistant', key: this.nextKey(), version: 0, text, streaming: false, ...(reasoning !== undefined ? { reasoning } : {}) });
+    this.push<AssistantItem>({
+      kind: 'assistant',
+      key: this.nextKey(),
+      version: 0,
+      text,
+      streaming: false,
+      ...(reasoning !== undefined ? { reasoning } : {}),
+    });
   }
 
   /**

@@ -3,7 +3,15 @@
  * The host sends a snapshot once per (re)load and then single events, so this model never
  * receives the whole transcript per token. DOM-free, unit-tested in node.
  */
-import type { PendingApproval, PendingQuestion, QueuedMessage, RewindPreviewView, SessionSummary, ToWebview, ViewStatus } from '../src/webview/protocol';
+import type {
+  PendingApproval,
+  PendingQuestion,
+  QueuedMessage,
+  RewindPreviewView,
+  SessionSummary,
+  ToWebview,
+  ViewStatus,
+} from '../src/webview/protocol';
 import type { ErrorAction } from '../src/webview/editor-words';
 import { ContextMeter } from './meter';
 import { Transcript } from './transcript';

@@ -113,7 +113,9 @@ function tail(path: string, lines: number): string {
 
 /** The log's last line that says what npm is doing now (npm's own warnings never change). */
 function lastMeaningfulLine(path: string): string {
-  const lines = tail(path, 40).split('\n').map((line) => line.trim());
+  const lines = tail(path, 40)
+    .split('\n')
+    .map((line) => line.trim());
   return lines.filter((line) => line !== '' && !line.startsWith('npm warn')).at(-1) ?? '';
 }
 
@@ -170,7 +172,10 @@ export async function ensureCodeServer(log: Log = console.log): Promise<string> 
       // --unsafe-perm: npm 11 no longer knows the flag, but code-server's postinstall.sh refuses
       // to run as root unless npm passes it on (as npm_config_unsafe_perm). --foreground-scripts
       // puts the postinstall's output (native builds, the ripgrep step) in the log as it happens.
-      await runLoggedNpm(['install', '--unsafe-perm', '--foreground-scripts', '--no-audit', '--no-fund', `code-server@${CODE_SERVER_VERSION}`], log);
+      await runLoggedNpm(
+        ['install', '--unsafe-perm', '--foreground-scripts', '--no-audit', '--no-fund', `code-server@${CODE_SERVER_VERSION}`],
+        log,
+      );
       writeFileSync(markerFile, `${CODE_SERVER_VERSION}\n`);
       const entry = installedEntry();
       if (entry === undefined) throw new Error(`code-server installed, but its entry script is missing; see ${installLog}`);
@@ -303,17 +308,25 @@ export async function startCodeServer(options: StartOptions): Promise<RunningSer
   const output = openSync(options.logFile, 'a');
   const args = [
     options.entry,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${options.port}`,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${options.port}`,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
-    '--user-data-dir', options.userDataDir,
-    '--extensions-dir', options.extensionsDir,
+    '--user-data-dir',
+    options.userDataDir,
+    '--extensions-dir',
+    options.extensionsDir,
     options.folder,
   ];
   // detached: a process group of its own, so stop() reaches the extension host and its children.
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', output, output], env: { ...process.env, ...options.env } });
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ['ignore', output, output],
+    env: { ...process.env, ...options.env },
+  });
   closeSync(output);
   const exited = new Promise<number | null>((done) => child.once('exit', done));
   // A detached server outlives its parent unless told otherwise: if this process ends without
@@ -339,7 +352,9 @@ export async function startCodeServer(options: StartOptions): Promise<RunningSer
   void exited.then((code) => (exitCode = code));
   for (;;) {
     if (exitCode !== undefined) {
-      throw new Error(`code-server exited (${exitCode}) before it answered. Last lines of ${options.logFile}:\n${tail(options.logFile, 30)}`);
+      throw new Error(
+        `code-server exited (${exitCode}) before it answered. Last lines of ${options.logFile}:\n${tail(options.logFile, 30)}`,
+      );
     }
     try {
       const response = await fetch(`${base}/healthz`);

@@ -16,4 +16,6 @@ manifest.capabilities = generated.capabilities;
 manifest.activationEvents = generated.activationEvents;
 manifest.contributes = generated.contributes;
 writeFileSync(path, `${JSON.stringify(manifest, null, 2)}\n`);
-console.log(`package.json: ${Object.keys(generated.contributes).join(', ')} and the categories, icon, capabilities and activationEvents written.`);
+console.log(
+  `package.json: ${Object.keys(generated.contributes).join(', ')} and the categories, icon, capabilities and activationEvents written.`,
+);

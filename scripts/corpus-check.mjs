@@ -18,8 +18,12 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 const corpusDir = 'test/fixtures/shell-corpus';
-const files = process.argv.slice(2).length > 0 ? process.argv.slice(2)
-  : readdirSync(corpusDir).filter((name) => name.endsWith('.json')).map((name) => join(corpusDir, name));
+const files =
+  process.argv.slice(2).length > 0
+    ? process.argv.slice(2)
+    : readdirSync(corpusDir)
+        .filter((name) => name.endsWith('.json'))
+        .map((name) => join(corpusDir, name));
 
 const systemDirs = ['/usr/bin', '/usr/sbin', '/usr/local/bin', '/usr/local/sbin'];
 // Run for real (after logging), because what they start is the point of the case.
@@ -27,7 +31,25 @@ const wrappers = new Set(['env', 'nice', 'nohup', 'timeout', 'stdbuf', 'xargs', 
 // Log, then run the rest of argv (a real sudo would ask for a password inside the sandbox).
 const elevators = new Set(['sudo', 'doas']);
 // Needed by the sandbox set-up itself, or words that are never program names.
-const neverStub = new Set(['mount', 'unshare', 'if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'in', 'function', 'select']);
+const neverStub = new Set([
+  'mount',
+  'unshare',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'for',
+  'while',
+  'until',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'in',
+  'function',
+  'select',
+]);
 
 /** Glob over a whole command text: `*` any characters (newlines and `/` too), `?` one, `[…]`, `{a,b}`. */
 function globToRegExp(glob) {
@@ -39,13 +61,23 @@ function globToRegExp(glob) {
     else if (c === '?') source += '[\\s\\S]';
     else if (c === '[') {
       const end = glob.indexOf(']', i + 2);
-      if (end < 0) { source += '\\['; continue; }
-      const body = glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+      if (end < 0) {
+        source += '\\[';
+        continue;
+      }
+      const body = glob
+        .slice(i + 1, end)
+        .replace(/^!/, '^')
+        .replace(/\\/g, '\\\\');
       source += `[${body}]`;
       i = end;
-    } else if (c === '{') { braces++; source += '(?:'; }
-    else if (c === '}' && braces > 0) { braces--; source += ')'; }
-    else if (c === ',' && braces > 0) source += '|';
+    } else if (c === '{') {
+      braces++;
+      source += '(?:';
+    } else if (c === '}' && braces > 0) {
+      braces--;
+      source += ')';
+    } else if (c === ',' && braces > 0) source += '|';
     else if (c === '\\' && i + 1 < glob.length) source += escape(glob[++i]);
     else source += escape(c);
   }
@@ -58,7 +90,10 @@ const withoutAssignments = (match) => match.replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=
 const matches = (rule, text) => [rule.match, withoutAssignments(rule.match)].some((m) => globToRegExp(m).test(text));
 
 function programNames(line, rules) {
-  const words = [...line.matchAll(/[A-Za-z_][A-Za-z0-9_.+-]{0,63}/g), ...rules.flatMap((r) => [...r.match.matchAll(/[A-Za-z_][A-Za-z0-9_.+-]{0,63}/g)])].map((m) => m[0]);
+  const words = [
+    ...line.matchAll(/[A-Za-z_][A-Za-z0-9_.+-]{0,63}/g),
+    ...rules.flatMap((r) => [...r.match.matchAll(/[A-Za-z_][A-Za-z0-9_.+-]{0,63}/g)]),
+  ].map((m) => m[0]);
   return [...new Set(words)].filter((name) => !neverStub.has(name));
 }
 
@@ -93,13 +128,18 @@ function run(line, names, shell, scratch) {
   const real = [...new Set(['dash', 'bash', 'sleep', ...names.filter((n) => wrappers.has(n))])];
   for (const name of real) writeFileSync(join(scratch, 'real', name), '');
   for (const name of names) writeFileSync(join(scratch, 'bin', name), stubScript(name), { mode: 0o755 });
-  const result = spawnSync('unshare', ['-rmnpf', '--kill-child', '/bin/sh', '-c', prelude, 'prelude', scratch, shell, ...real, '--', ...names], { timeout: 10_000, killSignal: 'SIGKILL', env: { ...process.env, SETTLE: /&|[<>]\(/.test(line) ? '1' : '' } });
+  const result = spawnSync(
+    'unshare',
+    ['-rmnpf', '--kill-child', '/bin/sh', '-c', prelude, 'prelude', scratch, shell, ...real, '--', ...names],
+    { timeout: 10_000, killSignal: 'SIGKILL', env: { ...process.env, SETTLE: /&|[<>]\(/.test(line) ? '1' : '' } },
+  );
   // unshare --fork ignores SIGTERM, so the timeout sends SIGKILL; --kill-child then ends the namespace.
   if (result.error && result.error.code !== 'ETIMEDOUT') throw result.error;
   if (result.status === 97) throw new Error('unshare could not bind-mount: run on Linux with unprivileged user namespaces enabled');
   const commands = readFileSync(join(scratch, 'log'), 'utf8').split('\0').filter(Boolean);
   // A redirection's side effect: any file the line created or changed in the work dir (also HOME) or /tmp.
-  const writes = ['work', 'tmp'].flatMap((sub) => readdirSync(join(scratch, sub), { recursive: true }).map((name) => join(sub, String(name))))
+  const writes = ['work', 'tmp']
+    .flatMap((sub) => readdirSync(join(scratch, sub), { recursive: true }).map((name) => join(sub, String(name))))
     .filter((path) => !(path.startsWith('work') && seeded.has(path.slice(5)) && readFileSync(join(scratch, path), 'utf8') === 'x\n'));
   return { commands, writes };
 }
@@ -118,28 +158,39 @@ try {
       const ran = { dash: run(c.line, names, 'dash', join(base, 'dash')), bash: run(c.line, names, 'bash', join(base, 'bash')) };
       const of = (action) => c.rules.filter((r) => r.action === action);
       const hits = (action, cmd) => of(action).some((r) => matches(r, cmd) || matches(r, cmd.split(' ')[0] + ' '));
-      const covered = (cmd) => (c.mode === 'auto' ? !hits('deny', cmd) && !hits('ask', cmd) : of('allow').some((r) => matches(r, cmd)) && !hits('deny', cmd) && !hits('ask', cmd));
+      const covered = (cmd) =>
+        c.mode === 'auto'
+          ? !hits('deny', cmd) && !hits('ask', cmd)
+          : of('allow').some((r) => matches(r, cmd)) && !hits('deny', cmd) && !hits('ask', cmd);
       const all = Object.entries(ran).flatMap(([sh, { commands }]) => commands.map((cmd) => [sh, cmd]));
       // No rule covers a file write in strict mode; in auto mode nothing screens it.
-      const writes = c.mode === 'auto' ? [] : Object.entries(ran).flatMap(([sh, { writes: paths }]) => paths.map((path) => [sh, `wrote ${path}`]));
+      const writes =
+        c.mode === 'auto' ? [] : Object.entries(ran).flatMap(([sh, { writes: paths }]) => paths.map((path) => [sh, `wrote ${path}`]));
       const where = `${file} #${index} ${JSON.stringify(c.line.length > 120 ? c.line.slice(0, 120) + '…' : c.line)}`;
       if (c.expect === 'allow') {
         const bad = [...all.filter(([, cmd]) => !covered(cmd)), ...writes];
-        if (bad.length > 0) problems.push(`MISMATCH allow, but ran uncovered: ${bad.map(([sh, cmd]) => `${sh}: ${cmd}`).join('; ')}\n  ${where}`);
+        if (bad.length > 0)
+          problems.push(`MISMATCH allow, but ran uncovered: ${bad.map(([sh, cmd]) => `${sh}: ${cmd}`).join('; ')}\n  ${where}`);
         else tally.confirmed++;
         return;
       }
-      const confirmed = c.expect === 'deny'
-        ? all.some(([, cmd]) => hits('deny', cmd))
-        : all.some(([, cmd]) => !covered(cmd) || hits('ask', cmd)) || writes.length > 0;
+      const confirmed =
+        c.expect === 'deny'
+          ? all.some(([, cmd]) => hits('deny', cmd))
+          : all.some(([, cmd]) => !covered(cmd) || hits('ask', cmd)) || writes.length > 0;
       if (confirmed) tally.confirmed++;
       else if (c.note) tally.unconfirmedWithNote++;
-      else problems.push(`UNCONFIRMED ${c.expect}: no shell ran a command that makes it ${c.expect} (ran: ${[...all, ...writes].map(([sh, cmd]) => `${sh}: ${cmd}`).join('; ') || 'nothing'}); add a note saying why\n  ${where}`);
+      else
+        problems.push(
+          `UNCONFIRMED ${c.expect}: no shell ran a command that makes it ${c.expect} (ran: ${[...all, ...writes].map(([sh, cmd]) => `${sh}: ${cmd}`).join('; ') || 'nothing'}); add a note saying why\n  ${where}`,
+        );
     });
   }
 } finally {
   rmSync(base, { recursive: true, force: true });
 }
 for (const problem of problems) console.log(problem);
-console.log(`${tally.total} cases: ${tally.confirmed} confirmed by dash/bash, ${tally.unconfirmedWithNote} stricter than the shell (noted), ${problems.length} problems`);
+console.log(
+  `${tally.total} cases: ${tally.confirmed} confirmed by dash/bash, ${tally.unconfirmedWithNote} stricter than the shell (noted), ${problems.length} problems`,
+);
 process.exit(problems.length > 0 ? 1 : 0);

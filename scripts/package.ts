@@ -31,7 +31,17 @@ export function vsceTarget(): string {
   const arch = process.arch === 'arm' ? 'armhf' : process.arch;
   const platform = process.platform === 'linux' && isMusl() ? 'alpine' : process.platform;
   const target = `${platform}-${arch}`;
-  const known = ['win32-x64', 'win32-arm64', 'linux-x64', 'linux-arm64', 'linux-armhf', 'darwin-x64', 'darwin-arm64', 'alpine-x64', 'alpine-arm64'];
+  const known = [
+    'win32-x64',
+    'win32-arm64',
+    'linux-x64',
+    'linux-arm64',
+    'linux-armhf',
+    'darwin-x64',
+    'darwin-arm64',
+    'alpine-x64',
+    'alpine-arm64',
+  ];
   if (!known.includes(target)) throw new Error(`vsce has no target for ${process.platform}-${process.arch}`);
   return target;
 }
@@ -49,7 +59,9 @@ function run(command: string, args: readonly string[], cwd: string): Promise<str
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', fail);
-    child.once('exit', (code) => (code === 0 ? done(output) : fail(new Error(`${command} ${args.join(' ')} failed (exit ${code}):\n${output}`))));
+    child.once('exit', (code) =>
+      code === 0 ? done(output) : fail(new Error(`${command} ${args.join(' ')} failed (exit ${code}):\n${output}`)),
+    );
   });
 }
 
@@ -60,8 +72,11 @@ export async function build(production: boolean): Promise<void> {
 
 /** Copies exactly what ships into the staging folder; returns its content hash. */
 function stage(): string {
-  const missing = [...distFiles.map((name) => join('dist', name)), join('media', 'dist', 'webview.js')].filter((path) => !existsSync(join(repoRoot, path)));
-  if (missing.length > 0) throw new Error(`The build lacks ${missing.join(', ')}: is src/extension.ts or media/main.ts missing, or did the build fail?`);
+  const missing = [...distFiles.map((name) => join('dist', name)), join('media', 'dist', 'webview.js')].filter(
+    (path) => !existsSync(join(repoRoot, path)),
+  );
+  if (missing.length > 0)
+    throw new Error(`The build lacks ${missing.join(', ')}: is src/extension.ts or media/main.ts missing, or did the build fail?`);
   rmSync(stageDir, { recursive: true, force: true });
   mkdirSync(join(stageDir, 'dist'), { recursive: true });
   for (const name of distFiles) copyFileSync(join(repoRoot, 'dist', name), join(stageDir, 'dist', name));
@@ -112,15 +127,19 @@ function result(vsix: string, target: string): PackageResult {
 /** The release artifact: a production build, packaged as `<name>-<version>-<target>.vsix` at the repo root. */
 export async function packageExtension(log: Log = console.log): Promise<PackageResult> {
   const target = vsceTarget();
-  return withLock(join(cacheRoot, 'package.lock'), async () => {
-    log('Building (production)...');
-    await build(true);
-    stage();
-    const vsix = join(repoRoot, productionName(target));
-    log(`Packaging ${relative(repoRoot, vsix)} with vsce --target ${target}...`);
-    await runVsce(stageDir, vsix, target);
-    return result(vsix, target);
-  }, () => log('Waiting for another packaging run...'));
+  return withLock(
+    join(cacheRoot, 'package.lock'),
+    async () => {
+      log('Building (production)...');
+      await build(true);
+      stage();
+      const vsix = join(repoRoot, productionName(target));
+      log(`Packaging ${relative(repoRoot, vsix)} with vsce --target ${target}...`);
+      await runVsce(stageDir, vsix, target);
+      return result(vsix, target);
+    },
+    () => log('Waiting for another packaging run...'),
+  );
 }
 
 /**
@@ -130,18 +149,22 @@ export async function packageExtension(log: Log = console.log): Promise<PackageR
  */
 export async function packageCurrentBuild(log: Log = console.log): Promise<PackageResult> {
   const target = vsceTarget();
-  return withLock(join(cacheRoot, 'package.lock'), async () => {
-    if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) await build(false);
-    const hash = stage();
-    const vsix = join(cacheRoot, 'package', `zuno-${target}-${hash}.vsix`);
-    if (!existsSync(vsix)) {
-      log(`Packaging the current build (${hash})...`);
-      // Earlier builds' packages are never reused once dist/ has moved on.
-      for (const name of readdirSync(dirname(vsix))) if (name.endsWith('.vsix')) rmSync(join(dirname(vsix), name));
-      await runVsce(stageDir, vsix, target);
-    }
-    return result(vsix, target);
-  }, () => log('Waiting for another packaging run...'));
+  return withLock(
+    join(cacheRoot, 'package.lock'),
+    async () => {
+      if (!existsSync(join(repoRoot, 'dist', 'extension.js'))) await build(false);
+      const hash = stage();
+      const vsix = join(cacheRoot, 'package', `zuno-${target}-${hash}.vsix`);
+      if (!existsSync(vsix)) {
+        log(`Packaging the current build (${hash})...`);
+        // Earlier builds' packages are never reused once dist/ has moved on.
+        for (const name of readdirSync(dirname(vsix))) if (name.endsWith('.vsix')) rmSync(join(dirname(vsix), name));
+        await runVsce(stageDir, vsix, target);
+      }
+      return result(vsix, target);
+    },
+    () => log('Waiting for another packaging run...'),
+  );
 }
 
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;

@@ -12,7 +12,16 @@
 import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cacheRoot, ensureCodeServer, freePort, installExtension, missingSystemPackages, repoRoot, startCodeServer, writeUserSettings } from './code-server';
+import {
+  cacheRoot,
+  ensureCodeServer,
+  freePort,
+  installExtension,
+  missingSystemPackages,
+  repoRoot,
+  startCodeServer,
+  writeUserSettings,
+} from './code-server';
 import { describeSizes, packageExtension } from './package';
 import { currentEnvironment, EXIT_NEEDS_SETUP, planSystemSetup, runSetupCommands } from './system-setup';
 
@@ -80,7 +89,9 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`Zuno is running: ${server.url}`);
   console.log(`  workspace: ${workspace}`);
-  console.log(`  model:     ${model ?? '(extension default)'} at ${baseUrl}${process.env.ZUNO_API_KEY ? ' (API key from ZUNO_API_KEY)' : ''}`);
+  console.log(
+    `  model:     ${model ?? '(extension default)'} at ${baseUrl}${process.env.ZUNO_API_KEY ? ' (API key from ZUNO_API_KEY)' : ''}`,
+  );
   console.log(`  log:       ${logFile}`);
   console.log('Press Ctrl+C to stop.');
 

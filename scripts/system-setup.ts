@@ -55,7 +55,7 @@ export function planSystemSetup(environment: SetupEnvironment): SetupPlan {
       message:
         `Missing system packages:\n${reasons}\n` +
         'This machine has no apt-get, so npm start cannot install them: install the equivalent packages with your ' +
-        'system\'s package manager, then run npm start again.',
+        "system's package manager, then run npm start again.",
     };
   }
   if (environment.isRoot) return { kind: 'install', commands: aptCommands(names, false) };
