@@ -13,7 +13,8 @@ mkdirSync('dist', { recursive: true });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm');
 // The shell permission analysis loads tree-sitter and its bash grammar the same way
 // (src/hosts/node/shell-parser.ts looks beside the bundle first).
-for (const name of ['tree-sitter.wasm', 'tree-sitter-bash.wasm']) copyFileSync(require.resolve(`@vscode/tree-sitter-wasm/wasm/${name}`), `dist/${name}`);
+for (const name of ['tree-sitter.wasm', 'tree-sitter-bash.wasm'])
+  copyFileSync(require.resolve(`@vscode/tree-sitter-wasm/wasm/${name}`), `dist/${name}`);
 
 const common = {
   bundle: true,

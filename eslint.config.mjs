@@ -17,7 +17,9 @@ const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const layerBlocks = Object.entries(layers).map(([layer, allowed]) => {
   const above = Object.keys(layers).filter((other) => !allowed.includes(other));
   // A sibling under the same parent is reached as `../name` (hosts/node -> ../vscode).
-  const names = above.flatMap((other) => (other.includes('/') ? [escapeRegex(other), `\\.\\./${escapeRegex(other.split('/').pop())}`] : [escapeRegex(other)]));
+  const names = above.flatMap((other) =>
+    other.includes('/') ? [escapeRegex(other), `\\.\\./${escapeRegex(other.split('/').pop())}`] : [escapeRegex(other)],
+  );
   const nested = Object.keys(layers).filter((other) => other !== layer && other.startsWith(`${layer}/`));
   return {
     files: [`src/${layer}/**/*.ts`],
@@ -29,10 +31,21 @@ const layerBlocks = Object.entries(layers).map(([layer, allowed]) => {
           paths: [
             ...(layer === 'hosts/vscode' || layer === 'webview' ? [] : editorOnly.paths),
             ...(layer === 'core' || layer === 'tools'
-              ? nodeBuiltins.map((name) => ({ name, message: `src/${layer} has no direct fs or process access: go through the Host interface.` }))
+              ? nodeBuiltins.map((name) => ({
+                  name,
+                  message: `src/${layer} has no direct fs or process access: go through the Host interface.`,
+                }))
               : []),
           ],
-          patterns: above.length === 0 ? [] : [{ regex: `(^|/)(${names.join('|')})(/|$)`, message: `src/${layer} may import only ${allowed.join(', ')} (src/layers.json).` }],
+          patterns:
+            above.length === 0
+              ? []
+              : [
+                  {
+                    regex: `(^|/)(${names.join('|')})(/|$)`,
+                    message: `src/${layer} may import only ${allowed.join(', ')} (src/layers.json).`,
+                  },
+                ],
         },
       ],
     },
@@ -45,11 +58,41 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   { languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } } },
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', fetch: 'readonly', performance: 'readonly', queueMicrotask: 'readonly', setImmediate: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        fetch: 'readonly',
+        performance: 'readonly',
+        queueMicrotask: 'readonly',
+        setImmediate: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       // node:test's test() returns a promise the runner itself awaits.
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
+      ],
       // Passing on what was caught (or an AbortSignal's reason) keeps the original error; wrapping it would lose it.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       // The tool contract is async (subjects, run, hooks); implementations that happen not to await stay async by design.
@@ -60,7 +103,10 @@ export default tseslint.config(
   },
   ...layerBlocks,
   // The core is pure logic: it gets the environment through the Host, never from the process global.
-  { files: ['src/core/**/*.ts'], rules: { 'no-restricted-globals': ['error', { name: 'process', message: 'src/core reads the environment through the Host.' }] } },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: { 'no-restricted-globals': ['error', { name: 'process', message: 'src/core reads the environment through the Host.' }] },
+  },
   { files: ['src/extension.ts', 'test/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
   { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
 );
