@@ -486,3 +486,45 @@ test("issue 11: a server's elicitation is declined where no one can answer, and 
     await mcp.close();
   }
 });
+
+test('issue 11, E1, E3: server-filesystem from npm: trusted reads run ReadOnly without a prompt; its destructive write still asks, and a denial leaves the disk untouched', async () => {
+  const allowed = temporaryDirectory('zuno-mcp-filesystem-');
+  writeFileSync(join(allowed, 'notes.txt'), 'kept by the filesystem server\n');
+  writeFileSync(join(allowed, 'other.txt'), 'a second file\n');
+  const files = {
+    command: process.execPath,
+    args: [join(repository, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), allowed],
+    trust: true,
+  };
+  const mcp = await harness({ mcp: { servers: { files } } });
+  try {
+    const results = await mcp.run([
+      call('r1', 'mcp__files__read_text_file', { path: join(allowed, 'notes.txt') }),
+      call('r2', 'mcp__files__read_text_file', { path: join(allowed, 'other.txt') }),
+    ]);
+    assert.deepEqual(
+      results.map((result) => result.outcome.kind),
+      ['ok', 'ok'],
+      results.map((result) => result.output).join('\n'),
+    );
+    assert.match(results[0]?.output ?? '', /kept by the filesystem server/);
+    assert.match(results[1]?.output ?? '', /a second file/);
+    assert.equal(mcp.approvals.requests.length, 0, 'readOnlyHint of a trusted server is honoured');
+    const started = mcp.events.filter((event) => event.type === 'tool-call-started');
+    assert.deepEqual(
+      started.map((event) => (event.type === 'tool-call-started' ? event.effect : undefined)),
+      ['ReadOnly', 'ReadOnly'],
+    );
+
+    const [write] = await mcp.run([call('w1', 'mcp__files__write_file', { path: join(allowed, 'new.txt'), content: 'x' })]);
+    assert.deepEqual(write?.outcome, { kind: 'blocked', category: 'denied' }, write?.output);
+    assert.match(mcp.approvals.requests[0]?.reason ?? '', /\(trusted\) describes this tool as: not read-only, DESTRUCTIVE/);
+    assert.equal(existsSync(join(allowed, 'new.txt')), false, 'a denied write never reached the server');
+
+    const [outside] = await mcp.run([call('r3', 'mcp__files__read_text_file', { path: '/etc/hostname' })]);
+    assert.equal(outside?.outcome.kind, 'error', 'the server refuses a path outside its allowed directory, and that is an error result');
+    assert.match(outside?.output ?? '', /outside allowed directories|Access denied/i);
+  } finally {
+    await mcp.close();
+  }
+});
