@@ -1,0 +1,403 @@
+/**
+ * The engine under one session's database (issue 9): sql.js (SQLite in memory) made durable by an
+ * append-only journal beside periodic snapshots, in the session's own folder `sessions/<id>/`:
+ *
+ *   snapshot.sqlite  the whole database as of journal sequence S (kept in `store_meta`)
+ *   journal.jsonl    one line per committed transaction after S (see journal.ts)
+ *   lock             the one writer's pid (see lock.ts)
+ *
+ * A write applies its statements to the in-memory database inside a transaction, appends them
+ * as one journal line, then commits; so the journal holds exactly the committed transactions.
+ * Its cost does not depend on the size of the session (issue 2 §8: exporting the database per
+ * write is O(size)). When the journal outgrows the snapshot it is folded into a new snapshot,
+ * which keeps the amortised cost per write constant and the replay on open bounded.
+ *
+ * Durability. Every write reaches the OS before its method returns (a killed process loses
+ * nothing acknowledged). The ledger's async methods (`recordStart`, `recordBlocked`,
+ * `recordFinish`) and `flush`/`close` also `fdatasync` before resolving, which makes them, and
+ * every write before them, survive an OS crash or power loss. `recordStart` resolving is the
+ * point after which a crash leaves a `running` row for recovery (SPEC R3).
+ */
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
+import { StoreCorruptError, StoreUsageError } from './errors';
+import { JournalWriter, readJournal } from './journal';
+import type { JournalContents, JournalOperation, SqlParameter } from './journal';
+import { acquireLock } from './lock';
+import type { LockHandle, LockSubject } from './lock';
+import { integer } from './rows';
+import type { Row } from './rows';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema';
+
+export const SNAPSHOT_FILE = 'snapshot.sqlite';
+export const JOURNAL_FILE = 'journal.jsonl';
+
+/** When to fold the journal into a new snapshot: once it is larger than both figures. */
+export interface CompactionPolicy {
+  /** Below this the journal is never compacted: small stores replay fast anyway. */
+  readonly minJournalBytes: number;
+  /** The journal may grow to this multiple of the snapshot's size (amortised O(1) writes). */
+  readonly journalToSnapshotRatio: number;
+}
+
+export const DEFAULT_COMPACTION: CompactionPolicy = { minJournalBytes: 8 * 1024 * 1024, journalToSnapshotRatio: 1 };
+
+export interface SessionDbOptions {
+  /** The folder holding snapshot.sqlite, journal.jsonl and lock. */
+  readonly dir: string;
+  readonly readOnly: boolean;
+  readonly warn: (message: string) => void;
+  readonly compaction: CompactionPolicy;
+  /** How the lock names what it guards when a second writer is refused. */
+  readonly lockSubject?: LockSubject;
+}
+
+export function syncDirectory(path: string): void {
+  // Makes a rename inside the directory durable. Windows cannot open a directory; NTFS journals renames.
+  if (process.platform === 'win32') return;
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function writeFileDurably(path: string, data: Uint8Array): void {
+  const fd = openSync(path, 'w');
+  try {
+    let written = 0;
+    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface Loaded {
+  readonly db: Database;
+  readonly journal: JournalContents;
+  readonly snapshotBytes: number;
+}
+
+/** The state a database file was written at: its schema version and the last journal line it holds. */
+function snapshotState(db: Database, path: string): { version: number; seq: number } {
+  try {
+    const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
+    if (version === 0) return { version, seq: 0 };
+    const seq = Number(db.exec(`SELECT value FROM store_meta WHERE key = 'journal_seq'`)[0]?.values[0]?.[0] ?? 0);
+    return { version, seq };
+  } catch (error) {
+    throw new StoreCorruptError(
+      `The snapshot ${path} is not a readable Zuno store (${(error as Error).message}). Move it aside to start afresh from the journal alone.`,
+    );
+  }
+}
+
+/** Refuses a database written by a newer Zuno, naming its folder. */
+export function assertKnownVersion(db: Database, dir: string): number {
+  const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
+  if (version > SCHEMA_VERSION) {
+    throw new StoreUsageError(
+      `The store in ${dir} was written by a newer Zuno (schema version ${version}; this one knows up to ${SCHEMA_VERSION}). ` +
+        'Update Zuno, or use another --state-dir.',
+    );
+  }
+  return version;
+}
+
+/** Applies journal entries, each in its own transaction, as they were committed. */
+function replay(db: Database, journal: JournalContents, journalPath: string): void {
+  const prepared = new Map<string, Statement>();
+  try {
+    for (const entry of journal.entries) {
+      db.exec('BEGIN');
+      try {
+        for (const [sql, parameters] of entry.operations) {
+          let statement = prepared.get(sql);
+          if (!statement) prepared.set(sql, (statement = db.prepare(sql)));
+          statement.run([...parameters]);
+        }
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw new StoreCorruptError(
+          `The journal ${journalPath} line ${entry.line} (sequence ${entry.seq}) cannot be applied: ${(error as Error).message}.`,
+        );
+      }
+    }
+  } finally {
+    for (const statement of prepared.values()) statement.free();
+  }
+}
+
+/** Loads a snapshot and replays its journal; the database the files hold, at their schema version. */
+export function loadDatabase(SQL: SqlJsStatic, dir: string, readOnly: boolean): Loaded {
+  const snapshotPath = join(dir, SNAPSHOT_FILE);
+  const journalPath = join(dir, JOURNAL_FILE);
+  // A reader can race a compaction (new snapshot, emptied journal) and see a gap; it reads again.
+  const rounds = readOnly ? 3 : 1;
+  for (let round = 1; ; round++) {
+    const snapshot = existsSync(snapshotPath) ? readFileSync(snapshotPath) : undefined;
+    const db = snapshot ? new SQL.Database(snapshot) : new SQL.Database();
+    try {
+      const state = snapshotState(db, snapshotPath);
+      assertKnownVersion(db, dir);
+      const journal = readJournal(journalPath, state.seq);
+      replay(db, journal, journalPath);
+      assertKnownVersion(db, dir);
+      return { db, journal, snapshotBytes: snapshot?.length ?? 0 };
+    } catch (error) {
+      db.close();
+      if (!(error instanceof StoreCorruptError) || round >= rounds) throw error;
+    }
+  }
+}
+
+/**
+ * Reads, the one durable write path (`write`), snapshots and the lock of one session's database;
+ * SessionDb (session-db.ts) adds the tables' repositories on top.
+ */
+export class SessionEngine {
+  private readonly statements = new Map<string, Statement>();
+  /** Calls this process started and has not finished: recovery must not touch them. */
+  protected readonly startedHere = new Set<string>();
+  /** Sessions seen to exist; saves a query per write. */
+  private readonly knownSessions = new Set<string>();
+  private closed = false;
+  private nextCompactionCheck = 0;
+
+  protected constructor(
+    protected readonly db: Database,
+    readonly stateDir: string,
+    private writable: boolean,
+    protected journal: JournalWriter | undefined,
+    private lock: LockHandle | undefined,
+    private snapshotBytes: number,
+    private readonly compaction: CompactionPolicy,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  protected loadedJournal: { readonly lastSeq: number; readonly validLength: number } | undefined;
+
+  get readOnly(): boolean {
+    return !this.writable;
+  }
+
+  /**
+   * Turns a read-only load into the session's writer, without loading it again (resuming a
+   * session that was just shown). Takes the lock, then checks that the files are still as they
+   * were loaded (`unchanged`, called with the lock held); returns false, having released the
+   * lock, when they are not, or when the load was not clean (a torn line, schema migrations in
+   * memory only): the caller then opens the session afresh.
+   */
+  promote(lockSubject: LockSubject, unchanged: () => boolean): boolean {
+    const loaded = this.loadedJournal;
+    if (this.writable || this.closed || !loaded || assertKnownVersion(this.db, this.stateDir) !== SCHEMA_VERSION || this.migratedInMemory)
+      return false;
+    const lock = acquireLock(this.stateDir, lockSubject);
+    if (!unchanged()) {
+      lock.release();
+      return false;
+    }
+    const leftover = join(this.stateDir, `${SNAPSHOT_FILE}.tmp`);
+    if (existsSync(leftover)) unlinkSync(leftover);
+    this.journal = new JournalWriter(join(this.stateDir, JOURNAL_FILE), loaded.lastSeq, loaded.validLength);
+    this.lock = lock;
+    this.writable = true;
+    return true;
+  }
+
+  private migratedInMemory = false;
+
+  /** Runs the migrations this store lacks: journaled when writable, in memory only when read-only. */
+  protected migrate(): void {
+    const version = assertKnownVersion(this.db, this.stateDir);
+    for (const migration of MIGRATIONS.filter((candidate) => candidate.version > version)) {
+      const operations: JournalOperation[] = [
+        ...migration.statements.map((sql): JournalOperation => [sql, []]),
+        [`PRAGMA user_version = ${migration.version}`, []],
+      ];
+      if (this.readOnly) {
+        this.transaction(operations);
+        this.migratedInMemory = true;
+      } else this.write(operations);
+    }
+  }
+
+  // ---- plumbing -------------------------------------------------------------------------------
+
+  private statement(sql: string): Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  protected all(sql: string, parameters: readonly SqlParameter[] = []): Row[] {
+    this.assertOpen();
+    const prepared = this.statement(sql);
+    try {
+      prepared.bind([...parameters]);
+      const rows: Row[] = [];
+      while (prepared.step()) rows.push(prepared.getAsObject());
+      return rows;
+    } finally {
+      prepared.reset();
+    }
+  }
+
+  protected one(sql: string, parameters: readonly SqlParameter[] = []): Row | undefined {
+    return this.all(sql, parameters)[0];
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreUsageError(`The store in ${this.stateDir} is closed.`);
+  }
+
+  protected run(sql: string, parameters: readonly SqlParameter[] = []): void {
+    const prepared = this.statement(sql);
+    try {
+      prepared.run([...parameters]);
+    } catch (error) {
+      // A statement that failed mid-step stays active; reset it before it is reused.
+      prepared.reset();
+      throw error;
+    }
+  }
+
+  protected transaction(operations: readonly JournalOperation[], beforeCommit?: () => void): void {
+    this.run('BEGIN');
+    try {
+      for (const [sql, parameters] of operations) this.run(sql, parameters);
+      beforeCommit?.();
+    } catch (error) {
+      this.run('ROLLBACK');
+      throw error;
+    }
+    this.run('COMMIT');
+  }
+
+  /**
+   * The one way state changes: the statements run in a transaction, the journal line is
+   * appended, and only then does the transaction commit. A failing statement or a failing
+   * append leaves both the database and the journal as they were. Returns the line's sequence.
+   */
+  protected write(operations: readonly JournalOperation[]): number {
+    this.assertOpen();
+    const journal = this.journal;
+    if (!journal) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
+    let seq = 0;
+    this.transaction(operations, () => {
+      seq = journal.append(operations);
+    });
+    this.compactIfDue(journal);
+    return seq;
+  }
+
+  private compactIfDue(journal: JournalWriter): void {
+    const threshold = Math.max(this.compaction.minJournalBytes, this.compaction.journalToSnapshotRatio * this.snapshotBytes);
+    if (journal.bytes <= threshold || journal.bytes < this.nextCompactionCheck) return;
+    try {
+      this.compact(journal);
+    } catch (error) {
+      // The journal still holds everything, so nothing is lost; try again after as much growth.
+      this.nextCompactionCheck = journal.bytes + threshold;
+      this.warn(
+        `Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); the journal keeps growing until it can.`,
+      );
+    }
+  }
+
+  /**
+   * Folds the journal into a new snapshot. Crash-safe at every step: the snapshot is written
+   * aside, synced and renamed into place (a reader sees the old or the new file, never half),
+   * and records the last journal sequence it holds, so lines still in the journal after a crash
+   * here are skipped on replay rather than applied twice.
+   */
+  private compact(journal: JournalWriter): void {
+    const snapshotPath = join(this.stateDir, SNAPSHOT_FILE);
+    const temporary = `${snapshotPath}.tmp`;
+    // Belongs to this snapshot file only, so it is deliberately not journaled.
+    this.db.run(`INSERT INTO store_meta (key, value) VALUES ('journal_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+      String(journal.sequence),
+    ]);
+    const data = this.db.export();
+    try {
+      writeFileDurably(temporary, data);
+      renameSync(temporary, snapshotPath);
+    } catch (error) {
+      if (existsSync(temporary)) unlinkSync(temporary);
+      throw error;
+    }
+    syncDirectory(this.stateDir);
+    this.snapshotBytes = data.length;
+    journal.reset();
+  }
+
+  protected requireSession(sessionId: string): void {
+    if (this.knownSessions.has(sessionId)) return;
+    if (!this.one('SELECT 1 AS found FROM sessions WHERE id = ?', [sessionId])) {
+      throw new StoreUsageError(`There is no session "${sessionId}" in ${this.stateDir}.`);
+    }
+    this.knownSessions.add(sessionId);
+  }
+
+  protected nextSeq(table: 'messages' | 'events' | 'model_requests', sessionId: string): number {
+    const row = this.one(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM ${table} WHERE session_id = ?`, [sessionId]);
+    return row ? integer(row, 'next') : 1;
+  }
+
+  /** Makes every write so far durable against an OS crash (fdatasync). */
+  async flush(): Promise<void> {
+    this.assertOpen();
+    if (this.journal) await this.journal.syncThrough(this.journal.sequence);
+  }
+
+  /** Flushes, releases the lock and frees the database. Calling it again does nothing. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.journal?.close();
+    } finally {
+      this.release();
+    }
+  }
+
+  /** `close` without waiting: the journal is fdatasync'ed on this thread. For a failed open and for eviction. */
+  closeSync(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.journal?.closeSync();
+    } finally {
+      this.release();
+    }
+  }
+
+  private release(): void {
+    for (const prepared of this.statements.values()) prepared.free();
+    this.statements.clear();
+    this.db.close();
+    this.lock?.release();
+  }
+
+  /** How many rows a table holds (verifying a copy). */
+  countRows(table: string): number {
+    return integer(this.one(`SELECT COUNT(*) AS count FROM ${table}`) ?? { count: 0 }, 'count');
+  }
+
+  /** Whether this process has calls of the session running: such a session must stay open. */
+  get busy(): boolean {
+    return this.startedHere.size > 0;
+  }
+
+  /** The journal and snapshot bytes this session takes on disk (for listings). */
+  get journalBytes(): number {
+    return this.journal?.bytes ?? 0;
+  }
+}
