@@ -7,12 +7,12 @@
  */
 import { parseArgs } from 'node:util';
 import { MAX_FILE_BYTES, ShadowCheckpoints } from '../hosts/node/checkpoints';
+import type { Store } from '../store/store';
 import { applyRewind, describeCheckpoint, planRewind, removedPaths, restoredPaths, RewindError, type RewindPlan } from '../agent/rewind';
-import { Store } from '../store/store';
 import { UsageError } from './args';
 import { SessionNotFoundError } from '../agent/loop';
 import { EXIT_OK, EXIT_USAGE, type CliProcess } from './process';
-import { resolveWorkspace, stateDirFor } from './workspace';
+import { openCommandStore } from './workspace';
 
 /** A rewind refused because it would overwrite changes made outside Zuno (rerun with --force). */
 export const EXIT_REFUSED = 3;
@@ -106,9 +106,7 @@ function requireSession(store: Store, sessionId: string, stateDir: string): void
 
 /** `zuno checkpoints SESSION`: the session's restorable checkpoints, with the files changed since each. */
 export async function listCheckpoints(command: CheckpointsCommand, io: CliProcess): Promise<number> {
-  const workspace = resolveWorkspace(command.workspace, io.cwd);
-  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
-  const store = await Store.open({ stateDir, readOnly: true, onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  const { workspace, stateDir, store } = await openCommandStore(command, io, true);
   try {
     requireSession(store, command.sessionId, stateDir);
   } finally {
@@ -161,14 +159,8 @@ const untouchedPaths = (plan: RewindPlan): string[] => [...plan.overLimit, ...pl
 
 /** `zuno rewind SESSION --to CHECKPOINT`: the shared rewind of `src/agent/rewind.ts`, worded for the terminal. */
 export async function rewind(command: RewindCommand, io: CliProcess): Promise<number> {
-  const workspace = resolveWorkspace(command.workspace, io.cwd);
-  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
   // A real rewind writes the store, so it takes the one-writer lock: never during a running turn.
-  const store = await Store.open({
-    stateDir,
-    readOnly: command.dryRun,
-    onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`),
-  });
+  const { workspace, stateDir, store } = await openCommandStore(command, io, command.dryRun);
   try {
     requireSession(store, command.sessionId, stateDir);
     const shadow = await shadowFor(stateDir, workspace);

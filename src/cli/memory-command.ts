@@ -1,17 +1,10 @@
-import { Store } from '../store/store';
 import type { MemoryCommand } from './args';
 import { EXIT_OK, type CliProcess } from './process';
-import { resolveWorkspace, stateDirFor } from './workspace';
+import { openCommandStore } from './workspace';
 
 /** `zuno memory`: the user's side of memory_propose. It writes, so it takes the state dir's lock. */
 export async function memory(command: MemoryCommand, io: CliProcess): Promise<number> {
-  const workspace = resolveWorkspace(command.workspace, io.cwd);
-  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
-  const store = await Store.open({
-    stateDir,
-    readOnly: command.action === 'list',
-    onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`),
-  });
+  const { store } = await openCommandStore(command, io, command.action === 'list');
   try {
     if (command.action === 'list') {
       const memories = store.listMemories();

@@ -4,11 +4,10 @@
  * session's folder, and is refused for a session another Zuno process is writing.
  */
 import { parseArgs } from 'node:util';
-import { Store } from '../store/store';
 import type { SessionSummary } from '../store/store';
 import { UsageError } from './args';
 import { EXIT_OK, EXIT_USAGE, type CliProcess } from './process';
-import { resolveWorkspace, stateDirFor } from './workspace';
+import { openCommandStore } from './workspace';
 
 export interface SessionsCommand {
   readonly command: 'sessions';
@@ -67,13 +66,7 @@ const line = (session: SessionSummary): string =>
   `${session.id}  ${new Date(session.updatedAt).toISOString().slice(0, 16).replace('T', ' ')}  ${session.status.padEnd(10)}  ${formatBytes(session.bytes).padStart(9)}  ${session.title ?? '(untitled)'}`;
 
 export async function runSessionsCommand(command: SessionsCommand, io: CliProcess): Promise<number> {
-  const workspace = resolveWorkspace(command.workspace, io.cwd);
-  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
-  const store = await Store.open({
-    stateDir,
-    readOnly: command.action === 'list',
-    onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`),
-  });
+  const { stateDir, store } = await openCommandStore(command, io, command.action === 'list');
   try {
     if (command.action === 'list') {
       const sessions = store.listSummaries();

@@ -5,7 +5,7 @@ import { SessionNotFoundError } from '../agent/loop';
 import { formatTodos } from '../tools/todo';
 import type { ShowCommand } from './args';
 import { EXIT_OK, type CliProcess } from './process';
-import { resolveWorkspace, stateDirFor } from './workspace';
+import { openCommandStore } from './workspace';
 
 function callJson(store: Store, call: CallRow): Record<string, unknown> {
   let parsedArguments: unknown = call.argumentsJson;
@@ -40,9 +40,7 @@ function callJson(store: Store, call: CallRow): Record<string, unknown> {
 }
 
 export async function show(command: ShowCommand, io: CliProcess): Promise<number> {
-  const workspace = resolveWorkspace(command.workspace, io.cwd);
-  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
-  const store = await Store.open({ stateDir, readOnly: true, onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  const { stateDir, store } = await openCommandStore(command, io, true);
   try {
     const session = store.getSession(command.sessionId);
     if (!session) {

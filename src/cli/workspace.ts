@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { parseConfig, type ZunoConfig } from '../core/config';
 import { ConfigError, StartupError } from '../core/errors';
 import { prepareStateDir, type MigrationResult } from '../store/relocate';
+import { Store } from '../store/store';
 import { errorMessage, type CliProcess } from './process';
 
 export function resolveWorkspace(flag: string | undefined, cwd: string): string {
@@ -58,4 +59,19 @@ export async function stateDirFor(
     if (prepared.migration.warning) io.stderr.write(`zuno: ${prepared.migration.warning}\n`);
   }
   return prepared;
+}
+
+/**
+ * The store of the workspace a command names (--workspace, --state-dir), with its warnings on
+ * stderr. A writable open takes the session locks it writes under; a read-only one takes none.
+ */
+export async function openCommandStore(
+  command: { readonly workspace?: string; readonly stateDir?: string },
+  io: CliProcess,
+  readOnly: boolean,
+): Promise<{ workspace: string; stateDir: string; store: Store }> {
+  const workspace = resolveWorkspace(command.workspace, io.cwd);
+  const { stateDir } = await stateDirFor(command.stateDir, workspace, io);
+  const store = await Store.open({ stateDir, readOnly, onWarning: (message) => void io.stderr.write(`zuno: ${message}\n`) });
+  return { workspace, stateDir, store };
 }
