@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAgent, type AgentRunResult } from '../../../src/agent/loop';
+import type { AgentRunResult } from '../../../src/agent/loop';
 import { OpenAIProvider } from '../../../src/agent/openai';
 import { createRuntime, type Runtime } from '../../../src/agent/runtime';
 import { parseConfig, type ZunoConfigInput } from '../../../src/core/config';
@@ -76,13 +76,8 @@ async function session(
       const events: ZunoEvent[] = [];
       const stop = runtime.events.on((event) => events.push(event));
       try {
-        const result = await runAgent({
-          store: runtime.store,
+        const result = await runtime.run({
           provider,
-          scheduler: runtime.scheduler,
-          registry: runtime.registry,
-          env: runtime.env,
-          events: runtime.events,
           prompt,
           signal: new AbortController().signal,
           ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),

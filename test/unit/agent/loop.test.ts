@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { runAgent, SessionNotFoundError, type AgentRunResult } from '../../../src/agent/loop';
+import { SessionNotFoundError, type AgentRunResult } from '../../../src/agent/loop';
 import { OpenAIProvider } from '../../../src/agent/openai';
 import { createRuntime, type Runtime } from '../../../src/agent/runtime';
 import { parseConfig } from '../../../src/core/config';
@@ -94,13 +94,8 @@ async function fixture(script: ScriptedOpenAIOptions['script']): Promise<Fixture
       const events: ZunoEvent[] = [];
       const stop = runtime.events.on((event) => events.push(event));
       try {
-        const result = await runAgent({
-          store: runtime.store,
+        const result = await runtime.run({
           provider,
-          scheduler: runtime.scheduler,
-          registry: runtime.registry,
-          env: runtime.env,
-          events: runtime.events,
           prompt,
           signal: options.signal ?? new AbortController().signal,
           ...(options.sessionId ? { sessionId: options.sessionId } : {}),

@@ -8,7 +8,6 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnthropicProvider } from '../../../src/agent/anthropic';
-import { runAgent } from '../../../src/agent/loop';
 import type { ModelProvider } from '../../../src/agent/provider';
 import { createRuntime } from '../../../src/agent/runtime';
 import { parseConfig } from '../../../src/core/config';
@@ -40,13 +39,8 @@ async function run(provider: ModelProvider): Promise<{ reason: string; error?: E
   cleanups.push(() => runtime.close());
   const events: ZunoEvent[] = [];
   runtime.events.on((event) => events.push(event));
-  const result = await runAgent({
-    store: runtime.store,
+  const result = await runtime.run({
     provider,
-    scheduler: runtime.scheduler,
-    registry: runtime.registry,
-    env: runtime.env,
-    events: runtime.events,
     prompt: 'read a.txt, then b.txt',
     signal: new AbortController().signal,
   });

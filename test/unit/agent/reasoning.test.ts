@@ -9,7 +9,6 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnthropicProvider, outputSettings } from '../../../src/agent/anthropic';
-import { runAgent } from '../../../src/agent/loop';
 import { OpenAIProvider } from '../../../src/agent/openai';
 import type { HttpProviderOptions, ModelProvider } from '../../../src/agent/provider';
 import { createRuntime } from '../../../src/agent/runtime';
@@ -54,13 +53,8 @@ async function runWithRead(
   cleanups.push(() => runtime.close());
   const events: ZunoEvent[] = [];
   runtime.events.on((event) => events.push(event));
-  const result = await runAgent({
-    store: runtime.store,
+  const result = await runtime.run({
     provider,
-    scheduler: runtime.scheduler,
-    registry: runtime.registry,
-    env: runtime.env,
-    events: runtime.events,
     prompt: 'read a.txt',
     signal: new AbortController().signal,
   });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { openCheckpoints } from '../../../src/agent/checkpoints';
-import { runAgent } from '../../../src/agent/loop';
+import { agentRunner } from '../../../src/agent/loop';
 import { OpenAIProvider } from '../../../src/agent/openai';
 import { createRuntime } from '../../../src/agent/runtime';
 import { parseConfig } from '../../../src/core/config';
@@ -66,18 +66,19 @@ test('issue 13: a scheduler made for the editor environment takes the checkpoint
   cleanups.push(() => runtime.close());
   // As the editor does: its own environment (a live config getter) and a scheduler made for it.
   const env = { ...runtime.env };
-  const scheduler = runtime.schedulerFor(env);
+  const runEditorAgent = agentRunner({
+    store: runtime.store,
+    scheduler: runtime.schedulerFor(env),
+    registry: runtime.registry,
+    env,
+    events: runtime.events,
+  });
   const run = async (prompt: string, sessionId?: string): Promise<{ sessionId: string; events: ZunoEvent[] }> => {
     const events: ZunoEvent[] = [];
     const stop = runtime.events.on((event) => events.push(event));
     try {
-      const result = await runAgent({
-        store: runtime.store,
+      const result = await runEditorAgent({
         provider,
-        scheduler,
-        registry: runtime.registry,
-        env,
-        events: runtime.events,
         prompt,
         signal: new AbortController().signal,
         ...(sessionId ? { sessionId } : {}),

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { runAgent, type AgentRunResult } from '../../../src/agent/loop';
+import type { AgentRunResult } from '../../../src/agent/loop';
 import { OpenAIProvider } from '../../../src/agent/openai';
 import { createRuntime } from '../../../src/agent/runtime';
 import { parseConfig, type ZunoConfigInput } from '../../../src/core/config';
@@ -66,13 +66,8 @@ async function run(server: Omit<ScriptedOpenAIOptions, 'script'>, config: ZunoCo
   });
   const events: ZunoEvent[] = [];
   runtime.events.on((event) => events.push(event));
-  const result = await runAgent({
-    store: runtime.store,
+  const result = await runtime.run({
     provider,
-    scheduler: runtime.scheduler,
-    registry: runtime.registry,
-    env: runtime.env,
-    events: runtime.events,
     prompt,
     signal: new AbortController().signal,
   });
