@@ -2,7 +2,7 @@
  * The `zuno` command line (README: "The CLI contract"). Scripts and black-box tests depend on
  * it, so it changes only by adding things.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseCheckpointsCommand, type CheckpointsCommand, type RewindCommand } from '../cli/checkpoints-command';
 import { parseSessionsCommand, type SessionsCommand } from '../cli/sessions-command';
 
@@ -145,7 +145,8 @@ const showOptions = {
 
 const mcpOptions = { ...showOptions, config: { type: 'string' } } as const;
 
-function parse<T extends typeof execOptions | typeof showOptions | typeof mcpOptions>(args: readonly string[], options: T) {
+/** node's parser, with its errors as UsageErrors; every subcommand parses its words through it. */
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: T) {
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (error) {
@@ -154,7 +155,7 @@ function parse<T extends typeof execOptions | typeof showOptions | typeof mcpOpt
   }
 }
 
-function nonEmpty(name: string, value: string | undefined): string | undefined {
+export function nonEmpty(name: string, value: string | undefined): string | undefined {
   if (value !== undefined && value.trim() === '') throw new UsageError(`--${name} needs a value.`);
   return value;
 }

@@ -5,11 +5,10 @@
  * outside Zuno, --dry-run lists and changes nothing, --fork starts a new session whose transcript
  * ends before the checkpoint's message. The store records it as a `rewind` event in the session.
  */
-import { parseArgs } from 'node:util';
 import { MAX_FILE_BYTES, ShadowCheckpoints } from '../hosts/node/checkpoints';
 import type { Store } from '../store/store';
 import { applyRewind, describeCheckpoint, planRewind, removedPaths, restoredPaths, RewindError, type RewindPlan } from '../agent/rewind';
-import { UsageError } from './args';
+import { parse, UsageError } from './args';
 import { SessionNotFoundError } from '../agent/loop';
 import { EXIT_OK, EXIT_USAGE, type CliProcess } from './process';
 import { openCommandStore } from './workspace';
@@ -53,13 +52,7 @@ export function parseCheckpointsCommand(
   name: 'checkpoints' | 'rewind',
   args: readonly string[],
 ): CheckpointsCommand | RewindCommand | undefined {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(args, options);
   if (values.help) return undefined;
   const [sessionId, ...extra] = positionals;
   if (sessionId === undefined) throw new UsageError(`zuno ${name} needs a SESSION_ID (printed by zuno exec in session-started).`);

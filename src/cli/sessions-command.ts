@@ -3,9 +3,8 @@
  * use"): the workspace's sessions with title, date and size, newest first; deleting removes a
  * session's folder, and is refused for a session another Zuno process is writing.
  */
-import { parseArgs } from 'node:util';
 import type { SessionSummary } from '../store/store';
-import { UsageError } from './args';
+import { nonEmpty, parse, UsageError } from './args';
 import { EXIT_OK, EXIT_USAGE, type CliProcess } from './process';
 import { openCommandStore } from './workspace';
 
@@ -27,32 +26,22 @@ const options = {
 
 /** Parses the words after `sessions`; `undefined` asks for the usage text. */
 export function parseSessionsCommand(args: readonly string[]): SessionsCommand | undefined {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(args, options);
   if (values.help) return undefined;
   const [action = 'list', ...ids] = positionals;
   if (action !== 'list' && action !== 'delete') throw new UsageError(`zuno sessions takes list or delete (got "${action}").`);
   if (action === 'list' && ids.length > 0) throw new UsageError(`zuno sessions list takes no SESSION_ID (got: ${ids.join(' ')}).`);
   if (action === 'delete' && ids.length === 0)
     throw new UsageError('zuno sessions delete needs at least one SESSION_ID (see zuno sessions list).');
-  for (const [flag, value] of [
-    ['workspace', values.workspace],
-    ['state-dir', values['state-dir']],
-  ] as const) {
-    if (value !== undefined && value.trim() === '') throw new UsageError(`--${flag} needs a value.`);
-  }
+  const workspace = nonEmpty('workspace', values.workspace);
+  const stateDir = nonEmpty('state-dir', values['state-dir']);
   return {
     command: 'sessions',
     action,
     sessionIds: ids,
     json: values.json ?? false,
-    ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
-    ...(values['state-dir'] !== undefined ? { stateDir: values['state-dir'] } : {}),
+    ...(workspace !== undefined ? { workspace } : {}),
+    ...(stateDir !== undefined ? { stateDir } : {}),
   };
 }
 
