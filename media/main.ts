@@ -63,7 +63,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const typed = message as ToWebview; // the host builds these from the shared protocol types
   model.receive(typed);
   if (typed.type === 'restore-draft') restoreDraft(typed.text);
-  for (const callId of ui.receive(typed)) list.invalidate(toolKey(callId));
+  for (const callId of ui.receive(typed)) list.invalidate(model.approvalItemKey(callId));
   if (typed.type === 'snapshot') persist();
   requestFrame();
 });
@@ -98,7 +98,7 @@ function decide(callId: string, approved: boolean, allowLikeThis: boolean, ruleC
     ...(ruleChoice !== undefined ? { ruleChoice } : {}),
   });
   ui.decided.add(callId);
-  list.invalidate(toolKey(callId));
+  list.invalidate(model.approvalItemKey(callId));
   focusAfterDecision(callId);
 }
 

@@ -6,6 +6,7 @@
  */
 import { approvedText } from './approval-format';
 import { renderApprovalDetails, renderApprovalPreview, renderRuleChoices } from './approval-view';
+import { renderDelegation } from './delegation-view';
 import { actionButton, element } from './dom';
 import { renderMarkdown } from './markdown';
 import { exitLabel, groupLabel, groupState, lastLines, mistakeText, rowKind } from './rows';
@@ -270,6 +271,7 @@ export class ItemRenderer {
     }
 
     if (approval !== undefined) node.append(this.approval(approval));
+    if (card.delegation !== undefined) node.append(renderDelegation(card.delegation, (callId) => this.childApproval(card.callId, callId)));
     const question = this.model.questions.get(card.callId);
     if (question !== undefined) node.append(this.question(question));
 
@@ -278,6 +280,12 @@ export class ItemRenderer {
     if (rolledBack !== undefined) node.append(rolledBack);
     node.append(...this.details(card));
     return node;
+  }
+
+  /** A delegated child's pending approval, drawn inside its task's card. */
+  private childApproval(taskCallId: string, callId: string): HTMLElement | undefined {
+    const approval = this.model.approvals.get(callId);
+    return approval?.origin?.parentCallId === taskCallId ? this.approval(approval) : undefined;
   }
 
   private approval(approval: PendingApproval): HTMLElement {

@@ -14,7 +14,7 @@ import type {
 } from '../src/webview/protocol';
 import type { ErrorAction } from '../src/webview/editor-words';
 import { ContextMeter } from './meter';
-import { Transcript } from './transcript';
+import { toolKey, Transcript } from './transcript';
 
 export interface RewindState {
   readonly checkpointId: string;
@@ -77,10 +77,13 @@ export class ViewModel {
       case 'approval':
         this.addApproval(message.approval);
         return;
-      case 'approval-closed':
+      case 'approval-closed': {
+        const closed = this.approvals.get(message.callId);
+        const key = closed === undefined ? undefined : this.transcript.delegatingCard(closed)?.callId;
         this.approvals.delete(message.callId);
-        this.transcript.touchCall(message.callId);
+        this.transcript.touchCall(key ?? message.callId);
         return;
+      }
       case 'question':
         this.addQuestion(message.question);
         return;
@@ -118,6 +121,13 @@ export class ViewModel {
         if (this.rewind?.checkpointId === message.checkpointId) this.closeRewind();
         return;
     }
+  }
+
+  /** The key of the item that draws a call's approval: the call's own card, or its delegated task's (issue 14 item 3). */
+  approvalItemKey(callId: string): string {
+    const approval = this.approvals.get(callId);
+    const task = approval === undefined ? undefined : this.transcript.delegatingCard(approval);
+    return toolKey(task?.callId ?? callId);
   }
 
   /** The user clicked a restore button: the preview is asked for, and drawn once it arrives. */
