@@ -135,21 +135,23 @@ export function childCallLabel(call: ChildCallItem): string {
   return CHILD_OUTCOME_LABELS[call.outcome];
 }
 
-/** What the call acted on, in one short line: its subject, else its path, command, URL, pattern or goal. */
+/**
+ * What the call acted on, in one short line: its path, command, URL or pattern as the model wrote
+ * it (a workspace-relative path, where the policy's subject is absolute), else the policy's subject.
+ */
 export function childCallSubject(call: ChildCallItem, maxLength = 80): string {
-  let text = call.subject ?? '';
-  if (text === '') {
-    try {
-      const args: unknown = JSON.parse(call.argumentsText);
-      if (args !== null && typeof args === 'object') {
-        const record = args as Record<string, unknown>; // checked above: an object
-        const value = ['path', 'command', 'url', 'pattern', 'query'].map((key) => record[key]).find((found) => typeof found === 'string');
-        if (typeof value === 'string') text = value;
-      }
-    } catch {
-      // Arguments the model sent as something other than JSON: no subject.
+  let text = '';
+  try {
+    const args: unknown = JSON.parse(call.argumentsText);
+    if (args !== null && typeof args === 'object') {
+      const record = args as Record<string, unknown>; // checked above: an object
+      const value = ['path', 'command', 'url', 'pattern', 'query'].map((key) => record[key]).find((found) => typeof found === 'string');
+      if (typeof value === 'string') text = value;
     }
+  } catch {
+    // Arguments the model sent as something other than JSON (or none yet): the subject, if any.
   }
+  if (text === '') text = call.subject ?? '';
   text = text.replace(/\s+/g, ' ').trim();
   return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
 }

@@ -5,6 +5,7 @@
  * re-wiring. The `data-testid` and `data-*` attributes are the contract the e2e tests select on.
  */
 import { approvedText } from './approval-format';
+import { approvalBatch, batchAttribute, batchLabel } from './approval-batch';
 import { renderApprovalDetails, renderApprovalPreview, renderRuleChoices } from './approval-view';
 import { renderDelegation } from './delegation-view';
 import { actionButton, element } from './dom';
@@ -288,6 +289,24 @@ export class ItemRenderer {
     return approval?.origin?.parentCallId === taskCallId ? this.approval(approval) : undefined;
   }
 
+  /** "Approve all N" beside Approve while the turn waits on several approvals (issue 14). */
+  private batchButton(callId: string, sent: boolean): HTMLButtonElement | undefined {
+    const batch = approvalBatch(this.model.approvals, this.ui.decided);
+    if (sent || !batch.includes(callId)) return undefined;
+    return actionButton(
+      batchLabel(batch),
+      'approve-all',
+      {
+        'data-call-id': callId,
+        'data-call-ids': batchAttribute(batch),
+        'data-testid': 'approve-all',
+        'data-focus-key': 'approve-all',
+        title: `Approve each of the ${batch.length} calls waiting now, as if you pressed Approve on each; later calls still ask`,
+      },
+      'button secondary',
+    );
+  }
+
   private approval(approval: PendingApproval): HTMLElement {
     const sent = this.ui.decided.has(approval.callId);
     const callAttributes = { 'data-call-id': approval.callId };
@@ -321,6 +340,7 @@ export class ItemRenderer {
           'button primary',
         ),
       ),
+      this.batchButton(approval.callId, sent),
       disabled(
         actionButton(
           'Deny',

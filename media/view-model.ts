@@ -82,6 +82,7 @@ export class ViewModel {
         const key = closed === undefined ? undefined : this.transcript.delegatingCard(closed)?.callId;
         this.approvals.delete(message.callId);
         this.transcript.touchCall(key ?? message.callId);
+        this.touchPendingApprovals();
         return;
       }
       case 'question':
@@ -160,6 +161,12 @@ export class ViewModel {
   private addApproval(approval: PendingApproval): void {
     this.approvals.set(approval.callId, approval);
     this.transcript.noteApproval(approval);
+    this.touchPendingApprovals();
+  }
+
+  /** The other pending approvals redraw too: their "Approve all N" counts them all (issue 14). */
+  private touchPendingApprovals(): void {
+    for (const approval of this.approvals.values()) this.transcript.touchCall(this.transcript.delegatingCard(approval)?.callId ?? approval.callId);
   }
 
   private addQuestion(question: PendingQuestion): void {

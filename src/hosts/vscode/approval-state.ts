@@ -187,6 +187,21 @@ export class ApprovalBroker implements ApprovalGateway {
     }
   }
 
+  /**
+   * "Approve all N": each of `callIds` that is still pending is approved as if its own Approve had
+   * been pressed (the same checks, its own approval record, no rule added), one after the other.
+   * Calls that came up after the click are not in the list, so they still wait for the user.
+   */
+  async approveAll(callIds: readonly string[]): Promise<DecisionResult[]> {
+    const results: DecisionResult[] = [];
+    for (const callId of new Set(callIds)) {
+      // Settled since the click (a cancel, the turn's end): nothing left to approve, nothing to say.
+      if (!this.entries.has(callId)) continue;
+      results.push(await this.decide(callId, { approved: true }));
+    }
+    return results;
+  }
+
   /** Closes every pending request as denied; Cancel in the UI and New Chat use this. */
   cancelAll(reason = CANCELLED_REASON): void {
     for (const callId of [...this.entries.keys()]) this.close(callId, { approved: false, reason });

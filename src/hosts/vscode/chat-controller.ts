@@ -178,6 +178,9 @@ export class ChatController {
           ...(message.ruleChoice !== undefined ? { ruleChoice: message.ruleChoice } : {}),
         });
         return;
+      case 'approve-all':
+        await this.approvals.approveAll(message.callIds);
+        return;
       case 'show-diff':
         await this.approvals.showDiff(message.callId);
         return;

@@ -43,7 +43,7 @@ const childApproval: PendingApproval = {
   callId: 'call_1_0',
   tool: 'write',
   declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
-  subject: 'CHANGELOG.md',
+  subject: '/workspace/CHANGELOG.md', // absolute, as the policy sees it; the row shows the model's relative path
   reason: 'strict',
   argumentsPreview: '{}',
   canShowDiff: true,
