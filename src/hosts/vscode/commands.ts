@@ -32,6 +32,8 @@ export interface CommandContext {
   readonly mcpTools: () => Promise<readonly Tool[]>;
   /** "Zuno: MCP Servers" (mcp-servers.ts). */
   readonly mcpServers: () => Promise<void>;
+  /** Approve or Deny in a proposal's diff editor title bar (proposal-title.ts). */
+  readonly decideProposal: (approved: boolean) => Promise<void>;
 }
 
 const MODE_DESCRIPTIONS: Readonly<Record<PermissionMode, string>> = {
@@ -261,6 +263,8 @@ function handlers(context: CommandContext): Record<CommandId, () => unknown> {
       if (refusal) void vscode.window.showInformationMessage(`Zuno: ${refusal}`);
     },
     'zuno.mcpServers': () => context.mcpServers(),
+    'zuno.approveProposal': () => context.decideProposal(true),
+    'zuno.denyProposal': () => context.decideProposal(false),
   };
 }
 

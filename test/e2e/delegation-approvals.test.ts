@@ -4,10 +4,12 @@
 // Every scenario asserts on the UI and on the world (files on disk, what the model was told).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { toolResults, type RecordedRequest, type ScriptedReply } from '../support/scripted-openai';
 import { sendPrompt, testId, toolCard, waitForAnswer } from './support/chat';
+import { activeDiffEditor, activeTabLabel } from './support/diff-editor';
 import { sharedEditor } from './support/session';
 
 const shared = sharedEditor({ workspace: { 'README.md': '# shop\n', 'src/cart.js': 'export const total = 41;\n' } });
@@ -101,5 +103,49 @@ test('issue 14 batch approvals: two writes pending at once (two delegated agents
       assert.equal(await row.getAttribute('data-outcome'), 'ok');
     }
     assert.equal(await approveAll.count(), 0, 'nothing left to approve');
+  }),
+);
+
+/** A button of the active editor's title bar, by the start of its label (the command's title). */
+const titleAction = (editor: { readonly page: Page }, label: string) =>
+  editor.page.locator(`.editor-group-container.active .editor-actions a.action-label[aria-label^="${label}"]`);
+
+test('issue 14 item 13: Approve and Deny from the diff editor title bar, whose tab reads "cart.js (proposed by Zuno)"', (t) =>
+  shared.scenario(t, async ({ editor, replies, requests }) => {
+    const chat = await editor.openZuno();
+    replies.push(
+      { toolCalls: [{ id: 'call_title_edit', name: 'write', arguments: { path: 'src/cart.js', content: 'export const total = 42;\n' } }] },
+      { toolCalls: [{ id: 'call_title_new', name: 'write', arguments: { path: 'NOTES.md', content: '# Notes\n' } }] },
+      { text: 'One change made, one declined.' },
+    );
+    await sendPrompt(chat, 'Fix the total, then add notes.');
+
+    // Approve from the title bar: the diff of the edit, named after the file, with its buttons.
+    await chat.locator(`${testId('show-diff')}[data-call-id="call_title_edit"]`).first().click();
+    await activeDiffEditor(editor.page).waitFor();
+    await editor.waitFor(async () => (await activeTabLabel(editor.page)).startsWith('cart.js (proposed by Zuno)'), {
+      message: 'the diff tab "cart.js (proposed by Zuno)"',
+    });
+    assert.doesNotMatch(await activeTabLabel(editor.page), /call_title_edit|proposed ›/, 'no call id in the title');
+    await titleAction(editor, 'Approve Proposed Change').click();
+    await chat.locator(`${testId('tool-card')}[data-call-id="call_title_edit"][data-outcome="ok"]`).waitFor();
+    assert.equal(readFileSync(join(editor.workspace, 'src/cart.js'), 'utf8'), 'export const total = 42;\n');
+
+    // Deny from the title bar: the new file's diff, then nothing written and the card says so.
+    await chat.locator(`${testId('show-diff')}[data-call-id="call_title_new"]`).first().click();
+    await editor.waitFor(async () => (await activeTabLabel(editor.page)).startsWith('NOTES.md (new file proposed by Zuno)'), {
+      message: 'the diff tab "NOTES.md (new file proposed by Zuno)"',
+    });
+    await titleAction(editor, 'Deny Proposed Change').click();
+    await chat.locator(`${testId('tool-card')}[data-call-id="call_title_new"][data-outcome="blocked"]`).waitFor();
+    await waitForAnswer(chat, 'One change made, one declined.');
+    assert.equal(existsSync(join(editor.workspace, 'NOTES.md')), false, 'a denied write writes nothing');
+    // Both diffs closed with their decisions, and the buttons went with them.
+    await editor.waitFor(async () => (await titleAction(editor, 'Approve Proposed Change').count()) === 0, {
+      message: 'no Approve button once no proposal is shown',
+    });
+    const last = requests().at(-1);
+    assert.ok(last);
+    assert.match(toolResults(last).get('call_title_new') ?? '', /declined/);
   }),
 );
