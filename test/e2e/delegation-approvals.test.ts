@@ -56,6 +56,37 @@ test('issue 14 item 3: the delegated task card ends Done with its child calls in
   }),
 );
 
+test('issue 14 batch approvals: two writes of one turn wait together; "Approve all 2" approves both, each recorded as approved, and both run', (t) =>
+  shared.scenario(t, async ({ editor, replies, requests }) => {
+    const chat = await editor.openZuno();
+    replies.push(
+      {
+        toolCalls: [
+          { id: 'call_pair_one', name: 'write', arguments: { path: 'one.txt', content: 'one\n' } },
+          { id: 'call_pair_two', name: 'write', arguments: { path: 'two.txt', content: 'two\n' } },
+        ],
+      },
+      { text: 'Both written.' },
+    );
+    await sendPrompt(chat, 'Write one.txt and two.txt.');
+    const approveAll = chat.locator(testId('approve-all'));
+    await editor.waitFor(async () => (await approveAll.count()) === 2, { message: 'both approvals up, each with "Approve all 2"' });
+    assert.deepEqual(await approveAll.allTextContents(), ['Approve all 2', 'Approve all 2']);
+    await approveAll.last().click();
+
+    await waitForAnswer(chat, 'Both written.');
+    assert.equal(readFileSync(join(editor.workspace, 'one.txt'), 'utf8'), 'one\n');
+    assert.equal(readFileSync(join(editor.workspace, 'two.txt'), 'utf8'), 'two\n');
+    for (const callId of ['call_pair_one', 'call_pair_two']) {
+      await chat.locator(`${testId('tool-card')}[data-call-id="${callId}"][data-outcome="ok"]`).waitFor();
+      assert.match((await toolCard(chat, { callId }).textContent()) ?? '', /Approved/, `${callId} says it was approved`);
+    }
+    const last = requests().at(-1);
+    assert.ok(last);
+    assert.equal(toolResults(last).size, 2, 'the model got both results');
+  }),
+);
+
 /** A delegated child's reply, by its goal ("Write A.md" writes A.md) and its step: write, then report. */
 function childReply(request: RecordedRequest): ScriptedReply {
   const messages = request.body?.messages ?? [];

@@ -87,6 +87,8 @@ function touchedPaths(change: FileChange): string[] {
 
 export class ApprovalBroker implements ApprovalGateway {
   private readonly entries = new Map<string, PendingEntry>();
+  /** The chat shows every pending approval as its own card, with "Approve all N" (issue 14). */
+  readonly showsTogether = true;
 
   constructor(
     private readonly environment: ApprovalEnvironment,
