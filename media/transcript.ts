@@ -156,6 +156,11 @@ export class Transcript {
     return this.cards.get(callId);
   }
 
+  /** Whether the session is a delegated child's, whose events belong inside its task's card. */
+  isChildSession(sessionId: string): boolean {
+    return this.delegations.has(sessionId);
+  }
+
   apply(event: ZunoEvent): void {
     const task = this.delegations.get(event.session_id);
     if (task?.delegation !== undefined) {

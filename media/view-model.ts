@@ -56,7 +56,8 @@ export class ViewModel {
         this.meter = new ContextMeter();
         for (const event of message.events) {
           this.transcript.apply(event);
-          this.meter.apply(event);
+          // A child's usage is its own context, not this chat's.
+          if (!this.transcript.isChildSession(event.session_id)) this.meter.apply(event);
         }
         this.sessionId = message.sessionId;
         this.approvals.clear();
@@ -72,7 +73,7 @@ export class ViewModel {
         return;
       case 'event':
         this.transcript.apply(message.event);
-        if (this.meter.apply(message.event)) this.chromeVersion += 1;
+        if (!this.transcript.isChildSession(message.event.session_id) && this.meter.apply(message.event)) this.chromeVersion += 1;
         return;
       case 'approval':
         this.addApproval(message.approval);

@@ -113,6 +113,20 @@ test('issue 14 item 3: a child cut off by its run ending reads as cancelled or i
   assert.equal(delegationActivity(task.delegation), 'The delegated agent (general) made 2 calls and stopped at its step limit: its goal may be incomplete.');
 });
 
+test("issue 14 item 3: the child's usage does not move this chat's context meter (it is the child's own context)", () => {
+  const model = runningTask();
+  model.receive({
+    type: 'event',
+    event: event({ type: 'usage', input_tokens: 5000, output_tokens: 10, context_window: 8000, estimated_next_input_tokens: 5010 }, CHILD),
+  });
+  assert.equal(model.meter.requests, 0);
+  model.receive({
+    type: 'event',
+    event: event({ type: 'usage', input_tokens: 100, output_tokens: 10, context_window: 8000, estimated_next_input_tokens: 110 }, PARENT),
+  });
+  assert.deepEqual([model.meter.requests, model.meter.used], [1, 110]);
+});
+
 test('issue 14 item 3: an approval from a delegated agent whose task card is unknown keeps its own card (as before)', () => {
   const model = new ViewModel();
   model.receive({ type: 'snapshot', sessionId: PARENT, events: [], approvals: [{ ...childApproval, callId: 'lone' }], questions: [], status });
