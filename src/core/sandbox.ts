@@ -122,6 +122,13 @@ export function unsandboxedLine(reason: string): string {
   return `[unsandboxed (${reason}): this command ran with your full permissions]`;
 }
 
+/**
+ * The one-time notice when the user turned the sandbox off. Their own choice is said once (and
+ * in the status bar), not on every result; a sandbox that cannot run is still said on each.
+ */
+export const SANDBOX_OFF_NOTICE =
+  'Commands run unsandboxed because sandbox.mode is "off": each command runs with your full permissions. Set sandbox.mode to "workspace-write" to sandbox them again.';
+
 /** The one-time notice when commands cannot be sandboxed. */
 export function unavailableNotice(availability: Extract<SandboxAvailability, { available: false }>): string {
   return `Commands run unsandboxed: ${availability.reason}. ${availability.fix}`;

@@ -13,6 +13,7 @@ import { EventBus } from '../../../src/core/events';
 import type { ZunoConfigInput } from '../../../src/core/config';
 import type { Host } from '../../../src/core/host';
 import { ToolRegistry } from '../../../src/core/registry';
+import { SANDBOX_OFF_NOTICE } from '../../../src/core/sandbox';
 import { Scheduler } from '../../../src/core/scheduler';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { defaultChildEnvironment } from '../../../src/hosts/node/processes';
@@ -217,6 +218,28 @@ test('issue 12: the unsandboxed notice is given once, however many calls run uns
   await run('1', { command: 'true' });
   await run('2', { command: 'true' });
   assert.deepEqual(notices.filter((text) => text.startsWith('Commands run unsandboxed')).length, 1);
+});
+
+test('issue 12: sandbox.mode "off" is said once as a notice, and the results stay clean', async () => {
+  const { run, notices } = schedulerOn('with bwrap', { permission: { mode: 'auto' }, sandbox: { mode: 'off' } });
+  const first = await run('1', { command: `echo free > ${join(outside, 'mode-off.txt')}` });
+  const second = await run('2', { command: 'echo again' });
+  assert.equal(first?.outcome.kind, 'ok', first?.output);
+  assert.equal(readFileSync(join(outside, 'mode-off.txt'), 'utf8'), 'free\n', 'the command really ran unsandboxed');
+  assert.equal(second?.output, 'exit code 0\nagain\n');
+  assert.doesNotMatch(first?.output ?? '', /unsandboxed/);
+  assert.deepEqual(
+    notices.filter((text) => /sandbox\.mode is "off"/.test(text)),
+    [SANDBOX_OFF_NOTICE],
+  );
+});
+
+test('issue 12: an unavailable sandbox is still said on every result, not only in the notice', async () => {
+  const { run, notices } = schedulerOn('without bwrap', { permission: { mode: 'auto' } });
+  const first = await run('1', { command: 'echo one' });
+  const second = await run('2', { command: 'echo two' });
+  for (const result of [first, second]) assert.match(result?.output ?? '', /^exit code 0\n\[unsandboxed \(bwrap \(bubblewrap\) was not found on PATH\)/);
+  assert.equal(notices.filter((text) => text.startsWith('Commands run unsandboxed: bwrap')).length, 1);
 });
 
 test('issue 12: sandbox "off" asks even in auto mode, says "outside the sandbox", and then runs unsandboxed', async () => {
