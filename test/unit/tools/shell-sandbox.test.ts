@@ -287,6 +287,16 @@ test('issue 12: a bounded fork bomb is stopped at sandbox.max_processes', async 
   assert.ok(Number(/\n(\d+)\n/.exec(unlimited.output)?.[1]) > 150, 'without the limit every sleeper starts');
 });
 
+test('issue 12: as root the command is in its own pids cgroup from its first instruction (bwrap waits on --block-fd until it is)', {
+  skip: process.getuid?.() !== 0 && 'only root gets a cgroup; elsewhere ulimit -p binds',
+}, async () => {
+  const result = await shell({ command: 'cat /proc/self/cgroup; cat /proc/1/cgroup' });
+  assert.equal(result.status, 'ok', result.output);
+  const lines = result.output.split('\n').filter((line) => /(^|:)pids:|^0::/.test(line) && line.includes('zuno-'));
+  assert.equal(lines.length, 2, `the command and the sandbox's first process are both in zuno-<pid>-<n>:\n${result.output}`);
+  assert.match(lines[0] ?? '', new RegExp(`zuno-${process.pid}-\\d+`));
+});
+
 test('issue 12: a workspace reached through a symlink is writable in the sandbox', async () => {
   const link = join(home, 'linked-workspace');
   symlinkSync(workspace, link);

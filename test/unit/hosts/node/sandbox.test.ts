@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type ZunoConfigInput } from '../../../../src/core/config';
 import { planSandbox, sandboxRefusalNote, sandboxStatus, type SandboxPlan } from '../../../../src/core/sandbox';
-import { bwrapArguments, createSandboxSupport, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
+import { bwrapArguments, createSandboxSupport, rlimitExempt, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
 
 const plan = (config: ZunoConfigInput = {}): SandboxPlan => {
   const planned = planSandbox({
@@ -177,4 +177,14 @@ test('issue 12: a bwrap the kernel refuses (a container without user namespaces)
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+});
+
+test('issue 12: the pids cgroup is used only where RLIMIT_NPROC does not bind: root, or CAP_SYS_ADMIN / CAP_SYS_RESOURCE', () => {
+  const status = (capabilities: string) => () => `Name:\tnode\nCapEff:\t${capabilities}\n`;
+  assert.equal(rlimitExempt(0, status('0000000000000000')), true, 'root');
+  assert.equal(rlimitExempt(1000, status('0000000000000000')), false, 'a user without capabilities: ulimit -p is enough');
+  assert.equal(rlimitExempt(1000, status('0000000000200000')), true, 'CAP_SYS_ADMIN');
+  assert.equal(rlimitExempt(1000, status('0000000001000000')), true, 'CAP_SYS_RESOURCE');
+  assert.equal(rlimitExempt(1000, status('00000000000000c0')), false, 'CAP_SETGID and CAP_SETUID do not lift it');
+  assert.equal(rlimitExempt(1000, () => ''), false, 'no status: a plain user');
 });
