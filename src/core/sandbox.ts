@@ -152,6 +152,14 @@ const REFUSALS: readonly { readonly pattern: RegExp; readonly what: (plan: Sandb
         : 'a write was refused: outside the workspace (and in its .git, .zuno and .vscode) nothing is writable',
   },
   {
+    // A .git, .zuno or .vscode that did not exist is held by an empty read-only placeholder.
+    pattern: /(\.git|\.zuno|\.vscode)\b[^\n]*(file exists|EEXIST)|(file exists|EEXIST)[^\n]*(\.git|\.zuno|\.vscode)\b/i,
+    what: (plan) =>
+      plan.mode === 'read-only'
+        ? undefined
+        : "the workspace's .git, .zuno and .vscode cannot be created or changed from the sandbox (where one does not exist, an empty read-only folder holds its place)",
+  },
+  {
     pattern: /permission denied|EACCES|EPERM|operation not permitted/i,
     what: () =>
       "an access was refused: the sandbox hides credentials (~/.ssh, ~/.aws, …) and Zuno's state, and allows writes only where configured",

@@ -42,8 +42,8 @@ export const SANDBOX_TEMP = '/tmp';
  * The bubblewrap arguments for a plan, up to (not including) the `--` and the command. Later
  * mounts lie over earlier ones, so the order is the meaning: the root read-only, then what is
  * writable, then what stays read-only inside it, then what is not there at all. Paths that do
- * not exist are left out: bwrap would have to create them (on the real disk, inside a writable
- * folder) to mount over them.
+ * not exist are left out, since bwrap would have to create them on the real disk to mount over
+ * them; except the read-only ones inside a writable folder, which would otherwise be free to make.
  */
 export function bwrapArguments(
   plan: SandboxPlan,
@@ -76,8 +76,13 @@ export function bwrapArguments(
   for (const path of plan.writable.map(real)) {
     if (kindOf(path) !== undefined) args.push('--bind', path, path);
   }
+  const writable = plan.writable.map(real);
   for (const path of plan.readOnly.map(real)) {
     if (kindOf(path) !== undefined) args.push('--ro-bind', path, path);
+    // Not there yet, in a writable folder: an empty read-only placeholder takes the name, so the
+    // command cannot create `.vscode/tasks.json` or `.git/hooks`. bwrap makes its mount point, an
+    // empty folder that stays on the disk; empty, it is harmless (git skips an empty .git).
+    else if (writable.some((folder) => path.startsWith(`${folder}/`))) args.push('--tmpfs', path, '--remount-ro', path);
   }
   for (const path of plan.hidden.map(real)) {
     const kind = kindOf(path);

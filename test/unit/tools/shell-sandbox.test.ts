@@ -85,6 +85,37 @@ test('issue 12: .git/config cannot be written from the shell in workspace-write'
   assert.equal(readFileSync(join(workspace, '.git', 'config'), 'utf8'), before);
 });
 
+test('issue 12: a .vscode or .zuno that does not exist yet cannot be created from the sandbox, and the result says the sandbox refused it', async () => {
+  const fresh = makeTempDir('zuno-sandbox-fresh-');
+  try {
+    const run = async (command: string) => {
+      const parsed = shellTool.parse({ command });
+      assert.ok(parsed.success);
+      return shellTool.run(parsed.args, makeToolContext({ workspaceRoot: fresh, stateDir, host: sandboxedHost }));
+    };
+    const tasks = await run('mkdir .vscode && echo x > .vscode/tasks.json');
+    assert.equal(tasks.status, 'error');
+    assert.match(tasks.output, /File exists/);
+    assert.match(tasks.output, /the failure looks like the sandbox refused it: the workspace's \.git, \.zuno and \.vscode cannot be created/);
+    const config = await run('mkdir -p .zuno && echo "{}" > .zuno/config.json');
+    assert.equal(config.status, 'error');
+    assert.match(config.output, /Read-only file system/);
+    assert.match(config.output, /the failure looks like the sandbox refused it/);
+    const hooks = await run('mkdir -p .git/hooks');
+    assert.equal(hooks.status, 'error');
+    assert.equal(existsSync(join(fresh, '.vscode', 'tasks.json')), false);
+    assert.equal(existsSync(join(fresh, '.zuno', 'config.json')), false);
+    assert.equal(existsSync(join(fresh, '.git', 'hooks')), false);
+    // What the host keeps is bwrap's empty mount points, which git and the editor ignore.
+    for (const entry of ['.vscode', '.zuno', '.git'])
+      if (existsSync(join(fresh, entry))) assert.deepEqual(readdirSync(join(fresh, entry)), [], `${entry} is empty`);
+    const ordinary = await run('mkdir -p src && echo ok > src/a.txt && cat src/a.txt');
+    assert.equal(ordinary.output, 'exit code 0\nok\n', 'the rest of the workspace stays writable');
+  } finally {
+    removeDir(fresh);
+  }
+});
+
 test("issue 12 the store's state dir is not in the sandbox: its files cannot be read nor changed", async () => {
   mkdirSync(join(stateDir, 'outputs'), { recursive: true });
   writeFileSync(join(stateDir, 'outputs', 'record.txt'), 'the record\n');
