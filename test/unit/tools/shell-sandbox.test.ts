@@ -198,6 +198,39 @@ test('issue 12: sandbox.writable adds a writable path outside the workspace', as
   assert.equal(readFileSync(join(outside, 'allowed.txt'), 'utf8'), 'ok\n');
 });
 
+test('issue 12: a glob in sandbox.writable makes what it matches writable when the command starts, and nothing else, symlinks not followed', async () => {
+  for (const folder of ['cache-1', 'cache-2', 'other']) mkdirSync(join(outside, folder));
+  symlinkSync(join(outside, 'other'), join(outside, 'cache-link'));
+  const config = { sandbox: { writable: [`${outside}/cache-*`] } };
+  const allowed = await shell({ command: `echo one > ${outside}/cache-1/f && echo two > ${outside}/cache-2/f` }, config);
+  assert.equal(allowed.status, 'ok', allowed.output);
+  assert.equal(readFileSync(join(outside, 'cache-2', 'f'), 'utf8'), 'two\n');
+  const sibling = await shell({ command: `echo x > ${outside}/other/f` }, config);
+  assert.equal(sibling.status, 'error');
+  assert.match(sibling.output, /Read-only file system/);
+  const throughLink = await shell({ command: `echo x > ${outside}/cache-link/f` }, config);
+  assert.equal(throughLink.status, 'error', 'a symlink that matches is not followed to its target');
+  assert.equal(existsSync(join(outside, 'other', 'f')), false);
+  // A folder made after one call is matched by the next.
+  mkdirSync(join(outside, 'cache-3'));
+  assert.equal((await shell({ command: `echo three > ${outside}/cache-3/f` }, config)).status, 'ok');
+});
+
+test("issue 12: a glob over the workspace's parent leaves the workspace's .git read-only and the state dir hidden", async () => {
+  execFileSync('git', ['init', '-q', workspace]);
+  const parent = join(workspace, '..');
+  // The glob matches the workspace (a parent of its .git) and the state dir, which stay as they were.
+  const result = await shell(
+    { command: `touch ${stateDir}/planted 2>/dev/null || echo state-refused; echo x >> .git/config` },
+    { sandbox: { writable: [`${parent}/zuno-sandbox-*`] } },
+  );
+  assert.equal(result.status, 'error');
+  assert.match(result.output, /state-refused/);
+  assert.match(result.output, /Read-only file system/);
+  assert.doesNotMatch(readFileSync(join(workspace, '.git', 'config'), 'utf8'), /^x$/m);
+  assert.equal(existsSync(join(stateDir, 'planted')), false);
+});
+
 test('issue 12: without bwrap and without sandbox.required the command runs and the result says unsandboxed, with the reason', async () => {
   const result = await shell({ command: 'echo ran' }, {}, hostWithoutBwrap);
   assert.equal(result.status, 'ok');
