@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
 import { rmdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { compileGlob } from '../../core/glob';
 import { globMatchAllowed, splitGlob, type SandboxAvailability, type SandboxPlan, type SandboxSupport } from '../../core/sandbox';
@@ -27,12 +27,20 @@ export function pathKind(path: string): PathKind {
   }
 }
 
-/** `path` with every symlink resolved, or as given when it does not exist. */
+/**
+ * `path` with every symlink resolved. When it does not exist, its folder is resolved and the name
+ * kept, so a missing `.vscode` in a workspace reached through a symlink still lies inside the
+ * workspace's real path; as given when the folder does not exist either.
+ */
 function realPath(path: string): string {
   try {
     return realpathSync(path);
   } catch {
-    return path;
+    try {
+      return join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
   }
 }
 

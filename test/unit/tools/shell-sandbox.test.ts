@@ -116,6 +116,22 @@ test('issue 12: a .vscode or .zuno that does not exist yet cannot be created fro
   }
 });
 
+test('issue 12: a missing .vscode is held too when the workspace is reached through a symlink', async () => {
+  const fresh = makeTempDir('zuno-sandbox-fresh-');
+  const link = join(home, 'linked-fresh');
+  symlinkSync(fresh, link);
+  try {
+    const parsed = shellTool.parse({ command: 'mkdir -p .vscode && echo x > .vscode/tasks.json' });
+    assert.ok(parsed.success);
+    const result = await shellTool.run(parsed.args, makeToolContext({ workspaceRoot: link, stateDir, host: sandboxedHost }));
+    assert.equal(result.status, 'error', result.output);
+    assert.equal(existsSync(join(fresh, '.vscode', 'tasks.json')), false);
+  } finally {
+    rmSync(link);
+    removeDir(fresh);
+  }
+});
+
 test("issue 12 the store's state dir is not in the sandbox: its files cannot be read nor changed", async () => {
   mkdirSync(join(stateDir, 'outputs'), { recursive: true });
   writeFileSync(join(stateDir, 'outputs', 'record.txt'), 'the record\n');
