@@ -10,6 +10,7 @@ import { Chrome } from './chrome';
 import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
 import { restoredDraft } from './drafts';
+import { MentionPicker } from './mentions';
 import { ERROR_ACTIONS } from '../src/webview/editor-words';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
@@ -55,6 +56,11 @@ function drawFrame(): void {
 
 const post = (message: FromWebview): void => vscode.postMessage(message);
 const persist = (): void => vscode.setState(ui.persisted());
+const mentions = new MentionPicker(chrome.composer, (query) => post({ type: 'mention-search', query }), () => {
+  ui.draft = chrome.composer.value;
+  persist();
+});
+chrome.composer.parentElement?.before(mentions.root);
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const message = event.data;
@@ -63,6 +69,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const typed = message as ToWebview; // the host builds these from the shared protocol types
   model.receive(typed);
   if (typed.type === 'restore-draft') restoreDraft(typed.text);
+  if (typed.type === 'compose') addToDraft(typed.text);
+  if (typed.type === 'mention-results') mentions.results(typed.query, typed.paths);
   for (const callId of ui.receive(typed)) list.invalidate(toolKey(callId));
   if (typed.type === 'snapshot') persist();
   requestFrame();
@@ -73,6 +81,16 @@ function restoreDraft(text: string): void {
   chrome.composer.value = restoredDraft(text, chrome.composer.value);
   ui.draft = chrome.composer.value;
   persist();
+}
+
+/** Text the editor put in (Add Selection to Chat): after what is typed, not sent, with the caret after it. */
+function addToDraft(text: string): void {
+  const current = chrome.composer.value;
+  chrome.composer.value = current.trim() === '' ? text : `${current.replace(/\s+$/, '')}\n\n${text}`;
+  ui.draft = chrome.composer.value;
+  persist();
+  chrome.composer.focus();
+  chrome.composer.setSelectionRange(chrome.composer.value.length, chrome.composer.value.length);
 }
 
 function send(): void {
@@ -236,6 +254,7 @@ document.addEventListener('input', (event) => {
   if (target === chrome.composer) {
     ui.draft = chrome.composer.value;
     persist();
+    mentions.update();
     return;
   }
   if (!(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement)) return;
@@ -276,12 +295,25 @@ document.addEventListener('keydown', (event) => {
 });
 
 chrome.composer.addEventListener('keydown', (event) => {
+  // An open @-mention list takes the arrows, Enter, Tab and Escape first.
+  if (mentions.key(event)) {
+    event.preventDefault();
+    event.stopPropagation();
+    return;
+  }
   // Enter sends; Shift+Enter is a new line; Enter while an IME is composing belongs to the IME.
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send();
   }
 });
+
+// A caret moved by click or arrow keys can leave or enter a mention without any input.
+chrome.composer.addEventListener('click', () => mentions.update());
+chrome.composer.addEventListener('keyup', (event) => {
+  if (['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(event.key)) mentions.update();
+});
+chrome.composer.addEventListener('blur', () => mentions.close());
 
 // src/hosts/vscode/webview-html.ts serves an empty `#app`; the body is the fallback for harnesses.
 (document.getElementById('app') ?? document.body).append(chrome.root);
