@@ -56,10 +56,14 @@ function drawFrame(): void {
 
 const post = (message: FromWebview): void => vscode.postMessage(message);
 const persist = (): void => vscode.setState(ui.persisted());
-const mentions = new MentionPicker(chrome.composer, (query) => post({ type: 'mention-search', query }), () => {
-  ui.draft = chrome.composer.value;
-  persist();
-});
+const mentions = new MentionPicker(
+  chrome.composer,
+  (query) => post({ type: 'mention-search', query }),
+  () => {
+    ui.draft = chrome.composer.value;
+    persist();
+  },
+);
 chrome.composer.parentElement?.before(mentions.root);
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {

@@ -56,7 +56,8 @@ export async function expandMentions(text: string, check: (mention: string) => P
     } else left.push(`${mentionText(mention)} (${checked.problem}; left as text)`);
   }
   const lines: string[] = [];
-  if (files.length > 0) lines.push('Files the user mentioned (workspace-relative; read them before answering):', ...files.map((path) => `- ${path}`));
+  if (files.length > 0)
+    lines.push('Files the user mentioned (workspace-relative; read them before answering):', ...files.map((path) => `- ${path}`));
   if (left.length > 0) lines.push('Mentions that are not files of this workspace:', ...left.map((note) => `- ${note}`));
   return `${text}\n\n${lines.join('\n')}`;
 }

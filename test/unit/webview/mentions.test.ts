@@ -35,7 +35,14 @@ test('issue 14 item 14: the host reads back what the composer writes, without tr
 });
 
 test('issue 14 item 14: files are ranked by name prefix, then name, then path, then letters in order; others are left out', () => {
-  const paths = ['src/cart.js', 'test/cart.test.js', 'src/checkout/cart-view.ts', 'docs/shopping-cart.md', 'src/util.js', 'cartography/map.txt'];
+  const paths = [
+    'src/cart.js',
+    'test/cart.test.js',
+    'src/checkout/cart-view.ts',
+    'docs/shopping-cart.md',
+    'src/util.js',
+    'cartography/map.txt',
+  ];
   assert.deepEqual(rankPaths(paths, 'cart'), [
     'src/cart.js',
     'test/cart.test.js',

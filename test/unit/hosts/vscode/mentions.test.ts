@@ -41,8 +41,9 @@ test('issue 14 item 14: a mention is a file only when its real path is a file in
 
 test('issue 14 item 14: the prompt keeps the text and adds the files to read, and the mentions left as text with why', async (t) => {
   const { root } = workspace(t);
-  const prompt = await expandMentions('Why is @src/cart.js off by one? See @"my notes.md", @../outside/secret.txt and @gone.md.', (mention) =>
-    checkMention(root, mention),
+  const prompt = await expandMentions(
+    'Why is @src/cart.js off by one? See @"my notes.md", @../outside/secret.txt and @gone.md.',
+    (mention) => checkMention(root, mention),
   );
   assert.equal(
     prompt,
@@ -57,7 +58,10 @@ test('issue 14 item 14: the prompt keeps the text and adds the files to read, an
       '- @gone.md (not found; left as text)',
     ].join('\n'),
   );
-  assert.equal(await expandMentions('no mentions, mail me@example.com', () => Promise.reject(new Error('not called'))), 'no mentions, mail me@example.com');
+  assert.equal(
+    await expandMentions('no mentions, mail me@example.com', () => Promise.reject(new Error('not called'))),
+    'no mentions, mail me@example.com',
+  );
 });
 
 /** A backend that records the prompts it runs and answers mentions from a real workspace. */
@@ -121,7 +125,9 @@ test('issue 14 item 14: a sent message reaches the model with its mentioned file
   const { controller, prompts } = setup(root);
   await controller.receive({ type: 'ready' });
   await controller.receive({ type: 'send', text: 'Fix @src/cart.js' });
-  assert.deepEqual(prompts, ['Fix @src/cart.js\n\nFiles the user mentioned (workspace-relative; read them before answering):\n- src/cart.js']);
+  assert.deepEqual(prompts, [
+    'Fix @src/cart.js\n\nFiles the user mentioned (workspace-relative; read them before answering):\n- src/cart.js',
+  ]);
 });
 
 test('issue 14 item 2: text for the composer that arrives before the view is ready is delivered after its snapshot', async (t) => {
