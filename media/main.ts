@@ -11,6 +11,8 @@ import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
 import { restoredDraft } from './drafts';
 import { MentionPicker } from './mentions';
+import { copyWithFeedback, withMessageActions } from './message-actions';
+import { copyableText } from './message-copy';
 import { ERROR_ACTIONS } from '../src/webview/editor-words';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
@@ -38,7 +40,7 @@ const requestFrame = (): void => {
 };
 const list = new VirtualList(
   chrome.transcript,
-  (item) => renderer.render(item),
+  (item) => withMessageActions(renderer.render(item), item),
   requestFrame,
   (following) => chrome.setFollowing(following),
 );
@@ -219,6 +221,11 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     requestFrame();
   },
   'copy-code': (target) => copyCode(target),
+  'copy-message': (target) => {
+    const item = model.transcript.items.find((candidate) => candidate.key === target.dataset.key);
+    const text = item === undefined ? undefined : copyableText(item);
+    if (text !== undefined) copyWithFeedback(target, text);
+  },
   'error-action': (target) => {
     const action = ERROR_ACTIONS.find((known) => known === target.dataset.errorAction);
     if (action === undefined) return;

@@ -260,6 +260,16 @@ export class ChatController {
     else this.pendingCompose.push(text);
   }
 
+  /** The chat shown, as stored, for Export Chat; undefined before its first message. */
+  async exportable(): Promise<{ sessionId: string; title: string; events: readonly ZunoEvent[] } | undefined> {
+    const sessionId = this.currentSession;
+    if (sessionId === undefined) return undefined;
+    await this.backend.open();
+    if (!this.backend.hasSession(sessionId)) return undefined;
+    const title = this.backend.sessions().find((session) => session.id === sessionId)?.title ?? '';
+    return { sessionId, title, events: this.backend.events(sessionId) };
+  }
+
   /** An error for the view, in the editor's words and with the buttons that can fix it (issue 14 item 7). */
   private postError(text: string): void {
     this.post({ type: 'error', text: editorWording(text), actions: errorActions(text) });

@@ -10,7 +10,7 @@ import type { ApiKeys } from './backend';
 import type { ChatController } from './chat-controller';
 import type { ConfigSource } from './config-source';
 import { availableChatModels } from './lm-provider';
-import { addSelectionToChat } from './composer-commands';
+import { addSelectionToChat, exportChat } from './composer-commands';
 import { CHAT_VIEW_ID, COMMAND_IDS, type CommandId } from './manifest';
 import { listServerModels } from '../../agent/provider';
 import { DEFAULT_BASE_URLS, modelListRequest, secretKeyFor, type ModelProviderName } from './model-setup';
@@ -263,6 +263,7 @@ function handlers(context: CommandContext): Record<CommandId, () => unknown> {
     },
     'zuno.mcpServers': () => context.mcpServers(),
     'zuno.addSelectionToChat': () => addSelectionToChat(context.controller),
+    'zuno.exportChat': () => exportChat(context.controller),
   };
 }
 

@@ -34,6 +34,7 @@ export const COMMANDS = {
   'zuno.openToolLog': { title: 'Open Tool Log', icon: '$(output)' },
   'zuno.compact': { title: 'Compact Chat Context', icon: '$(fold)' },
   'zuno.mcpServers': { title: 'MCP Servers', icon: '$(server)' },
+  'zuno.exportChat': { title: 'Export Chat', icon: '$(export)', viewTitle: { order: 4 } },
   'zuno.addSelectionToChat': {
     title: 'Add Selection to Chat',
     icon: '$(comment-discussion)',

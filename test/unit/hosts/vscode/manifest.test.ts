@@ -41,6 +41,7 @@ test('issue 4 Commands: the palette has every command of the issue (and issue 10
       'Open Tool Log',
       'Compact Chat Context',
       'MCP Servers',
+      'Export Chat',
       'Add Selection to Chat',
     ],
   );
