@@ -13,6 +13,8 @@ import { restoredDraft } from './drafts';
 import { MentionPicker } from './mentions';
 import { copyWithFeedback, withMessageActions } from './message-actions';
 import { copyableText } from './message-copy';
+import { WorkPanel } from './work-panel';
+import { WorkState } from './work-state';
 import { ERROR_ACTIONS } from '../src/webview/editor-words';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
@@ -31,6 +33,9 @@ const model = new ViewModel();
 const ui = UiState.restore(vscode.getState());
 const chrome = new Chrome(model, ui);
 const renderer = new ItemRenderer(model, ui);
+const work = new WorkState();
+const workPanel = new WorkPanel(work, () => ui.workPanelCollapsed);
+chrome.transcript.parentElement?.before(workPanel.root);
 
 let framePending = false;
 const requestFrame = (): void => {
@@ -53,6 +58,7 @@ function drawFrame(): void {
     renderer.reset();
   }
   chrome.update();
+  workPanel.update();
   list.update(model.transcript.items, model.generation);
 }
 
@@ -74,6 +80,10 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (message === null || typeof message !== 'object' || typeof (message as { type?: unknown }).type !== 'string') return;
   const typed = message as ToWebview; // the host builds these from the shared protocol types
   model.receive(typed);
+  if (typed.type === 'snapshot') {
+    work.reset();
+    for (const event of typed.events) work.apply(event);
+  } else if (typed.type === 'event') work.apply(typed.event);
   if (typed.type === 'restore-draft') restoreDraft(typed.text);
   if (typed.type === 'compose') addToDraft(typed.text);
   if (typed.type === 'mention-results') mentions.results(typed.query, typed.paths);
@@ -240,6 +250,11 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     post({ type: 'unqueue', id });
     // A removed message is not thrown away: it goes back into the composer to edit or resend.
     restoreDraft(item.text);
+  },
+  'toggle-work-panel': () => {
+    ui.workPanelCollapsed = !ui.workPanelCollapsed;
+    persist();
+    requestFrame();
   },
   'toggle-group': (_target, callId) => {
     ui.toggleExpanded(groupKey(callId));
