@@ -122,6 +122,13 @@ export function unsandboxedLine(reason: string): string {
   return `[unsandboxed (${reason}): this command ran with your full permissions]`;
 }
 
+/**
+ * The one-time notice when the user turned the sandbox off. Their own choice is said once (and
+ * in the status bar), not on every result; a sandbox that cannot run is still said on each.
+ */
+export const SANDBOX_OFF_NOTICE =
+  'Commands run unsandboxed because sandbox.mode is "off": each command runs with your full permissions. Set sandbox.mode to "workspace-write" to sandbox them again.';
+
 /** The one-time notice when commands cannot be sandboxed. */
 export function unavailableNotice(availability: Extract<SandboxAvailability, { available: false }>): string {
   return `Commands run unsandboxed: ${availability.reason}. ${availability.fix}`;
@@ -143,6 +150,14 @@ const REFUSALS: readonly { readonly pattern: RegExp; readonly what: (plan: Sandb
       plan.mode === 'read-only'
         ? 'a write was refused: in read-only mode only the private temp dir is writable'
         : 'a write was refused: outside the workspace (and in its .git, .zuno and .vscode) nothing is writable',
+  },
+  {
+    // A .git, .zuno or .vscode that did not exist is held by an empty read-only placeholder.
+    pattern: /(\.git|\.zuno|\.vscode)\b[^\n]*(file exists|EEXIST)|(file exists|EEXIST)[^\n]*(\.git|\.zuno|\.vscode)\b/i,
+    what: (plan) =>
+      plan.mode === 'read-only'
+        ? undefined
+        : "the workspace's .git, .zuno and .vscode cannot be created or changed from the sandbox (where one does not exist, an empty read-only folder holds its place)",
   },
   {
     pattern: /permission denied|EACCES|EPERM|operation not permitted/i,

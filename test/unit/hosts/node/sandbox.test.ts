@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type ZunoConfigInput } from '../../../../src/core/config';
 import { planSandbox, sandboxRefusalNote, sandboxStatus, type SandboxPlan } from '../../../../src/core/sandbox';
-import { bwrapArguments, createSandboxSupport, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
+import { bwrapArguments, createSandboxSupport, rlimitExempt, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
 
 const plan = (config: ZunoConfigInput = {}): SandboxPlan => {
   const planned = planSandbox({
@@ -118,6 +118,11 @@ test('issue 12: a failure that looks like a sandbox refusal is named, with the w
   assert.match(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan()) ?? '', /the network is off in the sandbox/);
   assert.equal(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan({ sandbox: { network: true } })), undefined);
   assert.equal(sandboxRefusalNote('error TS2322: Type string is not assignable', plan()), undefined);
+  assert.match(
+    sandboxRefusalNote("mkdir: cannot create directory '.vscode': File exists", plan()) ?? '',
+    /\.git, \.zuno and \.vscode cannot be created or changed from the sandbox/,
+  );
+  assert.equal(sandboxRefusalNote("mkdir: cannot create directory '.gitignore.d': File exists", plan()), undefined);
 });
 
 test('issue 12 detection: bwrap missing from PATH, a configured path that does not exist, and Windows each say why and what to do', async () => {
@@ -177,4 +182,26 @@ test('issue 12: a bwrap the kernel refuses (a container without user namespaces)
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+});
+
+test('issue 12: the pids cgroup is used only where RLIMIT_NPROC does not bind: root, or CAP_SYS_ADMIN / CAP_SYS_RESOURCE', () => {
+  const status = (capabilities: string) => () => `Name:\tnode\nCapEff:\t${capabilities}\n`;
+  assert.equal(rlimitExempt(0, status('0000000000000000')), true, 'root');
+  assert.equal(rlimitExempt(1000, status('0000000000000000')), false, 'a user without capabilities: ulimit -p is enough');
+  assert.equal(rlimitExempt(1000, status('0000000000200000')), true, 'CAP_SYS_ADMIN');
+  assert.equal(rlimitExempt(1000, status('0000000001000000')), true, 'CAP_SYS_RESOURCE');
+  assert.equal(rlimitExempt(1000, status('00000000000000c0')), false, 'CAP_SETGID and CAP_SETUID do not lift it');
+  assert.equal(rlimitExempt(1000, () => ''), false, 'no status: a plain user');
+});
+
+test('issue 12: a .vscode, .zuno or .git that does not exist yet gets an empty read-only placeholder in workspace-write, not in read-only mode', () => {
+  const missing = ['/work/project/.vscode', '/work/project/.zuno'];
+  const order = mounts(bwrapArguments(plan(), '/work/project', existing(missing), (path) => path));
+  for (const path of missing) {
+    assert.ok(order.indexOf(`--tmpfs ${path}`) > order.indexOf('--bind /work/project /work/project'), `${path} after the workspace`);
+    assert.ok(order.includes(`--remount-ro ${path}`), `${path} is read-only`);
+  }
+  assert.ok(order.includes('--ro-bind /work/project/.git /work/project/.git'), 'an existing one is bound read-only as before');
+  const readOnly = mounts(bwrapArguments(plan({ sandbox: { mode: 'read-only' } }), '/work/project', existing(missing), (path) => path));
+  assert.ok(!readOnly.some((mount) => mount.includes('.vscode')), 'nothing to hold where the workspace is read-only anyway');
 });
