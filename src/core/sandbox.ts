@@ -132,10 +132,17 @@ export function planSandbox(input: PlanInput): SandboxPlan | undefined {
   const resolved = (entries: readonly string[]): string[] => entries.flatMap((entry) => resolveWritable(entry, root, input.home) ?? []);
   const writable = settings.mode === 'workspace-write' ? [root, ...resolved(extra.filter((entry) => !isGlobEntry(entry)))] : [];
   // Globs keep their backslashes (escapes), so they are joined as written.
-  const writableGlobs = extra.filter(isGlobEntry).flatMap((entry) => {
-    if (entry.startsWith('~/')) return input.home === undefined ? [] : [`${trimSlashes(input.home)}/${entry.slice(2)}`];
-    return entry.startsWith('/') ? [entry] : [`${root}/${entry.replace(/^\.\//, '')}`];
-  });
+  const home = input.home === undefined ? undefined : trimSlashes(input.home);
+  // The config refuses `/*`, `~/*` and `*` by their look; this catches the same tops written out
+  // (`/home/dev/*`), whose matches would include dotfiles such as ~/.bashrc.
+  const tops = new Set(['/', root, ...(home !== undefined ? [home] : [])]);
+  const writableGlobs = extra
+    .filter(isGlobEntry)
+    .flatMap((entry) => {
+      if (entry.startsWith('~/')) return home === undefined ? [] : [`${home}/${entry.slice(2)}`];
+      return entry.startsWith('/') ? [entry] : [`${root}/${entry.replace(/^\.\//, '')}`];
+    })
+    .filter((glob) => !tops.has(trimSlashes(splitGlob(glob).base.replace(/\/+/g, '/'))));
   const hidden = [
     ...(input.stateDir !== undefined ? [trimSlashes(input.stateDir)] : []),
     ...(input.home !== undefined ? HOME_SECRETS.map((secret) => joinPath(input.home ?? '', secret)) : []),

@@ -73,6 +73,11 @@ test('issue 12: globs in sandbox.writable are kept as absolute globs (~/ and rel
   assert.deepEqual(planned.writableGlobs, ['/home/dev/.cache/*', '/work/project/../shared-*/out', '/var/cache/x/**']);
   assert.deepEqual(planned.writable, ['/work/project', '/opt/tools']);
   assert.deepEqual(plan({ sandbox: { mode: 'read-only', writable: ['~/.cache/*'] } }).writableGlobs, [], 'read-only mode has none');
+  assert.deepEqual(
+    plan({ sandbox: { writable: ['/home/dev/*', '/home/dev//.*', '/work/project/*'] } }).writableGlobs,
+    [],
+    'the home folder and the workspace written out are tops too (their dotfiles are not made writable)',
+  );
   assert.deepEqual(splitGlob('/home/dev/.cache/*/bin'), { base: '/home/dev/.cache', rest: '*/bin' });
   assert.deepEqual(splitGlob('/*'), { base: '/', rest: '*' });
   for (const top of ['/*', '/**', '~/*', '*', 'build-*'])
