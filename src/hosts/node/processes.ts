@@ -14,6 +14,7 @@ import { pinDirectory, type VerificationMode } from './fs';
 import {
   bwrapArguments,
   createProcessLimit,
+  expandWritableGlobs,
   SANDBOX_BLOCK_FD,
   SANDBOX_INFO_FD,
   SANDBOX_TEMP,
@@ -123,7 +124,11 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
   const temporary = await mkdtemp(join(tmpdir(), 'zuno-sandbox-'));
   return {
     command: executable,
-    args: ['-p', seatbeltProfile(plan, temporary), ...withProcessLimit(command, plan.maxProcesses)],
+    args: [
+      '-p',
+      seatbeltProfile({ ...plan, writable: [...plan.writable, ...expandWritableGlobs(plan)] }, temporary),
+      ...withProcessLimit(command, plan.maxProcesses),
+    ],
     shell: false,
     env: { TMPDIR: temporary },
     cleanup: () => rm(temporary, { recursive: true, force: true }),

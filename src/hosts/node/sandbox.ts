@@ -6,12 +6,13 @@
  * the profile are built by pure functions, so they are tested as text.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
 import { rmdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { SandboxAvailability, SandboxPlan, SandboxSupport } from '../../core/sandbox';
+import { compileGlob } from '../../core/glob';
+import { globMatchAllowed, splitGlob, type SandboxAvailability, type SandboxPlan, type SandboxSupport } from '../../core/sandbox';
 
 /** `file` and `directory` exist; anything else (missing, a dangling link) cannot be mounted over. */
 export type PathKind = 'file' | 'directory' | undefined;
@@ -26,12 +27,20 @@ export function pathKind(path: string): PathKind {
   }
 }
 
-/** `path` with every symlink resolved, or as given when it does not exist. */
+/**
+ * `path` with every symlink resolved. When it does not exist, its folder is resolved and the name
+ * kept, so a missing `.vscode` in a workspace reached through a symlink still lies inside the
+ * workspace's real path; as given when the folder does not exist either.
+ */
 function realPath(path: string): string {
   try {
     return realpathSync(path);
   } catch {
-    return path;
+    try {
+      return join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
   }
 }
 
@@ -50,6 +59,7 @@ export function bwrapArguments(
   cwd: string,
   kindOf: (path: string) => PathKind = pathKind,
   real: (path: string) => string = realPath,
+  globMatches: readonly string[] = expandWritableGlobs(plan, real),
 ): string[] {
   const args = [
     // A new user namespace drops every capability even for root, so nothing inside can remount the root writable.
@@ -76,6 +86,7 @@ export function bwrapArguments(
   for (const path of plan.writable.map(real)) {
     if (kindOf(path) !== undefined) args.push('--bind', path, path);
   }
+  for (const path of globMatches) args.push('--bind', path, path);
   const writable = plan.writable.map(real);
   for (const path of plan.readOnly.map(real)) {
     if (kindOf(path) !== undefined) args.push('--ro-bind', path, path);
@@ -91,6 +102,60 @@ export function bwrapArguments(
   }
   args.push('--chdir', real(cwd));
   return args;
+}
+
+/** How far a `sandbox.writable` glob is followed below its base, and how much it may cost per command. */
+const GLOB_LIMITS = { depthWithGlobstar: 6, entries: 10_000, matches: 64 };
+
+/**
+ * What the plan's `sandbox.writable` globs match on the disk now, as real paths that
+ * `globMatchAllowed` lets through. The walk starts at each glob's base with symlinks resolved,
+ * never follows a symlink below it (a link planted by an earlier command must not make its target
+ * writable), stops descending where a folder matches, and is bounded in depth and entries.
+ */
+export function expandWritableGlobs(plan: SandboxPlan, real: (path: string) => string = realPath): string[] {
+  if (plan.writableGlobs.length === 0) return [];
+  const kept = {
+    writable: plan.writable.map(real),
+    readOnly: plan.readOnly.map(real),
+    hidden: plan.hidden.map(real),
+  };
+  const found = new Set<string>();
+  for (const pattern of plan.writableGlobs) {
+    const { base, rest } = splitGlob(pattern);
+    let matches: (relative: string) => boolean;
+    try {
+      matches = compileGlob(rest, 'path');
+    } catch {
+      continue;
+    }
+    const root = real(base);
+    if (pathKind(root) !== 'directory') continue;
+    const depth = rest.includes('**') ? GLOB_LIMITS.depthWithGlobstar : rest.split('/').length;
+    let visited = 0;
+    const queue: { folder: string; relative: string; level: number }[] = [{ folder: root, relative: '', level: 0 }];
+    while (queue.length > 0 && visited < GLOB_LIMITS.entries && found.size < GLOB_LIMITS.matches) {
+      const { folder, relative, level } = queue.shift() ?? { folder: root, relative: '', level: depth };
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(folder, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (++visited > GLOB_LIMITS.entries) break;
+        if (entry.isSymbolicLink()) continue;
+        const path = join(folder, entry.name);
+        const name = relative === '' ? entry.name : `${relative}/${entry.name}`;
+        if (matches(name)) {
+          if ((entry.isDirectory() || entry.isFile()) && globMatchAllowed(path, kept)) found.add(path);
+        } else if (entry.isDirectory() && level + 1 < depth) {
+          queue.push({ folder: path, relative: name, level: level + 1 });
+        }
+      }
+    }
+  }
+  return [...found];
 }
 
 /** A string literal in Seatbelt's profile language. */

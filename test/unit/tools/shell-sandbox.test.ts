@@ -116,6 +116,22 @@ test('issue 12: a .vscode or .zuno that does not exist yet cannot be created fro
   }
 });
 
+test('issue 12: a missing .vscode is held too when the workspace is reached through a symlink', async () => {
+  const fresh = makeTempDir('zuno-sandbox-fresh-');
+  const link = join(home, 'linked-fresh');
+  symlinkSync(fresh, link);
+  try {
+    const parsed = shellTool.parse({ command: 'mkdir -p .vscode && echo x > .vscode/tasks.json' });
+    assert.ok(parsed.success);
+    const result = await shellTool.run(parsed.args, makeToolContext({ workspaceRoot: link, stateDir, host: sandboxedHost }));
+    assert.equal(result.status, 'error', result.output);
+    assert.equal(existsSync(join(fresh, '.vscode', 'tasks.json')), false);
+  } finally {
+    rmSync(link);
+    removeDir(fresh);
+  }
+});
+
 test("issue 12 the store's state dir is not in the sandbox: its files cannot be read nor changed", async () => {
   mkdirSync(join(stateDir, 'outputs'), { recursive: true });
   writeFileSync(join(stateDir, 'outputs', 'record.txt'), 'the record\n');
@@ -196,6 +212,39 @@ test('issue 12: sandbox.writable adds a writable path outside the workspace', as
   const result = await shell({ command: `echo ok > ${join(outside, 'allowed.txt')}` }, { sandbox: { writable: [outside] } });
   assert.equal(result.status, 'ok', result.output);
   assert.equal(readFileSync(join(outside, 'allowed.txt'), 'utf8'), 'ok\n');
+});
+
+test('issue 12: a glob in sandbox.writable makes what it matches writable when the command starts, and nothing else, symlinks not followed', async () => {
+  for (const folder of ['cache-1', 'cache-2', 'other']) mkdirSync(join(outside, folder));
+  symlinkSync(join(outside, 'other'), join(outside, 'cache-link'));
+  const config = { sandbox: { writable: [`${outside}/cache-*`] } };
+  const allowed = await shell({ command: `echo one > ${outside}/cache-1/f && echo two > ${outside}/cache-2/f` }, config);
+  assert.equal(allowed.status, 'ok', allowed.output);
+  assert.equal(readFileSync(join(outside, 'cache-2', 'f'), 'utf8'), 'two\n');
+  const sibling = await shell({ command: `echo x > ${outside}/other/f` }, config);
+  assert.equal(sibling.status, 'error');
+  assert.match(sibling.output, /Read-only file system/);
+  const throughLink = await shell({ command: `echo x > ${outside}/cache-link/f` }, config);
+  assert.equal(throughLink.status, 'error', 'a symlink that matches is not followed to its target');
+  assert.equal(existsSync(join(outside, 'other', 'f')), false);
+  // A folder made after one call is matched by the next.
+  mkdirSync(join(outside, 'cache-3'));
+  assert.equal((await shell({ command: `echo three > ${outside}/cache-3/f` }, config)).status, 'ok');
+});
+
+test("issue 12: a glob over the workspace's parent leaves the workspace's .git read-only and the state dir hidden", async () => {
+  execFileSync('git', ['init', '-q', workspace]);
+  const parent = join(workspace, '..');
+  // The glob matches the workspace (a parent of its .git) and the state dir, which stay as they were.
+  const result = await shell(
+    { command: `touch ${stateDir}/planted 2>/dev/null || echo state-refused; echo x >> .git/config` },
+    { sandbox: { writable: [`${parent}/zuno-sandbox-*`] } },
+  );
+  assert.equal(result.status, 'error');
+  assert.match(result.output, /state-refused/);
+  assert.match(result.output, /Read-only file system/);
+  assert.doesNotMatch(readFileSync(join(workspace, '.git', 'config'), 'utf8'), /^x$/m);
+  assert.equal(existsSync(join(stateDir, 'planted')), false);
 });
 
 test('issue 12: without bwrap and without sandbox.required the command runs and the result says unsandboxed, with the reason', async () => {
