@@ -20,6 +20,8 @@ export interface CommandDefinition {
   readonly icon?: string;
   /** Shown in the Chat view's title bar, at this position, when `when` holds. */
   readonly viewTitle?: { readonly order: number; readonly when?: string };
+  /** Shown in the editor's context menu when `when` holds. */
+  readonly editorContext?: { readonly when: string };
   /** Shown in the editor's title bar, at this position, when `when` holds; in the palette only then too. */
   readonly editorTitle?: { readonly order: number; readonly when: string };
 }
@@ -36,6 +38,12 @@ export const COMMANDS = {
   'zuno.openToolLog': { title: 'Open Tool Log', icon: '$(output)' },
   'zuno.compact': { title: 'Compact Chat Context', icon: '$(fold)' },
   'zuno.mcpServers': { title: 'MCP Servers', icon: '$(server)' },
+  'zuno.exportChat': { title: 'Export Chat', icon: '$(export)', viewTitle: { order: 4 } },
+  'zuno.addSelectionToChat': {
+    title: 'Add Selection to Chat',
+    icon: '$(comment-discussion)',
+    editorContext: { when: 'editorHasSelection' },
+  },
   'zuno.approveProposal': { title: 'Approve Proposed Change', icon: '$(check)', editorTitle: { order: 1, when: PROPOSAL_CONTEXT_KEY } },
   'zuno.denyProposal': { title: 'Deny Proposed Change', icon: '$(close)', editorTitle: { order: 2, when: PROPOSAL_CONTEXT_KEY } },
 } as const satisfies Record<string, CommandDefinition>;
@@ -75,6 +83,10 @@ export function contributedManifest(): ContributedManifest {
     const definition: CommandDefinition = COMMANDS[command];
     return definition.editorTitle ? [{ command, when: definition.editorTitle.when }] : [];
   });
+  const editorContext = COMMAND_IDS.flatMap((command) => {
+    const definition: CommandDefinition = COMMANDS[command];
+    return definition.editorContext ? [{ command, when: definition.editorContext.when, group: 'zuno@1' }] : [];
+  });
   return {
     categories: ['AI', 'Chat'],
     icon: 'media/icon.png',
@@ -98,7 +110,7 @@ export function contributedManifest(): ContributedManifest {
         [VIEW_CONTAINER_ID]: [{ type: 'webview', id: CHAT_VIEW_ID, name: 'Chat' }],
       },
       commands: commandEntries,
-      menus: { 'view/title': viewTitle, 'editor/title': editorTitle, commandPalette },
+      menus: { 'view/title': viewTitle, 'editor/title': editorTitle, 'editor/context': editorContext, commandPalette },
       configuration: contributedConfiguration(),
     },
   };
