@@ -93,6 +93,14 @@ test('issue 14 item 14: @-mention reaches the model, the todo panel follows todo
       /^Explain @src\/cart\.js please\n\nFiles the user mentioned \(workspace-relative; read them before answering\):\n- src\/cart\.js$/,
     );
 
+    // The chat shows what was typed, with the note about the mention set apart.
+    const sent = chat.locator(`${testId('message')}[data-role="user"]`).first();
+    assert.equal(
+      await sent.locator(testId('mention-note')).innerText(),
+      'Files the user mentioned (workspace-relative; read them before answering):\n- src/cart.js',
+    );
+    assert.match(await sent.locator('.message-body').innerText(), /^Explain @src\/cart\.js please\s*Files the user mentioned/);
+
     // Copy on the answer puts its Markdown source on the clipboard.
     await editor.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(editor.url).origin });
     const answer = chat.locator(`${testId('message')}[data-role="assistant"]`, { hasText: 'starts at 1' }).last();
