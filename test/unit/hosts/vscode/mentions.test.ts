@@ -58,6 +58,7 @@ test('issue 14 item 14: the prompt keeps the text and adds the files to read, an
       '- @gone.md (not found; left as text)',
     ].join('\n'),
   );
+  assert.equal(await expandMentions(prompt, (mention) => checkMention(root, mention)), prompt, 'sent again, it gets one fresh note');
   assert.equal(
     await expandMentions('no mentions, mail me@example.com', () => Promise.reject(new Error('not called'))),
     'no mentions, mail me@example.com',
