@@ -58,8 +58,23 @@ test('issue 14 item 14: @-mention reaches the model, the todo panel follows todo
     const chat = await editor.openZuno();
     const composer = chat.locator(testId('composer'));
 
-    // @-mention: typing @ and part of a name lists the workspace file; Enter chooses it, not sends.
+    // @ alone lists the workspace's files; the arrows move the choice and Escape closes the list, keeping the text.
     await composer.click();
+    await composer.pressSequentially('@');
+    const rows = chat.locator(testId('mention-item'));
+    await editor.waitFor(async () => (await rows.count()) === 3, { message: 'the three workspace files listed' });
+    assert.equal(await rows.nth(0).getAttribute('aria-selected'), 'true');
+    await composer.press('ArrowDown');
+    assert.equal(await rows.nth(1).getAttribute('aria-selected'), 'true');
+    await composer.press('ArrowUp');
+    await composer.press('ArrowUp');
+    assert.equal(await rows.nth(2).getAttribute('aria-selected'), 'true', 'the choice wraps around');
+    await composer.press('Escape');
+    await editor.waitFor(async () => !(await chat.locator(testId('mention-list')).isVisible()), { message: 'Escape to close the list' });
+    assert.equal(await composer.inputValue(), '@');
+    await composer.fill('');
+
+    // @-mention: typing @ and part of a name lists the workspace file; Enter chooses it, not sends.
     await composer.pressSequentially('Explain @cart');
     const item = chat.locator(`${testId('mention-item')}[data-path="src/cart.js"]`);
     await item.waitFor({ timeout: UI_TIMEOUT_MS });
