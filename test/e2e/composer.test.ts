@@ -169,7 +169,16 @@ test('issue 14 item 14: @-mention reaches the model, the todo panel follows todo
     assert.match(exported, /^- `todo_update` `2 changes`: ok$/m);
     assert.match(exported, /^## Zuno\n\nThe \*\*total\*\* starts at 1 instead of 0\.$/m);
     assert.equal(model.chatRequests().length, requests, 'neither Add Selection nor Export sent anything');
-    await editor.keepArtifacts('issue-14-composer');
+
+    // Screenshots with the panel open, in the light theme the harness starts with and in the dark one.
+    await toggle.click();
+    await chat.locator(testId('todo-list')).waitFor({ timeout: UI_TIMEOUT_MS });
+    await editor.keepArtifacts('issue-14-composer-light');
+    await editor.runCommand('Preferences: Color Theme');
+    await editor.page.locator('.quick-input-widget input').fill('Dark Modern');
+    await editor.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Dark Modern' }).first().click();
+    await editor.page.locator('.monaco-workbench.vs-dark').waitFor({ timeout: UI_TIMEOUT_MS });
+    await editor.keepArtifacts('issue-14-composer-dark');
     assert.deepEqual(model.violations, []);
   });
 });
