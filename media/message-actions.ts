@@ -1,14 +1,24 @@
 /**
- * Copy on a message (issue 14 item 14): the user's text or the answer's Markdown source, not the
- * rendered HTML. Added beside the author line of each drawn message, so the renderer stays as it is.
+ * What the composer features add to a drawn message (issue 14 item 14), after the renderer, so it
+ * stays as it is: Copy beside the author (the user's text or the answer's Markdown source, not the
+ * rendered HTML), and on a user message the note about its @-mentions set apart from what was typed.
  */
-import { actionButton } from './dom';
+import { actionButton, element } from './dom';
+import { splitMentionNote } from '../src/webview/mentions';
 import { copyableText } from './message-copy';
 import type { TranscriptItem } from './transcript';
 
-/** Adds the Copy button to a drawn user or assistant message. */
+/** Adds the Copy button to a drawn user or assistant message, and sets a mention note apart. */
 export function withMessageActions(node: HTMLElement, item: TranscriptItem): HTMLElement {
   if (copyableText(item) === undefined) return node;
+  if (item.kind === 'user') {
+    const { typed, note } = splitMentionNote(item.text);
+    const body = node.querySelector('.message-body');
+    if (note !== undefined && body !== null) {
+      body.textContent = typed;
+      body.append(element('div', { className: 'mention-note', text: note, attributes: { 'data-testid': 'mention-note' } }));
+    }
+  }
   node
     .querySelector('.message-author')
     ?.append(

@@ -59,3 +59,17 @@ function inOrder(text: string, letters: string): boolean {
   }
   return true;
 }
+
+/** The headings of the note `expandMentions` adds to a prompt; the view and a resend recognise it by them. */
+export const MENTIONED_FILES_HEADING = 'Files the user mentioned (workspace-relative; read them before answering):';
+export const LEFT_AS_TEXT_HEADING = 'Mentions that are not files of this workspace:';
+
+/** A sent message split into what the user typed and the note about its mentions, when it has one. */
+export function splitMentionNote(text: string): { readonly typed: string; readonly note?: string } {
+  const starts = [MENTIONED_FILES_HEADING, LEFT_AS_TEXT_HEADING]
+    .map((heading) => text.lastIndexOf(`\n\n${heading}\n`))
+    .filter((index) => index >= 0);
+  if (starts.length === 0) return { typed: text };
+  const start = Math.min(...starts);
+  return { typed: text.slice(0, start), note: text.slice(start + 2) };
+}

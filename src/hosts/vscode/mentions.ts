@@ -8,7 +8,7 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { mentionedPaths, mentionText } from '../../webview/mentions';
+import { LEFT_AS_TEXT_HEADING, MENTIONED_FILES_HEADING, mentionedPaths, mentionText, splitMentionNote } from '../../webview/mentions';
 
 /** Why a mention is not passed on as a file. */
 export type MentionProblem = 'outside the workspace' | 'not found' | 'not a file';
@@ -44,7 +44,9 @@ function inside(root: string, path: string): boolean {
  * read and the mentions that are not files of this workspace. Text without mentions is returned
  * as it is.
  */
-export async function expandMentions(text: string, check: (mention: string) => Promise<MentionCheck>): Promise<string> {
+export async function expandMentions(sent: string, check: (mention: string) => Promise<MentionCheck>): Promise<string> {
+  // A message sent again (Retry, edit and resend) gets a fresh note, not a second one.
+  const text = splitMentionNote(sent).typed;
   const mentions = mentionedPaths(text);
   if (mentions.length === 0) return text;
   const files: string[] = [];
@@ -56,9 +58,8 @@ export async function expandMentions(text: string, check: (mention: string) => P
     } else left.push(`${mentionText(mention)} (${checked.problem}; left as text)`);
   }
   const lines: string[] = [];
-  if (files.length > 0)
-    lines.push('Files the user mentioned (workspace-relative; read them before answering):', ...files.map((path) => `- ${path}`));
-  if (left.length > 0) lines.push('Mentions that are not files of this workspace:', ...left.map((note) => `- ${note}`));
+  if (files.length > 0) lines.push(MENTIONED_FILES_HEADING, ...files.map((path) => `- ${path}`));
+  if (left.length > 0) lines.push(LEFT_AS_TEXT_HEADING, ...left.map((note) => `- ${note}`));
   return `${text}\n\n${lines.join('\n')}`;
 }
 

@@ -3,7 +3,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeMention, insertMention } from '../../../media/mention-token';
-import { mentionedPaths, mentionText, rankPaths } from '../../../src/webview/mentions';
+import {
+  LEFT_AS_TEXT_HEADING,
+  MENTIONED_FILES_HEADING,
+  mentionedPaths,
+  mentionText,
+  rankPaths,
+  splitMentionNote,
+} from '../../../src/webview/mentions';
 
 test('issue 14 item 14: an @ at the start or after a space opens a mention up to the caret; an e-mail address does not', () => {
   assert.deepEqual(activeMention('@', 1), { start: 0, query: '' });
@@ -54,4 +61,12 @@ test('issue 14 item 14: files are ranked by name prefix, then name, then path, t
   assert.deepEqual(rankPaths(paths, 'crtjs'), ['src/cart.js', 'test/cart.test.js']);
   assert.deepEqual(rankPaths(paths, 'zzz'), []);
   assert.equal(rankPaths(paths, '', 2).length, 2, 'capped');
+});
+
+test('issue 14 item 14: a sent message splits into what was typed and the note about its mentions', () => {
+  const note = `${MENTIONED_FILES_HEADING}\n- src/cart.js\n${LEFT_AS_TEXT_HEADING}\n- @gone.md (not found; left as text)`;
+  assert.deepEqual(splitMentionNote(`Fix @src/cart.js and @gone.md\n\n${note}`), { typed: 'Fix @src/cart.js and @gone.md', note });
+  const onlyLeft = `${LEFT_AS_TEXT_HEADING}\n- @gone.md (not found; left as text)`;
+  assert.deepEqual(splitMentionNote(`See @gone.md\n\n${onlyLeft}`), { typed: 'See @gone.md', note: onlyLeft });
+  assert.deepEqual(splitMentionNote('plain text'), { typed: 'plain text' });
 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyableText } from '../../../media/message-copy';
 import { Transcript } from '../../../media/transcript';
+import { MENTIONED_FILES_HEADING } from '../../../src/webview/mentions';
 
 test('issue 14 item 14: Copy takes the user text and the answer Markdown source; not a streaming answer or a tool card', () => {
   const transcript = new Transcript();
@@ -20,4 +21,17 @@ test('issue 14 item 14: Copy takes the user text and the answer Markdown source;
   assert.ok(answer && card);
   assert.equal(copyableText(answer), 'Fix:\n\n```js\nconst total = 42;\n```');
   assert.equal(copyableText(card), undefined);
+});
+
+test('issue 14 item 14: Copy on a message with @-mentions copies what the user typed, not the note the model was given', () => {
+  const transcript = new Transcript();
+  transcript.apply({
+    type: 'user-message',
+    text: `Fix @src/cart.js\n\n${MENTIONED_FILES_HEADING}\n- src/cart.js`,
+    ts: 1,
+    session_id: 's1',
+  });
+  const [user] = transcript.items;
+  assert.ok(user);
+  assert.equal(copyableText(user), 'Fix @src/cart.js');
 });

@@ -3,7 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ZunoEvent, ZunoEventBody } from '../../../../src/core/events';
+import { ApprovalBroker } from '../../../../src/hosts/vscode/approval-state';
+import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
 import { chatMarkdown } from '../../../../src/hosts/vscode/chat-export';
+import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 
 const events = (...bodies: ZunoEventBody[]): ZunoEvent[] => bodies.map((body, index) => ({ ...body, ts: index, session_id: 's1' }));
 const started = (call_id: string, tool: string, parent_call_id?: string): ZunoEventBody => ({
@@ -128,4 +131,39 @@ test('issue 14 item 14: a run that stopped says so, and a subject with backticks
   assert.match(markdown, /^# Zuno chat\n/);
   assert.match(markdown, /^- `shell` `` echo `date` ``: no outcome recorded$/m);
   assert.match(markdown, /^_The run stopped \(cancelled\): Cancelled by the user\._$/m);
+});
+
+test('issue 14 item 14: the controller exports the chat shown, from the store, and nothing before its first message', async () => {
+  const stored = events({ type: 'user-message', text: 'hello' }, { type: 'assistant-message', text: 'hi' });
+  const backend: ChatBackend = {
+    open: async () => undefined,
+    events: (sessionId) => (sessionId === 's1' ? stored : []),
+    callOutput: () => undefined,
+    sessions: () => [{ id: 's1', title: 'Greeting', updatedAt: 1 }],
+    hasSession: (sessionId) => sessionId === 's1',
+    interrupted: () => false,
+    run: async () => undefined,
+    compact: async () => false,
+    status: (running) => ({ permissionMode: 'strict', modelLabel: 'm', running }),
+    configureModel: () => undefined,
+    editorAction: () => undefined,
+    rememberSession: () => undefined,
+    log: () => undefined,
+  };
+  const approvals = new ApprovalBroker(
+    {
+      post: () => undefined,
+      showDiff: async () => undefined,
+      proposedText: async () => undefined,
+      unsavedPaths: () => [],
+      currentText: async () => undefined,
+      addAllowRule: async () => undefined,
+      discardProposals: async () => undefined,
+    },
+    '/w',
+  );
+  assert.equal(await new ChatController(backend, approvals, new QuestionBroker(() => undefined)).exportable(), undefined);
+  assert.equal(await new ChatController(backend, approvals, new QuestionBroker(() => undefined), 'gone').exportable(), undefined);
+  const chat = await new ChatController(backend, approvals, new QuestionBroker(() => undefined), 's1').exportable();
+  assert.deepEqual(chat, { sessionId: 's1', title: 'Greeting', events: stored });
 });

@@ -58,6 +58,7 @@ test('issue 14 item 14: the prompt keeps the text and adds the files to read, an
       '- @gone.md (not found; left as text)',
     ].join('\n'),
   );
+  assert.equal(await expandMentions(prompt, (mention) => checkMention(root, mention)), prompt, 'sent again, it gets one fresh note');
   assert.equal(
     await expandMentions('no mentions, mail me@example.com', () => Promise.reject(new Error('not called'))),
     'no mentions, mail me@example.com',
@@ -65,8 +66,9 @@ test('issue 14 item 14: the prompt keeps the text and adds the files to read, an
 });
 
 /** A backend that records the prompts it runs and answers mentions from a real workspace. */
-function setup(root: string) {
+function setup(root: string, running?: Promise<void>) {
   const prompts: string[] = [];
+  const taken: string[] = [];
   const searches: string[] = [];
   const mentions: MentionSource = {
     search: async (query) => {
@@ -82,8 +84,12 @@ function setup(root: string) {
     sessions: () => [],
     hasSession: () => false,
     interrupted: () => false,
-    run: async (prompt) => {
+    run: async (prompt, _sessionId, _signal, takeQueued) => {
       prompts.push(prompt);
+      if (running) {
+        await running;
+        taken.push(...(takeQueued?.() ?? []));
+      }
     },
     compact: async () => false,
     status: (running) => ({ permissionMode: 'strict', modelLabel: 'm', running }),
@@ -108,7 +114,7 @@ function setup(root: string) {
   );
   const controller = new ChatController(backend, approvals, new QuestionBroker(() => undefined));
   controller.attachView((message) => view.push(message));
-  return { controller, prompts, searches, view };
+  return { controller, prompts, searches, view, taken };
 }
 
 test('issue 14 item 14: the view asks for files as @ is typed and gets them back for that query', async (t) => {
@@ -142,4 +148,20 @@ test('issue 14 item 2: text for the composer that arrives before the view is rea
   );
   controller.compose('again');
   assert.deepEqual(view.at(-1), { type: 'compose', text: 'again' });
+});
+
+test('issue 14 item 14: a message queued while Zuno works shows as typed and reaches the model with its mentions expanded', async (t) => {
+  const { root } = workspace(t);
+  let finish: () => void = () => undefined;
+  const { controller, view, taken } = setup(root, new Promise<void>((resolve) => (finish = resolve)));
+  await controller.receive({ type: 'ready' });
+  const first = controller.receive({ type: 'send', text: 'Start' });
+  await controller.receive({ type: 'send', text: 'Also @src/cart.js' });
+  const queued = view.filter((message) => message.type === 'queue').at(-1);
+  assert.deepEqual(queued?.type === 'queue' ? queued.items.map((item) => item.text) : [], ['Also @src/cart.js']);
+  finish();
+  await first;
+  assert.deepEqual(taken, [
+    'Also @src/cart.js\n\nFiles the user mentioned (workspace-relative; read them before answering):\n- src/cart.js',
+  ]);
 });
