@@ -54,6 +54,7 @@ function drawFrame(): void {
 }
 
 const post = (message: FromWebview): void => vscode.postMessage(message);
+chrome.history.connect(post);
 const persist = (): void => vscode.setState(ui.persisted());
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
@@ -155,6 +156,7 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     ui.historyOpen = !ui.historyOpen;
     if (ui.historyOpen) post({ type: 'list-sessions' });
     chrome.redraw();
+    if (ui.historyOpen) chrome.history.opened();
   },
   'open-session': (target) => {
     const sessionId = target.dataset.sessionId;

@@ -25,6 +25,7 @@ import type { AssistantItem, NoticeItem, ToolItem, TranscriptItem } from './tran
 import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
 import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
+import { taskBrief } from './task-brief';
 
 export class ItemRenderer {
   /** Rendered markdown by item key, so scrolling back to a message does not parse it again. */
@@ -43,6 +44,7 @@ export class ItemRenderer {
   render(item: TranscriptItem): HTMLElement {
     switch (item.kind) {
       case 'user': {
+        if (item.brief !== undefined) return taskBrief(item.text, item.brief);
         const node = message('user', 'You', element('div', { className: 'message-body plain', text: item.text }));
         node.append(...userRestore(item, this.model.rewind));
         return node;

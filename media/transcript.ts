@@ -31,6 +31,8 @@ interface ItemBase {
 export interface UserItem extends ItemBase {
   readonly kind: 'user';
   readonly text: string;
+  /** The goal a delegated task was given: drawn as the task's brief, not as something the user typed. */
+  readonly brief?: { readonly agent: string; readonly parentSessionId: string };
   /** The checkpoint taken before this message's first change (issue 13): files can be restored to it. */
   checkpointId?: string;
 }
@@ -143,6 +145,14 @@ export class Transcript {
   private openAssistant: AssistantItem | undefined;
   private sequence = 0;
 
+  /** True until a delegated task's first message (its goal) has arrived. */
+  private briefPending: boolean;
+
+  /** `delegated`: the session is a delegated task (issue 14 item 10). */
+  constructor(private readonly delegated?: { readonly agent: string; readonly parentSessionId: string }) {
+    this.briefPending = delegated !== undefined;
+  }
+
   get items(): readonly TranscriptItem[] {
     return this.list;
   }
@@ -160,10 +170,14 @@ export class Transcript {
         if (event.resumed)
           this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: 'info', text: 'Session resumed.' });
         return;
-      case 'user-message':
+      case 'user-message': {
         this.closeAssistant();
-        this.push<UserItem>({ kind: 'user', key: this.nextKey(), version: 0, text: event.text });
+        // A delegated task's first message is its goal, from the agent that delegated it.
+        const brief = this.briefPending ? this.delegated : undefined;
+        this.briefPending = false;
+        this.push<UserItem>({ kind: 'user', key: this.nextKey(), version: 0, text: event.text, ...(brief !== undefined ? { brief } : {}) });
         return;
+      }
       case 'assistant-delta':
         this.appendDelta(event.text);
         return;

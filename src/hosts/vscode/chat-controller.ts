@@ -13,8 +13,9 @@
  */
 import type { ZunoEvent } from '../../core/events';
 import { editorWording, errorActions } from '../../webview/editor-words';
-import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
+import { parseFromWebview, type FromWebview, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
+import { ChatHistory, type HistoryBackend, type StoredSession } from './chat-history';
 import { MessageQueue } from './message-queue';
 import { ChatRewinds, type RewindBackend } from './chat-rewind';
 import type { QuestionBroker } from './question-state';
@@ -26,7 +27,9 @@ export interface ChatBackend {
   events(sessionId: string): readonly ZunoEvent[];
   /** The model-facing output of a finished call, from its stored row. */
   callOutput(sessionId: string, callId: string): string | undefined;
-  sessions(): readonly SessionSummary[];
+  sessions(): readonly StoredSession[];
+  /** Search, rename and delete in the view's history (issue 14 item 10). */
+  readonly history?: HistoryBackend;
   hasSession(sessionId: string): boolean;
   /** True when the session's last run never finished (the window closed or reloaded mid-turn). */
   interrupted(sessionId: string): boolean;
@@ -78,6 +81,7 @@ export class ChatController {
   /** The last prompt sent, for an error card's Retry. */
   private lastPrompt: string | undefined;
   private readonly rewinds: ChatRewinds | undefined;
+  private readonly history: ChatHistory;
 
   constructor(
     private readonly backend: ChatBackend,
@@ -96,6 +100,14 @@ export class ChatController {
         running: () => this.running,
         openSession: (id) => this.openSession(id),
       });
+    this.history = new ChatHistory({
+      list: () => backend.sessions(),
+      backend: backend.history,
+      post: (message) => this.post(message),
+      shownSession: () => this.currentSession,
+      runningSession: () => (this.turn ? (this.turn.sessionId ?? this.currentSession) : undefined),
+      closeShown: () => this.switchTo(undefined),
+    });
   }
 
   get sessionId(): string | undefined {
@@ -162,8 +174,11 @@ export class ChatController {
         this.newChat();
         return;
       case 'list-sessions':
+      case 'search-sessions':
+      case 'rename-session':
+      case 'delete-session':
         await this.backend.open();
-        this.post({ type: 'sessions', sessions: this.backend.sessions() });
+        this.history.handle(message);
         return;
       case 'open-session':
         await this.openSession(message.sessionId);
@@ -403,12 +418,22 @@ export class ChatController {
       type: 'snapshot',
       sessionId,
       events: sessionId === undefined || !withHistory ? [] : this.snapshotEvents(sessionId, runningHere),
+      ...this.delegatedSnapshot(sessionId, withHistory),
       approvals: runningHere || sessionId === undefined ? this.approvals.pending() : [],
       questions: runningHere || sessionId === undefined ? this.questions.pending() : [],
       status: this.backend.status(this.running),
     });
     this.viewReady = true;
     if (this.queue.size > 0) this.post({ type: 'queue', items: this.queue.list() });
+  }
+
+  /** A delegated task opened from the history shows its goal as the task's brief (issue 14 item 10). */
+  private delegatedSnapshot(
+    sessionId: string | undefined,
+    withHistory: boolean,
+  ): { delegated?: { agent: string; parentSessionId: string } } {
+    const origin = sessionId === undefined || !withHistory ? undefined : this.history.origin(sessionId);
+    return origin === undefined ? {} : { delegated: { agent: origin.agent, parentSessionId: origin.sessionId } };
   }
 
   private snapshotEvents(sessionId: string, runningHere: boolean): ZunoEvent[] {

@@ -335,6 +335,20 @@ test('issue 4 History: list, open and start chats; an unknown chat is refused; a
   assert.equal(backend.configureRequests, 1);
 });
 
+test('issue 14 item 10: opening a delegated task from the history marks the snapshot as a task of its chat; a task is not renamed, and without a store behind it delete says why', async () => {
+  const { backend, controller, view } = setup();
+  backend.bus.emit('child', { type: 'user-message', text: 'Update CHANGELOG.md' });
+  backend.sessions = () => [{ id: 'child', title: 'task call_8_0 of session parent (general): Update CHANGELOG.md', updatedAt: 1 }];
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'open-session', sessionId: 'child' });
+  const opened = view.at(-1);
+  assert.deepEqual(opened?.type === 'snapshot' ? opened.delegated : 'no snapshot', { agent: 'general', parentSessionId: 'parent' });
+  await controller.receive({ type: 'rename-session', sessionId: 'child', title: 'Mine' });
+  assert.match(JSON.stringify(view.at(-1)), /cannot be renamed/);
+  await controller.receive({ type: 'delete-session', sessionId: 'child' });
+  assert.match(JSON.stringify(view.at(-1)), /not available here/);
+});
+
 test('issue 4 Controls: a run that cannot start reports why in the view and leaves no turn running', async () => {
   const { backend, controller, view } = setup();
   backend.run = async () => {
