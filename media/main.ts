@@ -150,6 +150,10 @@ function copyCode(button: HTMLElement): void {
 const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => void>> = {
   send: () => send(),
   cancel: () => post({ type: 'cancel' }),
+  resume: (target) => {
+    (target as HTMLButtonElement).disabled = true;
+    post({ type: 'resume' });
+  },
   'new-chat': () => post({ type: 'new-chat' }),
   'configure-model': () => post({ type: 'configure-model' }),
   history: () => {

@@ -216,6 +216,8 @@ export function estimateHeight(item: TranscriptItem): number {
       return 32;
     case 'rewind':
       return 76;
+    case 'recovery':
+      return 64;
   }
 }
 

@@ -26,6 +26,7 @@ import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
 import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
 import { taskBrief } from './task-brief';
+import { recoveryCard } from './recovery-view';
 
 export class ItemRenderer {
   /** Rendered markdown by item key, so scrolling back to a message does not parse it again. */
@@ -69,6 +70,8 @@ export class ItemRenderer {
           text: sessionEndLabel(item),
           attributes: { 'data-testid': 'session-end', 'data-reason': item.reason },
         });
+      case 'recovery':
+        return recoveryCard(item, (callId) => this.model.transcript.card(callId));
     }
   }
 

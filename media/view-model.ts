@@ -60,6 +60,7 @@ export class ViewModel {
           this.transcript.apply(event);
           this.meter.apply(event);
         }
+        if (message.interrupted === true) this.transcript.markInterrupted();
         this.sessionId = message.sessionId;
         this.approvals.clear();
         this.questions.clear();

@@ -151,6 +151,8 @@ export type ToWebview =
       readonly approvals: readonly PendingApproval[];
       readonly questions: readonly PendingQuestion[];
       readonly status: ViewStatus;
+      /** The session's last run never finished (the window closed or reloaded mid-run): the view offers Resume. */
+      readonly interrupted?: boolean;
       /** Set when the session is a delegated task: its first message is the task's brief, not the user's. */
       readonly delegated?: { readonly agent: string; readonly parentSessionId: string };
     }
@@ -179,6 +181,8 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
   z.strictObject({ type: z.literal('send'), text: z.string().min(1).max(200_000) }),
   z.strictObject({ type: z.literal('cancel') }),
+  /** Continues a chat whose run was cut off, from the recovery card (issue 14 item 11). */
+  z.strictObject({ type: z.literal('resume') }),
   z.strictObject({ type: z.literal('new-chat') }),
   z.strictObject({ type: z.literal('list-sessions') }),
   z.strictObject({ type: z.literal('open-session'), sessionId: id }),

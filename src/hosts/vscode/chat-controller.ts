@@ -16,6 +16,7 @@ import { editorWording, errorActions } from '../../webview/editor-words';
 import { parseFromWebview, type FromWebview, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
 import { ChatHistory, type HistoryBackend, type StoredSession } from './chat-history';
+import { RESUME_PROMPT } from '../../webview/recovery-words';
 import { MessageQueue } from './message-queue';
 import { ChatRewinds, type RewindBackend } from './chat-rewind';
 import type { QuestionBroker } from './question-state';
@@ -52,9 +53,6 @@ export interface ChatBackend {
   /** Restoring files to a checkpoint (issue 13); without it the view's restore buttons say they are unavailable. */
   readonly rewinds?: RewindBackend;
 }
-
-export const INTERRUPTED_MESSAGE =
-  'Interrupted: the window was closed or reloaded while Zuno was working. Calls that were running are recorded as indeterminate and are never re-run; send a message to continue.';
 
 /** Longest live output kept per running call for a snapshot; the tail is what matters. */
 const LIVE_OUTPUT_LIMIT = 64 * 1024;
@@ -170,6 +168,8 @@ export class ChatController {
       case 'cancel':
         this.cancel();
         return;
+      case 'resume':
+        return this.resume();
       case 'new-chat':
         this.newChat();
         return;
@@ -253,6 +253,18 @@ export class ChatController {
     if (left.length === 0) return;
     if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text: left.join('\n\n') });
     else await this.send(left.join('\n\n'));
+  }
+
+  /**
+   * The recovery card's Resume: the session continues with a prompt that asks the model to pick
+   * up where it stopped; the runtime delivers the recovery notice before it (SPEC R3).
+   */
+  private async resume(): Promise<void> {
+    const sessionId = this.currentSession;
+    if (sessionId === undefined || this.turn) return;
+    await this.backend.open();
+    if (!this.backend.interrupted(sessionId)) return;
+    await this.send(RESUME_PROMPT);
   }
 
   /** An error for the view, in the editor's words and with the buttons that can fix it (issue 14 item 7). */
@@ -418,7 +430,7 @@ export class ChatController {
       type: 'snapshot',
       sessionId,
       events: sessionId === undefined || !withHistory ? [] : this.snapshotEvents(sessionId, runningHere),
-      ...this.delegatedSnapshot(sessionId, withHistory),
+      ...this.recoverySnapshot(sessionId, withHistory && !runningHere),
       approvals: runningHere || sessionId === undefined ? this.approvals.pending() : [],
       questions: runningHere || sessionId === undefined ? this.questions.pending() : [],
       status: this.backend.status(this.running),
@@ -427,13 +439,20 @@ export class ChatController {
     if (this.queue.size > 0) this.post({ type: 'queue', items: this.queue.list() });
   }
 
-  /** A delegated task opened from the history shows its goal as the task's brief (issue 14 item 10). */
-  private delegatedSnapshot(
+  /**
+   * What the view needs to know about the session besides its events: a delegated task opened from
+   * the history shows its goal as the task's brief (issue 14 item 10); a chat whose last run was
+   * cut off gets one recovery card with Resume (item 11). A task is resumed by its chat, not alone.
+   * Not persisted: the next run of the session records what really happened (R3).
+   */
+  private recoverySnapshot(
     sessionId: string | undefined,
-    withHistory: boolean,
-  ): { delegated?: { agent: string; parentSessionId: string } } {
-    const origin = sessionId === undefined || !withHistory ? undefined : this.history.origin(sessionId);
-    return origin === undefined ? {} : { delegated: { agent: origin.agent, parentSessionId: origin.sessionId } };
+    stored: boolean,
+  ): { delegated?: { agent: string; parentSessionId: string }; interrupted?: true } {
+    if (sessionId === undefined || !stored) return {};
+    const origin = this.history.origin(sessionId);
+    if (origin !== undefined) return { delegated: { agent: origin.agent, parentSessionId: origin.sessionId } };
+    return this.backend.interrupted(sessionId) ? { interrupted: true } : {};
   }
 
   private snapshotEvents(sessionId: string, runningHere: boolean): ZunoEvent[] {
@@ -444,16 +463,6 @@ export class ChatController {
         if (output) events.push({ type: 'tool-call-output', call_id: event.call_id, chunk: output, ts: event.ts, session_id: sessionId });
       }
       events.push(event);
-    }
-    if (!runningHere && this.backend.interrupted(sessionId)) {
-      // Not persisted: the next run of this session records what really happened (R3).
-      events.push({
-        type: 'session-finished',
-        reason: 'cancelled',
-        message: INTERRUPTED_MESSAGE,
-        ts: events.at(-1)?.ts ?? 0,
-        session_id: sessionId,
-      });
     }
     if (runningHere) {
       const now = events.at(-1)?.ts ?? 0;
