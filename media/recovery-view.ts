@@ -7,10 +7,16 @@ import { actionButton, element } from './dom';
 import { cutOffCall, recoveryHeadline } from './recovery-format';
 import type { RecoveryItem, ToolItem } from './transcript';
 
+/** Text with `backticked` parts as code elements; every part goes in as text, never as markup. */
+function withCode(text: string): HTMLElement[] {
+  return text.split('`').map((part, index) => element(index % 2 === 1 ? 'code' : 'span', { text: part }));
+}
+
 /** What the user can do now, or what they did. */
 function nextStep(item: RecoveryItem, cutOff: number): string {
   if (item.resumed) return 'Resumed: Zuno was told what was cut off and continued.';
-  const check = cutOff > 0 ? 'Their effects may or may not have happened. ' : '';
+  const check =
+    cutOff === 0 ? '' : cutOff === 1 ? 'Its effect may or may not have happened. ' : 'Their effects may or may not have happened. ';
   return item.resumable ? `${check}Resume to let Zuno continue, or send a message.` : `${check}The chat continued after this.`;
 }
 
@@ -19,7 +25,7 @@ export function recoveryCard(item: RecoveryItem, card: (callId: string) => ToolI
   const node = element(
     'div',
     { className: 'recovery-card', attributes: { 'data-testid': 'recovery-card', role: 'status' } },
-    element('div', { className: 'recovery-headline', text: recoveryHeadline(calls.map(cutOffCall)) }),
+    element('div', { className: 'recovery-headline' }, ...withCode(recoveryHeadline(calls.map(cutOffCall)))),
     element('div', { className: 'recovery-next', text: nextStep(item, calls.length) }),
   );
   if (item.resumable)

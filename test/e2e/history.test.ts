@@ -89,7 +89,8 @@ test('issue 14 item 11: after a reload mid-run one recovery card and Resume appe
     const recovery = chat.locator(testId('recovery-card'));
     await recovery.waitFor({ timeout: UI_TIMEOUT_MS });
     assert.equal(await recovery.count(), 1);
-    assert.match(await recovery.innerText(), /Zuno stopped while `npm test` was running; it was not re-run\./);
+    assert.match(await recovery.innerText(), /Zuno stopped while npm test was running; it was not re-run\./);
+    assert.equal(await recovery.locator('code').innerText(), 'npm test');
     assert.equal(await chat.locator(testId('session-end')).count(), 0);
     await editor.keepArtifacts('issue-14-recovery');
 
