@@ -7,6 +7,7 @@
  */
 import type { FromWebview } from '../src/webview/protocol';
 import { element } from './dom';
+import { codicon } from './icons';
 import { sessionWhen } from './history-format';
 import { historyRows, type HistoryRow } from './history-list';
 import type { ViewModel } from './view-model';
@@ -18,6 +19,17 @@ const SEARCH_DELAY_MS = 200;
 
 const historyButton = (label: string, action: string, attributes: Readonly<Record<string, string>>, className: string): HTMLButtonElement =>
   element('button', { className, text: label, attributes: { type: 'button', 'data-history-action': action, ...attributes } });
+
+/** A codicon button, so a row's tools fit beside its title in a narrow side bar; its label is for tooltips and screen readers. */
+const iconButton = (icon: string, action: string, testId: string, label: string): HTMLButtonElement =>
+  element(
+    'button',
+    {
+      className: 'icon-button session-tool',
+      attributes: { type: 'button', 'data-history-action': action, 'data-testid': testId, title: label, 'aria-label': label },
+    },
+    codicon(icon),
+  );
 
 export class HistoryPanel {
   readonly root = element('div', { className: 'history-panel', attributes: { 'data-testid': 'history-panel' } });
@@ -139,18 +151,8 @@ export class HistoryPanel {
       }),
     );
     // A task is named after its goal, which also links it to its chat: it is not renamed.
-    if (session.parent === undefined)
-      item.append(
-        historyButton('Rename', 'rename', { 'data-testid': 'session-rename', title: 'Rename this chat' }, 'link-button session-tool'),
-      );
-    item.append(
-      historyButton(
-        'Delete',
-        'delete',
-        { 'data-testid': 'session-delete', title: 'Delete this chat and its files' },
-        'link-button session-tool',
-      ),
-    );
+    if (session.parent === undefined) item.append(iconButton('edit', 'rename', 'session-rename', 'Rename this chat'));
+    item.append(iconButton('trash', 'delete', 'session-delete', 'Delete this chat and its files'));
     return item;
   }
 

@@ -110,6 +110,9 @@ export const ICONS_USED: readonly string[] = [
   ...Object.values(ROW_ICONS),
   'history',
   'circle-small',
+  // The history panel's Rename and Delete.
+  'edit',
+  'trash',
 ];
 
 /** The declarations as the call ran with them (T1); absent until the call starts or asks approval. */
