@@ -7,6 +7,7 @@ import { startScriptedOpenAI } from '../support/scripted-openai';
 import { RESUME_PROMPT } from '../../src/webview/recovery-words';
 import { sendPrompt, testId, toolCard, waitForAnswer } from './support/chat';
 import { UI_TIMEOUT_MS, withEditor } from './support/editor';
+import { screenshotThemes } from './support/screenshots';
 import { reloadAndOpenZuno } from './support/session';
 
 test('issue 14 item 10: history search finds a chat by what was said in it; rename and delete (confirmed) change the list', async (t) => {
@@ -34,6 +35,7 @@ test('issue 14 item 10: history search finds a chat by what was said in it; rena
     assert.equal(await found.count(), 1);
     assert.match(await found.innerText(), /Where is the cart total computed/);
     assert.match(await panel.locator(testId('session-excerpt')).innerText(), /checkout\.js/);
+    await screenshotThemes(editor, 'history-search');
 
     // Rename: Enter stores the name; it is what the list shows from then on.
     const cartRow = panel.locator('li', { hasText: 'Where is the cart total computed' });
@@ -58,7 +60,6 @@ test('issue 14 item 10: history search finds a chat by what was said in it; rena
     // Opening the renamed chat shows its conversation.
     await panel.locator(testId('session-item'), { hasText: 'Cart total question' }).click();
     await waitForAnswer(chat, 'checkout.js');
-    await editor.keepArtifacts('issue-14-history');
     assert.deepEqual(model.violations, []);
   });
 });
@@ -92,7 +93,7 @@ test('issue 14 item 11: after a reload mid-run one recovery card and Resume appe
     assert.match(await recovery.innerText(), /Zuno stopped while npm test was running; it was not re-run\./);
     assert.equal(await recovery.locator('code').innerText(), 'npm test');
     assert.equal(await chat.locator(testId('session-end')).count(), 0);
-    await editor.keepArtifacts('issue-14-recovery');
+    await screenshotThemes(editor, 'recovery-card');
 
     await recovery.locator(testId('resume')).click();
     await waitForAnswer(chat, 'Picked up where I stopped');
