@@ -11,6 +11,7 @@ import type { ChatController } from './chat-controller';
 import { sessionSummary, type StoredSession } from './chat-history';
 import type { ConfigSource } from './config-source';
 import { availableChatModels } from './lm-provider';
+import { addSelectionToChat, exportChat } from './composer-commands';
 import { CHAT_VIEW_ID, COMMAND_IDS, type CommandId } from './manifest';
 import { listServerModels } from '../../agent/provider';
 import { DEFAULT_BASE_URLS, modelListRequest, secretKeyFor, type ModelProviderName } from './model-setup';
@@ -265,6 +266,8 @@ function handlers(context: CommandContext): Record<CommandId, () => unknown> {
       if (refusal) void vscode.window.showInformationMessage(`Zuno: ${refusal}`);
     },
     'zuno.mcpServers': () => context.mcpServers(),
+    'zuno.addSelectionToChat': () => addSelectionToChat(context.controller),
+    'zuno.exportChat': () => exportChat(context.controller),
   };
 }
 
