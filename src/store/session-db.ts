@@ -168,7 +168,7 @@ export class SessionDb extends SessionEngine {
         : message;
     this.write([
       [
-        'INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)',
+        'INSERT INTO messages (session_id, seq, json) VALUES (?, ?, CAST(? AS TEXT))',
         [sessionId, this.nextSeq('messages', sessionId), JSON.stringify(stored)],
       ],
       ['UPDATE sessions SET updated_at = ? WHERE id = ?', [Date.now(), sessionId]],
@@ -214,7 +214,7 @@ export class SessionDb extends SessionEngine {
   recordEvent(event: ZunoEvent): void {
     this.write([
       [
-        'INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, ?)',
+        'INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, CAST(? AS TEXT))',
         [event.session_id, this.nextSeq('events', event.session_id), event.type, JSON.stringify(event)],
       ],
     ]);
@@ -339,7 +339,7 @@ export class SessionDb extends SessionEngine {
     return [
       `INSERT INTO calls (session_id, call_id, ordinal, turn, position, tool, arguments_json, effect, replay, concurrency, attempt, parent_call_id,
          status, category, output, truncated, metadata_json, started_at, finished_at, duration_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?)`,
       [
         start.sessionId,
         start.callId,
@@ -407,7 +407,7 @@ export class SessionDb extends SessionEngine {
     }
     const seq = this.write([
       [
-        `UPDATE calls SET status = ?, category = ?, output = ?, truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
+        `UPDATE calls SET status = ?, category = ?, output = CAST(? AS TEXT), truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
         [
           finish.outcome,
           finish.category ?? null,
