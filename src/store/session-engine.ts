@@ -31,6 +31,9 @@ import type { Row } from './rows';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 
 export const SNAPSHOT_FILE = 'snapshot.sqlite';
+
+/** The per-session sequences a write numbers its rows with. */
+type Sequence = 'messages' | 'events' | 'model_requests' | 'ordinal';
 export const JOURNAL_FILE = 'journal.jsonl';
 
 /** When to fold the journal into a new snapshot: once it is larger than both figures. */
@@ -394,9 +397,32 @@ export class SessionEngine {
     this.knownSessions.add(sessionId);
   }
 
+  /**
+   * Per session and sequence (messages, events, model requests, call ordinals): the highest value
+   * written, read from the database once and then advanced by `advance` after each write here.
+   * Only a writer keeps them: it is the session's one writer (the lock), so no one else adds rows.
+   * A MAX query per write was a fifth of a durable record's CPU.
+   */
+  private readonly highest = new Map<string, number>();
+
+  protected highestOf(sequence: Sequence, sessionId: string): number {
+    const key = `${sequence}\u0000${sessionId}`;
+    const known = this.highest.get(key);
+    if (known !== undefined) return known;
+    const [table, column] = sequence === 'ordinal' ? ['calls', 'ordinal'] : [sequence, 'seq'];
+    const row = this.one(`SELECT COALESCE(MAX(${column}), 0) AS highest FROM ${table} WHERE session_id = ?`, [sessionId]);
+    const value = row ? integer(row, 'highest') : 0;
+    if (this.writable) this.highest.set(key, value);
+    return value;
+  }
+
+  /** Records that `value` was written (call after the write succeeded). */
+  protected advance(sequence: Sequence, sessionId: string, value: number): void {
+    if (this.writable) this.highest.set(`${sequence}\u0000${sessionId}`, value);
+  }
+
   protected nextSeq(table: 'messages' | 'events' | 'model_requests', sessionId: string): number {
-    const row = this.one(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM ${table} WHERE session_id = ?`, [sessionId]);
-    return row ? integer(row, 'next') : 1;
+    return this.highestOf(table, sessionId) + 1;
   }
 
   /** Makes every write so far durable against an OS crash (fdatasync). */

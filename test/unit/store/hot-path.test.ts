@@ -53,3 +53,38 @@ test('issue 9: an output bound as bytes is stored as text and reads back unchang
     await reader.close();
   }
 });
+
+test('issue 9, C2: sequences kept in memory by the writer continue the stored ones after a reopen, and a refused write does not advance them', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const withoutTurn = (callId: string): ReturnType<typeof callStart> => {
+    const { turn: _turn, ...start } = callStart('s', callId);
+    return start;
+  };
+  let store = await Store.open({ stateDir });
+  store.createSession({ id: 's', workspace: '/w' });
+  store.appendMessage('s', { role: 'user', content: 'one' });
+  store.appendMessage('s', { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'shell', arguments: '{}' }] });
+  await store.recordStart(withoutTurn('c1'));
+  await assert.rejects(store.recordStart(withoutTurn('c1')), /already recorded/);
+  await store.close();
+
+  store = await Store.open({ stateDir });
+  context.after(() => store.close());
+  store.appendMessage('s', { role: 'assistant', content: '', toolCalls: [{ id: 'c2', name: 'shell', arguments: '{}' }] });
+  await store.recordStart(withoutTurn('c2'));
+  assert.deepEqual(
+    store.calls('s').map((call) => [call.callId, call.turn]),
+    [
+      ['c1', 2],
+      ['c2', 3],
+    ],
+    'each call takes the seq of the message before it, across the reopen',
+  );
+  assert.deepEqual(
+    store.messages('s').map((message) => message.role),
+    ['user', 'assistant', 'assistant'],
+  );
+  store.recordEvent({ type: 'notice', level: 'info', text: 'x', ts: 1, session_id: 's' });
+  store.recordEvent({ type: 'notice', level: 'info', text: 'y', ts: 2, session_id: 's' });
+  assert.equal(store.events('s').length, 2, 'two events, numbered without a collision');
+});
