@@ -318,10 +318,10 @@ export class SessionDb extends SessionEngine {
           [start.attempt, start.sessionId, start.callId],
         ],
         attemptRow,
-      ]);
+      ], true);
     } else {
       const insert = this.insertCall(start, 'running');
-      seq = this.write([insert.operation, attemptRow]);
+      seq = this.write([insert.operation, attemptRow], true);
       this.advance('ordinal', start.sessionId, insert.ordinal);
     }
     this.startedHere.add(key);
@@ -385,7 +385,7 @@ export class SessionDb extends SessionEngine {
       );
     }
     const insert = this.insertCall(start, finish.outcome, finish);
-    const seq = this.write([insert.operation]);
+    const seq = this.write([insert.operation], true);
     this.advance('ordinal', start.sessionId, insert.ordinal);
     await this.journal?.syncThrough(seq);
   }
@@ -426,7 +426,7 @@ export class SessionDb extends SessionEngine {
         `UPDATE call_attempts SET status = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ? AND attempt = ?`,
         [finish.outcome, finish.finishedAt, finish.durationMs, finish.sessionId, finish.callId, finish.attempt],
       ],
-    ]);
+    ], true);
     this.startedHere.delete(`${finish.sessionId}\u0000${finish.callId}`);
     await this.journal?.syncThrough(seq);
   }

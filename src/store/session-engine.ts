@@ -336,14 +336,17 @@ export class SessionEngine {
    * The one way state changes: the statements run in a transaction, the journal line is
    * appended, and only then does the transaction commit. A failing statement or a failing
    * append leaves both the database and the journal as they were. Returns the line's sequence.
+   * `durable`: the caller waits for `syncThrough(seq)` next, so the fdatasync starts at once.
    */
-  protected write(operations: readonly JournalOperation[]): number {
+  protected write(operations: readonly JournalOperation[], durable = false): number {
     this.assertOpen();
     const journal = this.journal;
     if (!journal) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
     let seq = 0;
     this.transaction(operations, () => {
       seq = journal.append(operations);
+      // A write its caller will make durable: the fdatasync runs while the transaction commits.
+      if (durable) journal.startSync();
     });
     this.compactIfDue(journal);
     return seq;
