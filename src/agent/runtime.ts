@@ -92,9 +92,12 @@ const TRANSIENT_EVENTS: ReadonlySet<ZunoEvent['type']> = new Set(['assistant-del
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config, host, workspaceRoot } = options;
   await host.ripgrep();
-  const store = await Store.open({ stateDir: options.stateDir, ...(options.wasmPath ? { wasmPath: options.wasmPath } : {}) });
-  // history.max_sessions / max_age_days (issue 9): reads the session index only, and only when set.
-  store.applyRetention(config.history);
+  // history.max_sessions / max_age_days (issue 9): applied as each session is created, so it counts the new one.
+  const store = await Store.open({
+    stateDir: options.stateDir,
+    retention: config.history,
+    ...(options.wasmPath ? { wasmPath: options.wasmPath } : {}),
+  });
   const events = new EventBus();
   const stopPersisting = events.on((event) => {
     if (!TRANSIENT_EVENTS.has(event.type)) store.recordEvent(event);

@@ -198,22 +198,33 @@ export class JournalWriter {
     return seq;
   }
 
+  /** The fdatasync in flight, or a new one: one covers every line written before it starts, and later callers share it. */
+  private sync(): Promise<void> {
+    if (!this.syncing) {
+      const target = this.lastSeq;
+      this.syncing = fdatasyncAsync(this.fd)
+        .then(() => {
+          this.durableSeq = Math.max(this.durableSeq, target);
+        })
+        .finally(() => {
+          this.syncing = undefined;
+        });
+    }
+    return this.syncing;
+  }
+
+  /**
+   * Starts making the lines written so far durable without waiting, so the caller's remaining
+   * work (committing the transaction in memory) overlaps the fdatasync; `syncThrough` then
+   * waits for it. A failure is reported to `syncThrough`, not here.
+   */
+  startSync(): void {
+    if (this.durableSeq < this.lastSeq) this.sync().catch(() => undefined);
+  }
+
   /** Resolves once every line up to `seq` is on stable storage. */
   async syncThrough(seq: number): Promise<void> {
-    while (this.durableSeq < seq) {
-      if (!this.syncing) {
-        // One fdatasync covers every line written before it starts: later callers share it.
-        const target = this.lastSeq;
-        this.syncing = fdatasyncAsync(this.fd)
-          .then(() => {
-            this.durableSeq = Math.max(this.durableSeq, target);
-          })
-          .finally(() => {
-            this.syncing = undefined;
-          });
-      }
-      await this.syncing;
-    }
+    while (this.durableSeq < seq) await this.sync();
   }
 
   /** Empties the journal after a snapshot took in everything up to the current sequence. */

@@ -172,13 +172,12 @@ export class SessionDb extends SessionEngine {
       this.callRow(sessionId, message.callId)?.output === message.content
         ? { role: 'tool', callId: message.callId, toolName: message.toolName, contentInCall: true }
         : message;
+    const seq = this.nextSeq('messages', sessionId);
     this.write([
-      [
-        'INSERT INTO messages (session_id, seq, json) VALUES (?, ?, ?)',
-        [sessionId, this.nextSeq('messages', sessionId), JSON.stringify(stored)],
-      ],
+      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, CAST(? AS TEXT))', [sessionId, seq, JSON.stringify(stored)]],
       ['UPDATE sessions SET updated_at = ? WHERE id = ?', [Date.now(), sessionId]],
     ]);
+    this.advance('messages', sessionId, seq);
   }
 
   /** A stored message as the transcript has it: a tool result kept in its call gets its text back. */
@@ -218,12 +217,11 @@ export class SessionDb extends SessionEngine {
    * (the event bus cannot report an error), so the session is not checked here.
    */
   recordEvent(event: ZunoEvent): void {
+    const seq = this.nextSeq('events', event.session_id);
     this.write([
-      [
-        'INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, ?)',
-        [event.session_id, this.nextSeq('events', event.session_id), event.type, JSON.stringify(event)],
-      ],
+      ['INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, CAST(? AS TEXT))', [event.session_id, seq, event.type, JSON.stringify(event)]],
     ]);
+    this.advance('events', event.session_id, seq);
   }
 
   events(sessionId: string): ZunoEvent[] {
@@ -257,6 +255,7 @@ export class SessionDb extends SessionEngine {
         ],
       ],
     ]);
+    this.advance('model_requests', sessionId, seq);
     return toModelRequestRow({
       session_id: sessionId,
       seq,
@@ -325,27 +324,26 @@ export class SessionDb extends SessionEngine {
           [start.attempt, start.sessionId, start.callId],
         ],
         attemptRow,
-      ]);
+      ], true);
     } else {
-      seq = this.write([this.insertCall(start, 'running'), attemptRow]);
+      const insert = this.insertCall(start, 'running');
+      seq = this.write([insert.operation, attemptRow], true);
+      this.advance('ordinal', start.sessionId, insert.ordinal);
     }
     this.startedHere.add(key);
     await this.journal?.syncThrough(seq);
   }
 
-  private insertCall(start: CallStart, status: CallStatus, finish?: CallFinish): JournalOperation {
-    const ordinal = integer(
-      this.one('SELECT COALESCE(MAX(ordinal), 0) + 1 AS next FROM calls WHERE session_id = ?', [start.sessionId]) ?? { next: 1 },
-      'next',
-    );
+  private insertCall(start: CallStart, status: CallStatus, finish?: CallFinish): { operation: JournalOperation; ordinal: number } {
+    const ordinal = this.highestOf('ordinal', start.sessionId) + 1;
     // Without an explicit turn, the turn is the transcript's latest message: the assistant
     // message that asked for the call, which the agent loop appends before running the calls.
-    const latest = this.one('SELECT MAX(seq) AS latest FROM messages WHERE session_id = ?', [start.sessionId])?.['latest'];
-    const turn = start.turn ?? (typeof latest === 'number' ? latest : null);
-    return [
+    const latest = this.highestOf('messages', start.sessionId);
+    const turn = start.turn ?? (latest > 0 ? latest : null);
+    const operation: JournalOperation = [
       `INSERT INTO calls (session_id, call_id, ordinal, turn, position, tool, arguments_json, effect, replay, concurrency, attempt, parent_call_id,
          status, category, output, truncated, metadata_json, started_at, finished_at, duration_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?)`,
       [
         start.sessionId,
         start.callId,
@@ -369,6 +367,7 @@ export class SessionDb extends SessionEngine {
         finish?.durationMs ?? null,
       ],
     ];
+    return { operation, ordinal };
   }
 
   /**
@@ -391,7 +390,9 @@ export class SessionDb extends SessionEngine {
         `Call ${start.callId} of session ${start.sessionId} is already recorded; a call that never started is recorded once. Call ids must be unique within a session.`,
       );
     }
-    const seq = this.write([this.insertCall(start, finish.outcome, finish)]);
+    const insert = this.insertCall(start, finish.outcome, finish);
+    const seq = this.write([insert.operation], true);
+    this.advance('ordinal', start.sessionId, insert.ordinal);
     await this.journal?.syncThrough(seq);
   }
 
@@ -413,7 +414,7 @@ export class SessionDb extends SessionEngine {
     }
     const seq = this.write([
       [
-        `UPDATE calls SET status = ?, category = ?, output = ?, truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
+        `UPDATE calls SET status = ?, category = ?, output = CAST(? AS TEXT), truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
         [
           finish.outcome,
           finish.category ?? null,
@@ -431,7 +432,7 @@ export class SessionDb extends SessionEngine {
         `UPDATE call_attempts SET status = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ? AND attempt = ?`,
         [finish.outcome, finish.finishedAt, finish.durationMs, finish.sessionId, finish.callId, finish.attempt],
       ],
-    ]);
+    ], true);
     this.startedHere.delete(`${finish.sessionId}\u0000${finish.callId}`);
     await this.journal?.syncThrough(seq);
   }

@@ -66,6 +66,11 @@ export interface StoreOptions {
   readonly onWarning?: (message: string) => void;
   /** Per session: when its journal is folded into its snapshot. */
   readonly compaction?: CompactionPolicy;
+  /**
+   * `history.max_sessions` / `max_age_days`: applied each time a session is created, once it
+   * exists, so the limit counts the new session (at most max_sessions remain).
+   */
+  readonly retention?: RetentionPolicy;
 }
 
 /** A session as `zuno sessions` lists it: its row and what its files take on disk. */
@@ -110,6 +115,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     private readonly warn: (message: string) => void,
     /** A pre-issue-9 store opened read-only: its sessions, split in memory, since nothing may be written. */
     private readonly legacy: Map<string, SessionDb> | undefined,
+    private readonly retention: RetentionPolicy = {},
   ) {}
 
   /**
@@ -148,7 +154,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
       const moved = renameLegacyFiles(stateDir, new Date());
       warn(`Renamed ${moved.join(', ')}: this store was already split into one folder per session.`);
     }
-    return new Store(SQL, stateDir, false, new MemoryLog(memories, false, warn), compaction, warn, undefined);
+    return new Store(SQL, stateDir, false, new MemoryLog(memories, false, warn), compaction, warn, undefined, options.retention);
   }
 
   /** The folder of one session's files. */
@@ -274,6 +280,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     // The database first (it is the truth), then the index; see layout.ts for a crash between.
     const row = db.createSession({ id, workspace: input.workspace, ...(input.title !== undefined ? { title: input.title } : {}) });
     writeSessionFile(this.sessionDir(id), row);
+    this.applyRetention(this.retention);
     return row;
   }
 
@@ -386,19 +393,27 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
 
   /**
    * Deletes the sessions beyond `history.max_sessions` (the least recently updated first) and
-   * those not updated for `history.max_age_days`. Sessions another process writes, and those
-   * this store has open, are kept. Returns the ids deleted.
+   * those not updated for `history.max_age_days`. Sessions this store has open (the one just
+   * created among them) are kept and count toward the limit; sessions another process writes
+   * are kept. Returns the ids deleted.
    */
   applyRetention(policy: RetentionPolicy, now = Date.now()): string[] {
-    const maxSessions = policy.max_sessions || undefined;
+    const maxSessions = policy.max_sessions || Infinity;
     const maxAgeDays = policy.max_age_days || undefined;
-    if (this.readOnly || (maxSessions === undefined && maxAgeDays === undefined)) return [];
+    if (this.readOnly || (maxSessions === Infinity && maxAgeDays === undefined)) return [];
     const sessions = this.listSummaries();
     const cutoff = maxAgeDays === undefined ? -Infinity : now - maxAgeDays * 24 * 60 * 60 * 1000;
-    const doomed = sessions.filter((session, index) => (maxSessions !== undefined && index >= maxSessions) || session.updatedAt < cutoff);
+    let kept = sessions.filter((session) => this.writers.has(session.id)).length;
+    const doomed = sessions.filter((session) => {
+      if (this.writers.has(session.id)) return false;
+      if (kept < maxSessions && session.updatedAt >= cutoff) {
+        kept++;
+        return false;
+      }
+      return true;
+    });
     const deleted: string[] = [];
     for (const session of doomed) {
-      if (this.writers.has(session.id)) continue;
       try {
         this.deleteSession(session.id);
         deleted.push(session.id);

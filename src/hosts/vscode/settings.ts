@@ -214,9 +214,10 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
       'Takes a checkpoint of the workspace\'s files before the first change of each message (needs git on PATH), so "Restore files to before this message" can put them back. Restoring covers files only, not effects outside the workspace (a pushed commit, a sent request).',
   },
   'history.max_sessions': {
-    description: 'Keep at most this many past sessions of a workspace; older ones are deleted when Zuno starts. 0 keeps all.',
+    description:
+      'Keep at most this many sessions of a workspace, the new one included; the least recently updated are deleted each time a session starts. 0 keeps all.',
   },
-  'history.max_age_days': { description: 'Delete past sessions not updated for this many days when Zuno starts. 0 keeps all.' },
+  'history.max_age_days': { description: 'Delete past sessions not updated for this many days, each time a session starts. 0 keeps all.' },
   'council.members': { description: 'Council members for council_run: `[{"name": "critic", "model": "…", "persona": "…"}]`.' },
   agents: {
     description:

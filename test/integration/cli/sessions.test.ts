@@ -46,7 +46,7 @@ test('issue 9: zuno sessions lists newest first with date, status, size and titl
   assert.match(usage.stderr, /zuno sessions takes list or delete \(got "remove"\)/);
 });
 
-test('issue 9: history.max_sessions keeps the newest sessions when zuno exec starts', async () => {
+test('issue 9: history.max_sessions keeps the newest sessions, the new run included', async () => {
   const workspace = temporaryWorkspace({ '.zuno/config.json': JSON.stringify({ history: { max_sessions: 2 } }) });
   const server = await scripted([{ text: 'one' }, { text: 'two' }, { text: 'three' }, { text: 'four' }]);
   const ids: string[] = [];
@@ -56,9 +56,9 @@ test('issue 9: history.max_sessions keeps the newest sessions when zuno exec sta
     ids.push(run.events[0]?.session_id ?? '');
   }
   const listed = await runZuno(['sessions', '--json'], { cwd: workspace });
-  // Retention runs before the new session is created: two kept, plus the one that just ran.
+  // Retention runs once the new session exists, so it counts: two remain, the one that just ran included.
   assert.deepEqual(
     (JSON.parse(listed.stdout) as { id: string }[]).map((row) => row.id),
-    [ids[3], ids[2], ids[1]],
+    [ids[3], ids[2]],
   );
 });

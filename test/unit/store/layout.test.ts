@@ -388,7 +388,11 @@ test('issue 9: retention deletes sessions beyond history.max_sessions and older 
   assert.deepEqual(store.applyRetention({ max_age_days: 30 }, now), ['oldest']);
   // An event opens the session for writing here without changing its date.
   store.recordEvent({ type: 'notice', level: 'info', text: 'open in this store', ts: now, session_id: 'older' });
-  assert.deepEqual(store.applyRetention({ max_sessions: 1 }, now), ['newer'], 'newest is within the limit; older is open here and kept');
+  assert.deepEqual(
+    store.applyRetention({ max_sessions: 2 }, now),
+    ['newer'],
+    'older is open here: it is kept and counts toward the limit, which newest fills',
+  );
   assert.deepEqual(
     store
       .listSessions()
@@ -421,5 +425,24 @@ test('issue 9: resuming a session just shown turns the loaded copy into the writ
   assert.deepEqual(
     reopened.messages('s1').map((message) => message.content),
     ['hello s1', 'resumed', 'from the other store', 'after it'],
+  );
+});
+
+test('issue 9: with history.max_sessions set, creating a session leaves exactly that many, the new one included', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await withSessions(stateDir, ['first', 'second', 'third']);
+  const store = await Store.open({ stateDir, retention: { max_sessions: 2 } });
+  context.after(() => store.close());
+  assert.equal(store.listSessions().length, 3, 'opening the store deletes nothing');
+  store.createSession({ id: 'fourth', workspace: '/w' });
+  const left = store.listSessions().map((session) => session.id);
+  assert.equal(left.length, 2, `two sessions remain, not three: ${left.join(', ')}`);
+  assert.equal(left[0], 'fourth');
+  assert.deepEqual(readdirSync(join(stateDir, 'sessions')).sort(), [...left].sort(), 'the deleted one is gone with its files');
+  store.createSession({ id: 'fifth', workspace: '/w' });
+  assert.deepEqual(
+    store.listSessions().map((session) => session.id).sort(),
+    ['fifth', 'fourth'],
+    'sessions this store has open are kept and count toward the limit',
   );
 });
