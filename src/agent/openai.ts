@@ -218,6 +218,24 @@ class AnswerBuilder {
   }
 }
 
+/**
+ * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5, also behind a vendor prefix such as
+ * `openai/o3`) refuse `max_tokens` and want `max_completion_tokens`; other servers know only `max_tokens`.
+ */
+export function wantsMaxCompletionTokens(model: string): boolean {
+  return /(^|\/)(o\d+(-|$)|gpt-5)/i.test(model);
+}
+
+/** A server that refuses `max_tokens` names the field it wants instead (OpenAI: "Use 'max_completion_tokens' instead"). */
+function rejectsMaxTokens(error: unknown): boolean {
+  return (
+    error instanceof ProviderError &&
+    error.status === 400 &&
+    /max_tokens/.test(error.message) &&
+    /max_completion_tokens/.test(error.message)
+  );
+}
+
 /** A server that refuses `stream_options` says so in a 400 naming it (older Azure API versions, some proxies). */
 function rejectsStreamOptions(error: unknown): boolean {
   return error instanceof ProviderError && error.status === 400 && /stream_options|include_usage/i.test(error.message);
@@ -230,6 +248,8 @@ export class OpenAIProvider implements ModelProvider {
   private readonly fetch: typeof fetch;
   /** Cleared for good once the server refuses `stream_options`; its answers then carry no usage, and the loop estimates. */
   private askForUsage = true;
+  /** Which name the output limit goes under; switched for good when the server refuses `max_tokens`. */
+  private limitField: 'max_tokens' | 'max_completion_tokens';
   private window: Promise<number | undefined> | undefined;
 
   constructor(private readonly options: HttpProviderOptions) {
@@ -237,6 +257,7 @@ export class OpenAIProvider implements ModelProvider {
     this.model = options.model;
     this.local = isLocalBaseUrl(options.baseUrl);
     this.fetch = options.fetch ?? globalThis.fetch;
+    this.limitField = wantsMaxCompletionTokens(options.model) ? 'max_completion_tokens' : 'max_tokens';
   }
 
   /** `/v1/models` first (OpenRouter, LM Studio, vLLM), then Ollama's `/api/show`; asked once per provider. */
@@ -284,7 +305,7 @@ export class OpenAIProvider implements ModelProvider {
             ...(withUsage ? { stream_options: { include_usage: true } } : {}),
             ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
             // Only when configured: servers that do not know a field may refuse it.
-            ...(this.options.maxOutputTokens !== undefined ? { max_tokens: this.options.maxOutputTokens } : {}),
+            ...(this.options.maxOutputTokens !== undefined ? { [this.limitField]: this.options.maxOutputTokens } : {}),
             ...(this.options.reasoningEffort !== undefined ? { reasoning_effort: this.options.reasoningEffort } : {}),
           },
           signal,
@@ -295,9 +316,10 @@ export class OpenAIProvider implements ModelProvider {
     try {
       response = await post(this.askForUsage);
     } catch (error) {
-      if (!this.askForUsage || !rejectsStreamOptions(error)) throw error;
-      this.askForUsage = false;
-      response = await post(false);
+      if (this.askForUsage && rejectsStreamOptions(error)) this.askForUsage = false;
+      else if (this.limitField === 'max_tokens' && rejectsMaxTokens(error)) this.limitField = 'max_completion_tokens';
+      else throw error;
+      response = await post(this.askForUsage);
     }
     alive();
     const answer = new AnswerBuilder(onDelta);

@@ -39,6 +39,9 @@
  *   chunk with `choices: []` and `usage` (prompt tokens = the request body's length / 4, or
  *   `usage(request)` when given). With `rejectStreamOptions`, such a request is refused with
  *   HTTP 400 naming the parameter, as older Azure API versions and some proxies do.
+ * - A request for an o-series or gpt-5 model (`o1`, `o3-mini`, `openai/o4-mini`, `gpt-5`) that
+ *   carries `max_tokens` is refused with HTTP 400 and OpenAI's `unsupported_parameter` wording
+ *   ("Use 'max_completion_tokens' instead"), as the real API refuses it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from './loopback-server';
@@ -306,6 +309,14 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
             code: null,
           },
         }),
+      );
+      return;
+    }
+    if ('max_tokens' in body && /(^|\/)(o\d+(-|$)|gpt-5)/i.test(body.model)) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+      response.end(
+        JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } }),
       );
       return;
     }
