@@ -4,6 +4,7 @@
  * redrawn only when the model's `chromeVersion` moves, which streaming never does.
  */
 import { actionButton, element } from './dom';
+import { HeaderPickers } from './header-pickers';
 import { sessionWhen } from './history-format';
 import { renderQueue } from './queue-view';
 import { ERROR_ACTION_LABELS } from '../src/webview/editor-words';
@@ -46,6 +47,7 @@ export class Chrome {
   );
   private readonly queuePanel = element('div', { className: 'queue-panel', attributes: { 'data-testid': 'queue' } });
   private readonly jumpButton = actionButton('Jump to latest', 'jump-to-latest', { 'data-testid': 'jump-to-latest' }, 'button jump');
+  private readonly pickers = new HeaderPickers();
   private renderedChrome = -1;
 
   constructor(
@@ -76,6 +78,7 @@ export class Chrome {
         this.historyButton,
         this.cancelButton,
       ),
+      this.pickers.root,
       this.status,
       this.meter,
     );
@@ -115,8 +118,9 @@ export class Chrome {
   redraw(): void {
     const { status, error, sessions, sessionId } = this.model;
 
-    const parts = [`Mode: ${status.permissionMode}`, status.modelLabel === '' ? 'No model' : `Model: ${status.modelLabel}`];
-    this.status.replaceChildren(element('span', { className: 'status-text', text: parts.join(' · ') }));
+    // The model and the mode are in the header's pickers; the status line says what is happening.
+    this.pickers.update(status);
+    this.status.replaceChildren();
     if (status.running)
       this.status.append(element('span', { className: 'running-indicator', text: 'Running…', attributes: { 'data-testid': 'running' } }));
     // Without checkpoints (no git on PATH, or turned off) no message can be restored: say so, and why.

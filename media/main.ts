@@ -10,6 +10,7 @@ import { Chrome } from './chrome';
 import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
 import { restoredDraft } from './drafts';
+import { chosenMode } from './header-format';
 import { ERROR_ACTIONS } from '../src/webview/editor-words';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
@@ -258,6 +259,14 @@ document.addEventListener('input', (event) => {
       return;
     }
   }
+});
+
+// The header's mode dropdown (issue 14 item 12); the host writes the setting and the status brings it back.
+document.addEventListener('change', (event) => {
+  const target = event.target;
+  if (!(target instanceof HTMLSelectElement) || target.dataset.change !== 'permission-mode') return;
+  const mode = chosenMode(target.value);
+  if (mode !== undefined) post({ type: 'set-mode', mode });
 });
 
 // On a focused approval: Ctrl+Enter approves, Escape (outside the reason box) denies (issue 14 item 8).

@@ -5,7 +5,7 @@
  * time, never the whole transcript per token.
  */
 import { z } from 'zod';
-import type { PermissionRule } from '../core/config';
+import { PERMISSION_MODES, type PermissionRule } from '../core/config';
 import type { Declarations } from '../core/declarations';
 import type { ZunoEvent } from '../core/events';
 import { ERROR_ACTIONS, type ErrorAction } from './editor-words';
@@ -101,6 +101,8 @@ export interface QueuedMessage {
 export interface ViewStatus {
   readonly permissionMode: string;
   readonly modelLabel: string;
+  /** The model's name alone, for the header's model picker; absent when none is set. */
+  readonly modelName?: string;
   /** Set when no model is configured: exactly how to set one up. */
   readonly setupHint?: string;
   readonly running: boolean;
@@ -188,6 +190,8 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
     text: z.string().max(100_000).optional(),
   }),
   z.strictObject({ type: z.literal('configure-model') }),
+  /** The header's mode dropdown: writes zuno.permission.mode as "Set Permission Mode" does. */
+  z.strictObject({ type: z.literal('set-mode'), mode: z.enum(PERMISSION_MODES) }),
   z.strictObject({ type: z.literal('unqueue'), id }),
   z.strictObject({ type: z.literal('error-action'), action: z.enum(ERROR_ACTIONS) }),
   z.strictObject({ type: z.literal('rewind-preview'), checkpointId: id }),

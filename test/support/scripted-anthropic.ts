@@ -23,6 +23,8 @@
  * Usage comes as the API sends it: `message_start` carries the input tokens (body length / 4,
  * split into uncached, cache-read and cache-write parts when `cache` is given) and
  * `message_delta` the cumulative output tokens.
+ * With `apiKey`, every request (GET /v1/models included) whose `x-api-key` is missing or differs
+ * is refused with HTTP 401 and the API's `authentication_error` body, as the real API refuses it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from './loopback-server';
@@ -254,6 +256,8 @@ export async function startScriptedAnthropic(options: {
   readonly cache?: { readonly read: number; readonly write: number };
   /** Reports cache reads and writes from the request's own `cache_control` breakpoints (see above). */
   readonly simulateCache?: boolean;
+  /** The only key accepted; without it any key is. */
+  readonly apiKey?: string;
 }): Promise<ScriptedAnthropicServer> {
   const requests: RecordedAnthropicRequest[] = [];
   const violations: string[] = [];
@@ -269,6 +273,13 @@ export async function startScriptedAnthropic(options: {
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = new URL(incoming.url ?? '/', 'http://127.0.0.1').pathname;
     const raw = await readBody(incoming);
+    const key = incoming.headers['x-api-key'];
+    if (options.apiKey !== undefined && key !== options.apiKey) {
+      response.writeHead(401, { 'content-type': 'application/json' });
+      const message = key === undefined ? 'x-api-key header is required' : 'invalid x-api-key';
+      response.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message } }));
+      return;
+    }
     if (incoming.method === 'GET' && path === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ data: (options.models ?? ['claude-scripted']).map((id) => ({ id, type: 'model' })), has_more: false }));

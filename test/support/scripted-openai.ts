@@ -42,6 +42,8 @@
  * - A request for an o-series or gpt-5 model (`o1`, `o3-mini`, `openai/o4-mini`, `gpt-5`) that
  *   carries `max_tokens` is refused with HTTP 400 and OpenAI's `unsupported_parameter` wording
  *   ("Use 'max_completion_tokens' instead"), as the real API refuses it.
+ * - With `apiKey`, every request (GET /v1/models included) without `Authorization: Bearer <that
+ *   key>` is refused with HTTP 401 and OpenAI's `invalid_api_key` body.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from './loopback-server';
@@ -115,6 +117,8 @@ export interface ScriptedOpenAIOptions {
   readonly rejectStreamOptions?: boolean;
   /** The usage reported for a request; by default body length / 4 in, answer length / 4 out. */
   readonly usage?: (request: RecordedRequest, index: number) => ScriptedUsage;
+  /** The only key accepted; without it any key (or none) is. */
+  readonly apiKey?: string;
 }
 
 export interface ScriptedOpenAIServer {
@@ -284,6 +288,16 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
     const body = raw ? (JSON.parse(raw) as ChatRequestBody) : undefined;
     const recorded: RecordedRequest = { method: incoming.method ?? 'GET', path, headers: incoming.headers, body };
     requests.push(recorded);
+    const authorization = incoming.headers.authorization;
+    if (options.apiKey !== undefined && authorization !== `Bearer ${options.apiKey}`) {
+      response.writeHead(401, { 'content-type': 'application/json' });
+      const message =
+        authorization === undefined
+          ? "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
+          : 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.';
+      response.end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+      return;
+    }
     if (incoming.method === 'GET' && path === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
       const window = options.contextWindow !== undefined ? { context_length: options.contextWindow } : {};

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { createProvider, createRuntime, modelTuning, type Runtime } from '../../agent/runtime';
 import { compactSession } from '../../agent/compaction';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
-import type { McpServerConfig, ZunoConfig } from '../../core/config';
+import type { McpServerConfig, PermissionMode, ZunoConfig } from '../../core/config';
 import type { McpClients } from '../../core/mcp';
 import type { McpInputSource } from '../../hosts/node/mcp';
 import { ConfigError } from '../../core/errors';
@@ -24,6 +24,7 @@ import type { ChatBackend } from './chat-controller';
 import type { ConfigSource } from './config-source';
 import { LanguageModelProvider, resolveChatModel } from './lm-provider';
 import { EditorRewinds } from './rewinds';
+import { writePermissionMode } from './model-picker';
 import { keyEnvironmentVariables, secretKeyFor, setupHint, type ModelProviderName } from './model-setup';
 
 export const SESSION_STATE_KEY = 'zuno.session';
@@ -310,6 +311,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     return {
       permissionMode: config.permission.mode,
       modelLabel,
+      ...(name !== undefined ? { modelName: name } : provider === 'vscode-lm' ? { modelName: 'first VS Code model' } : {}),
       ...(hint ? { setupHint: hint } : {}),
       running,
       ...(checkpointsOff !== undefined ? { checkpointsOff } : {}),
@@ -329,6 +331,10 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
 
   configureModel(): void {
     this.options.configureModel();
+  }
+
+  setPermissionMode(mode: PermissionMode): Promise<void> {
+    return writePermissionMode(this.options.config, mode);
   }
 
   rememberSession(sessionId: string | undefined): void {

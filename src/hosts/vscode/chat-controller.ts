@@ -11,6 +11,7 @@
  * - One turn at a time: the approvals and the terminal belong to it. Switching chats while it
  *   runs is refused with a clear message rather than hiding its pending approvals.
  */
+import type { PermissionMode } from '../../core/config';
 import type { ZunoEvent } from '../../core/events';
 import { editorWording, errorActions } from '../../webview/editor-words';
 import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
@@ -41,6 +42,8 @@ export interface ChatBackend {
   status(running: boolean): ViewStatus;
   /** "Set up a model" from the view: the Select Model command. */
   configureModel(): void;
+  /** The header's mode dropdown: writes the setting as "Set Permission Mode" does. */
+  setPermissionMode(mode: PermissionMode): Promise<void>;
   /** An error card's Set API Key or Open settings button: the editor command behind it. */
   editorAction(action: 'set-api-key' | 'open-settings'): void;
   /** Remembers the chat shown, so a reloaded window reopens it. */
@@ -188,6 +191,14 @@ export class ChatController {
         return;
       case 'configure-model':
         this.backend.configureModel();
+        return;
+      case 'set-mode':
+        try {
+          await this.backend.setPermissionMode(message.mode);
+        } finally {
+          // Also after a failed write: the dropdown goes back to the mode that is really set.
+          this.refreshStatus();
+        }
         return;
       case 'unqueue':
         this.queue.remove(message.id);

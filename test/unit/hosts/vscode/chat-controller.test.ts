@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { EventBus, type ZunoEvent, type ZunoEventBody } from '../../../../src/core/events';
 import type { ApprovalRequest } from '../../../../src/core/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
+import type { PermissionMode } from '../../../../src/core/config';
 import { ChatController, INTERRUPTED_MESSAGE, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 import { apiKeyHint, connectionError } from '../../../../src/agent/provider';
@@ -60,11 +61,18 @@ class FakeBackend implements ChatBackend {
     this.bus.emit(id, { type: 'session-started' });
     await this.script((body) => this.bus.emit(id, body), signal);
   }
+  mode: PermissionMode = 'strict';
+  /** Set to make the next mode write fail, as a settings write can. */
+  failModeWrite = false;
   status(running: boolean): ViewStatus {
-    return { permissionMode: 'strict', modelLabel: 'test-model', running };
+    return { permissionMode: this.mode, modelLabel: 'test-model', running };
   }
   configureModel(): void {
     this.configureRequests++;
+  }
+  async setPermissionMode(mode: PermissionMode): Promise<void> {
+    if (this.failModeWrite) throw new Error('Unable to write to Workspace Settings.');
+    this.mode = mode;
   }
   readonly editorActions: string[] = [];
   editorAction(action: 'set-api-key' | 'open-settings'): void {
@@ -491,4 +499,22 @@ test('issue 10 item 2: Compact Chat Context needs a chat, is refused while a tur
 
   const fresh = setup('fresh');
   assert.match((await fresh.controller.compact()) ?? '', /Nothing to compact yet/);
+});
+
+test('issue 14 item 12: the header mode dropdown writes the mode through the backend and the view gets the new status; a failed write puts the dropdown back', async () => {
+  const { backend, controller, view } = setup();
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'set-mode', mode: 'auto-edit' });
+  assert.equal(backend.mode, 'auto-edit');
+  const statuses = () => view.flatMap((message) => (message.type === 'status' ? [message.status.permissionMode] : []));
+  assert.equal(statuses().at(-1), 'auto-edit');
+  backend.failModeWrite = true;
+  await controller.receive({ type: 'set-mode', mode: 'auto' });
+  assert.equal(backend.mode, 'auto-edit');
+  assert.equal(statuses().at(-1), 'auto-edit', 'the view is told the mode that is really set');
+  const errors = view.flatMap((message) => (message.type === 'error' ? [message.text] : []));
+  assert.match(errors.at(-1) ?? '', /Unable to write to Workspace Settings/, 'the failure is shown, not swallowed');
+  await controller.receive({ type: 'set-mode', mode: 'yolo' });
+  assert.equal(backend.mode, 'auto-edit', 'a mode that does not exist is refused at the protocol');
+  assert.match(backend.logs.at(-1) ?? '', /Ignored an invalid message/);
 });
