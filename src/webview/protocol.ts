@@ -197,7 +197,19 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('rewind-preview'), checkpointId: id }),
   z.strictObject({ type: z.literal('rewind-show-diff'), checkpointId: id, path: z.string().min(1).max(4096) }),
   /** `force` overwrites files changed outside Zuno since the checkpoint; `fork` continues in a new chat that ends before the message. */
-  z.strictObject({ type: z.literal('rewind-apply'), checkpointId: id, force: z.boolean(), fork: z.boolean() }),
+  z.strictObject({
+    type: z.literal('rewind-apply'),
+    checkpointId: id,
+    force: z.boolean(),
+    fork: z.boolean(),
+    /** Edit-and-resend with the files restored: sent in the fork once it is open. */
+    resend: z.string().min(1).max(200_000).optional(),
+  }),
+  /**
+   * Edit-and-resend or Retry (issue 14): continue from before the user's `ordinal`-th message (0-based)
+   * in a new chat, sending `text` as a new turn.
+   */
+  z.strictObject({ type: z.literal('resend'), ordinal: z.number().int().min(0).max(1_000_000), text: z.string().min(1).max(200_000) }),
 ]);
 
 export type FromWebview = z.infer<typeof fromWebviewSchema>;

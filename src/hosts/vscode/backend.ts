@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { createProvider, createRuntime, modelTuning, type Runtime } from '../../agent/runtime';
 import { compactSession } from '../../agent/compaction';
+import { forkBeforeUserMessage } from '../../agent/resend';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
 import type { McpServerConfig, PermissionMode, ZunoConfig } from '../../core/config';
 import type { McpClients } from '../../core/mcp';
@@ -331,6 +332,12 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
 
   configureModel(): void {
     this.options.configureModel();
+  }
+
+  async forkBefore(sessionId: string, ordinal: number): Promise<string> {
+    const { runtime } = await this.ensureRuntime();
+    if (this.options.workspaceRoot === undefined) throw new Error(NO_FOLDER);
+    return forkBeforeUserMessage(runtime.store, sessionId, ordinal, this.options.workspaceRoot);
   }
 
   setPermissionMode(mode: PermissionMode): Promise<void> {

@@ -42,6 +42,8 @@ export interface ChatBackend {
   status(running: boolean): ViewStatus;
   /** "Set up a model" from the view: the Select Model command. */
   configureModel(): void;
+  /** A new session holding the chat before the user's `ordinal`-th message (edit-and-resend, Retry); its id. */
+  forkBefore(sessionId: string, ordinal: number): Promise<string>;
   /** The header's mode dropdown: writes the setting as "Set Permission Mode" does. */
   setPermissionMode(mode: PermissionMode): Promise<void>;
   /** An error card's Set API Key or Open settings button: the editor command behind it. */
@@ -98,6 +100,7 @@ export class ChatController {
         sessionId: () => this.currentSession,
         running: () => this.running,
         openSession: (id) => this.openSession(id),
+        send: (text) => this.send(text),
       });
   }
 
@@ -200,6 +203,8 @@ export class ChatController {
           this.refreshStatus();
         }
         return;
+      case 'resend':
+        return this.resend(message.ordinal, message.text);
       case 'unqueue':
         this.queue.remove(message.id);
         return;
@@ -249,6 +254,23 @@ export class ChatController {
     if (left.length === 0) return;
     if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text: left.join('\n\n') });
     else await this.send(left.join('\n\n'));
+  }
+
+  /**
+   * Edit-and-resend and Retry (issue 14): the chat goes on from before that message in a new
+   * chat (the old one stays in History), and the text is a new turn: nothing the later turns
+   * did is replayed. Files are restored only through the checkpoint restore, which the view asks for.
+   */
+  private async resend(ordinal: number, text: string): Promise<void> {
+    const sessionId = this.currentSession;
+    if (sessionId === undefined) throw new Error('There is no message to edit or retry in this chat yet: type one below.');
+    if (this.refuseWhileRunning('edit or retry a message')) return;
+    if (ordinal === 0) this.switchTo(undefined);
+    else {
+      await this.backend.open();
+      this.switchTo(await this.backend.forkBefore(sessionId, ordinal));
+    }
+    await this.send(text);
   }
 
   /** An error for the view, in the editor's words and with the buttons that can fix it (issue 14 item 7). */

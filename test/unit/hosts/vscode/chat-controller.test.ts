@@ -70,6 +70,20 @@ class FakeBackend implements ChatBackend {
   configureModel(): void {
     this.configureRequests++;
   }
+  readonly forks: { readonly from: string; readonly ordinal: number; readonly id: string }[] = [];
+  async forkBefore(sessionId: string, ordinal: number): Promise<string> {
+    const id = `fork${this.forks.length + 1}`;
+    this.forks.push({ from: sessionId, ordinal, id });
+    // What the store's fork holds: the events before the user's `ordinal`-th message.
+    const events = this.stored.get(sessionId) ?? [];
+    let seen = -1;
+    const cut = events.findIndex((event) => event.type === 'user-message' && ++seen === ordinal);
+    this.stored.set(
+      id,
+      events.slice(0, cut).map((event) => ({ ...event, session_id: id })),
+    );
+    return id;
+  }
   async setPermissionMode(mode: PermissionMode): Promise<void> {
     if (this.failModeWrite) throw new Error('Unable to write to Workspace Settings.');
     this.mode = mode;
@@ -517,4 +531,53 @@ test('issue 14 item 12: the header mode dropdown writes the mode through the bac
   await controller.receive({ type: 'set-mode', mode: 'yolo' });
   assert.equal(backend.mode, 'auto-edit', 'a mode that does not exist is refused at the protocol');
   assert.match(backend.logs.at(-1) ?? '', /Ignored an invalid message/);
+});
+
+test('issue 14: edit-and-resend and Retry continue from before that message in a forked chat and send the text as a new turn; refused while a turn runs', async () => {
+  const { backend, controller, view } = setup();
+  const runs: { prompt: string; session: string | undefined }[] = [];
+  const original = backend.run.bind(backend);
+  backend.run = async (prompt, sessionId, signal, takeQueued) => {
+    runs.push({ prompt, session: sessionId });
+    backend.script = async (emit) => {
+      emit({ type: 'user-message', text: prompt });
+      emit({ type: 'assistant-message', text: `answer to ${prompt}` });
+      emit({ type: 'session-finished', reason: 'done' });
+    };
+    await original(prompt, sessionId, signal, takeQueued);
+  };
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'send', text: 'first' });
+  const chat = controller.sessionId ?? '';
+  await controller.receive({ type: 'send', text: 'second' });
+
+  // Edit the second message: a fork of the chat before it, shown, and the edited text sent there.
+  await controller.receive({ type: 'resend', ordinal: 1, text: 'second, edited' });
+  assert.deepEqual(backend.forks, [{ from: chat, ordinal: 1, id: 'fork1' }]);
+  assert.equal(controller.sessionId, 'fork1');
+  assert.deepEqual(runs.at(-1), { prompt: 'second, edited', session: 'fork1' });
+  const snapshot = view.filter((message) => message.type === 'snapshot').at(-1);
+  assert.deepEqual(
+    snapshot?.type === 'snapshot' ? snapshot.events.flatMap((event) => (event.type === 'user-message' ? [event.text] : [])) : [],
+    ['first'],
+    'the forked chat shows the history before the edited message',
+  );
+
+  // Retry of the only message of a chat: a new chat with the same prompt.
+  await controller.receive({ type: 'resend', ordinal: 0, text: 'first' });
+  assert.deepEqual(runs.at(-1), { prompt: 'first', session: undefined });
+  assert.equal(backend.forks.length, 1, 'nothing to fork before the first message');
+
+  // While a turn runs, nothing is forked or sent.
+  const hold = deferred();
+  backend.run = async () => hold.promise;
+  const running = controller.receive({ type: 'send', text: 'long' });
+  await controller.receive({ type: 'resend', ordinal: 0, text: 'again' });
+  assert.match(
+    view.flatMap((message) => (message.type === 'error' ? [message.text] : [])).at(-1) ?? '',
+    /Cancel it first, then edit or retry/,
+  );
+  assert.equal(backend.forks.length, 1);
+  hold.release();
+  await running;
 });
