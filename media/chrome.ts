@@ -5,6 +5,7 @@
  */
 import { actionButton, element } from './dom';
 import { HeaderPickers } from './header-pickers';
+import { lastUserMessage } from './resend-target';
 import { sessionWhen } from './history-format';
 import { renderQueue } from './queue-view';
 import { ERROR_ACTION_LABELS } from '../src/webview/editor-words';
@@ -43,6 +44,13 @@ export class Chrome {
     'Stop',
     'cancel',
     { 'data-testid': 'stop', title: 'Stop the running turn' },
+    'button secondary',
+  );
+  /** Retry on the last answer (issue 14): the last message sent again as a new turn. */
+  private readonly retryButton = actionButton(
+    'Retry',
+    'retry-last',
+    { 'data-testid': 'retry-last', title: 'Send your last message again from before its answer (nothing it ran is replayed)' },
     'button secondary',
   );
   private readonly queuePanel = element('div', { className: 'queue-panel', attributes: { 'data-testid': 'queue' } });
@@ -88,6 +96,7 @@ export class Chrome {
       this.composer,
       actionButton('Send', 'send', { 'data-testid': 'send' }, 'button primary'),
       this.stopButton,
+      this.retryButton,
     );
     this.root = element(
       'div',
@@ -132,6 +141,7 @@ export class Chrome {
     this.transcript.setAttribute('aria-busy', String(status.running));
     this.cancelButton.disabled = !status.running;
     this.stopButton.hidden = !status.running;
+    this.retryButton.hidden = status.running || lastUserMessage(this.model.transcript.items) === undefined;
 
     const meterLabel = this.model.meter.label();
     this.meter.hidden = meterLabel === undefined;

@@ -11,6 +11,8 @@ import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
 import { restoredDraft } from './drafts';
 import { chosenMode } from './header-format';
+import { MessageEdits } from './message-edits';
+import { editedText, lastUserMessage, userOrdinal } from './resend-target';
 import { ERROR_ACTIONS } from '../src/webview/editor-words';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
@@ -28,7 +30,8 @@ const vscode = acquireVsCodeApi();
 const model = new ViewModel();
 const ui = UiState.restore(vscode.getState());
 const chrome = new Chrome(model, ui);
-const renderer = new ItemRenderer(model, ui);
+const edits = new MessageEdits();
+const renderer = new ItemRenderer(model, ui, edits);
 
 let framePending = false;
 const requestFrame = (): void => {
@@ -132,6 +135,25 @@ function openRewind(target: HTMLElement, fork: boolean): void {
   requestFrame();
 }
 
+/** Edit-and-resend (issue 14): with "Also restore files", the restore's preview comes first and the text waits for its confirmation. */
+function sendEdit(key: string): void {
+  const item = model.transcript.items.find((candidate) => candidate.key === key);
+  const ordinal = userOrdinal(model.transcript.items, key);
+  const draft = edits.draft(key);
+  const text = editedText(draft?.text ?? '');
+  if (item?.kind !== 'user' || ordinal === undefined || text === undefined) return;
+  edits.stop(key);
+  list.invalidate(key);
+  if (item.checkpointId !== undefined && draft?.restore === true) {
+    edits.awaitRestore(item.checkpointId, text);
+    model.openRewind(item.checkpointId, true);
+    post({ type: 'rewind-preview', checkpointId: item.checkpointId });
+    requestFrame();
+    return;
+  }
+  post({ type: 'resend', ordinal, text });
+}
+
 /** Copies a code block's text (not its highlighting markup) and says so on the button for a moment. */
 function copyCode(button: HTMLElement): void {
   const code = button.closest('.code-block')?.querySelector('code')?.textContent ?? '';
@@ -182,6 +204,7 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   'restore-fork': (target) => openRewind(target, true),
   'rewind-undo': (target) => openRewind(target, false),
   'rewind-cancel': () => {
+    edits.cancelPending();
     model.closeRewind();
     requestFrame();
   },
@@ -193,11 +216,37 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     const rewind = model.rewind;
     if (rewind === undefined || rewind.checkpointId !== target.dataset.checkpointId) return;
     // Overwriting files changed outside Zuno is what the button said it would do.
-    post({ type: 'rewind-apply', checkpointId: rewind.checkpointId, force: target.dataset.force === 'true', fork: rewind.fork });
+    const resend = edits.takePending(rewind.checkpointId);
+    post({
+      type: 'rewind-apply',
+      checkpointId: rewind.checkpointId,
+      force: target.dataset.force === 'true',
+      fork: rewind.fork,
+      ...(resend !== undefined ? { resend } : {}),
+    });
     model.confirmRewind();
     requestFrame();
   },
   'copy-code': (target) => copyCode(target),
+  'edit-message': (target) => {
+    const item = model.transcript.items.find((candidate) => candidate.key === target.dataset.itemKey);
+    if (item?.kind !== 'user') return;
+    edits.start(item);
+    list.invalidate(item.key);
+  },
+  'edit-cancel': (target) => {
+    const key = target.dataset.itemKey;
+    if (key === undefined) return;
+    edits.stop(key);
+    list.invalidate(key);
+  },
+  'edit-send': (target) => {
+    if (target.dataset.itemKey !== undefined) sendEdit(target.dataset.itemKey);
+  },
+  'retry-last': () => {
+    const last = lastUserMessage(model.transcript.items);
+    if (last !== undefined) post({ type: 'resend', ordinal: last.ordinal, text: last.item.text });
+  },
   'error-action': (target) => {
     const action = ERROR_ACTIONS.find((known) => known === target.dataset.errorAction);
     if (action === undefined) return;
@@ -240,6 +289,7 @@ document.addEventListener('input', (event) => {
     return;
   }
   if (!(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement)) return;
+  if (edits.input(target)) return;
   const callId = target.dataset.callId;
   if (callId === undefined) return;
   // Drafts are kept outside the DOM: a row scrolled out of view is discarded and drawn again.
