@@ -112,3 +112,65 @@ test('issue 14 item 12: the header pickers change the mode (auto-edit then write
     assert.deepEqual(keyed.violations, []);
   });
 });
+
+/** The user messages of a model request, in order. */
+const userTexts = (messages: readonly { readonly role: string; readonly content?: string | null }[] | undefined): string[] =>
+  (messages ?? []).flatMap((message) => (message.role === 'user' ? [String(message.content ?? '')] : []));
+
+test('issue 14: edit-and-resend restores the files through the checkpoint preview and starts from there; Retry sends the last message again from before its answer, nothing replayed', async (t) => {
+  const model = await startScriptedOpenAI({
+    script: [
+      { toolCalls: [{ id: 'call_edit_write', name: 'write', arguments: { path: 'a.txt', content: 'changed by zuno\n' } }] },
+      { text: 'Changed a.txt.' },
+      { text: 'Left a.txt alone.' },
+      { text: 'First hello.' },
+      { text: 'Second hello.' },
+    ],
+  });
+  t.after(() => model.close());
+  const settings = { 'zuno.permission.mode': 'auto-edit' };
+  await withEditor(t, { workspace: { 'a.txt': 'original\n' }, modelBaseUrl: model.baseUrl, settings }, async (editor) => {
+    const chat = await editor.openZuno();
+    await sendPrompt(chat, 'Change a.txt');
+    await waitForAnswer(chat, 'Changed a.txt.');
+    assert.equal(readFileSync(join(editor.workspace, 'a.txt'), 'utf8'), 'changed by zuno\n');
+
+    // Edit the first message; "Also restore files" is on, so the restore's preview comes first.
+    const first = chat.locator(`${testId('message')}[data-role="user"]`, { hasText: 'Change a.txt' });
+    await first.locator(testId('edit-message')).click();
+    const input = chat.locator(testId('edit-input'));
+    await input.fill('Leave a.txt as it is');
+    assert.equal(await chat.locator(testId('edit-restore')).isChecked(), true);
+    await chat.locator(testId('edit-send')).click();
+    const preview = chat.locator(`${testId('rewind-preview')}[data-busy="false"]`);
+    await preview.waitFor({ timeout: UI_TIMEOUT_MS });
+    assert.match(await preview.innerText(), /a\.txt/);
+    assert.equal(model.chatRequests().length, 2, 'nothing is sent before the restore is confirmed');
+    await preview.locator(testId('rewind-confirm')).click();
+    await waitForAnswer(chat, 'Left a.txt alone.');
+    // World: the file is back, and the model saw only the edited message.
+    assert.equal(readFileSync(join(editor.workspace, 'a.txt'), 'utf8'), 'original\n');
+    const edited = model.chatRequests()[2]?.body?.messages;
+    assert.deepEqual(userTexts(edited), ['Leave a.txt as it is']);
+    assert.ok(!(edited ?? []).some((message) => message.role === 'tool'), 'the earlier write is not in what the model sees');
+
+    // Retry: the last message again, from before its answer; the earlier turn stays, the old answer does not.
+    await sendPrompt(chat, 'Say hello');
+    await waitForAnswer(chat, 'First hello.');
+    await chat.locator(`${testId('retry-last')}:visible`).click();
+    await waitForAnswer(chat, 'Second hello.');
+    const retried = model.chatRequests()[4]?.body?.messages ?? [];
+    assert.deepEqual(userTexts(retried), ['Leave a.txt as it is', 'Say hello']);
+    assert.ok(!retried.some((message) => message.content === 'First hello.'), 'the retried answer is not sent back');
+    assert.match(JSON.stringify(retried), /Left a\.txt alone\./, 'the earlier answer is');
+    await editor.waitFor(
+      async () => (await chat.locator(`${testId('message')}[data-role="assistant"]`, { hasText: 'First hello.' }).count()) === 0,
+      {
+        message: 'the chat shown to continue from before the retried answer',
+      },
+    );
+    assert.equal(model.chatRequests().length, 5);
+    await editor.keepArtifacts('issue-14-edit-retry');
+    assert.deepEqual(model.violations, []);
+  });
+});
