@@ -29,8 +29,11 @@ import {
 import { isLocalBaseUrl, modelsListWindow, ollamaWindow } from './context-window';
 import { readServerSentEvents } from './sse';
 
+type OpenAIContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
 type OpenAIMessage =
-  | { role: 'system' | 'user'; content: string }
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | OpenAIContentPart[] }
   | {
       role: 'assistant';
       content: string;
@@ -44,8 +47,22 @@ export function toOpenAIMessages(system: string, messages: readonly TranscriptMe
   for (const message of messages) {
     switch (message.role) {
       case 'system':
+        wire.push({ role: 'system', content: message.content });
+        break;
       case 'user':
-        wire.push({ role: message.role, content: message.content });
+        // Images as data URLs in `image_url` parts; a message without images stays a plain string, which every server takes.
+        wire.push({
+          role: 'user',
+          content: message.images?.length
+            ? [
+                { type: 'text', text: message.content },
+                ...message.images.map((image) => ({
+                  type: 'image_url' as const,
+                  image_url: { url: `data:${image.mediaType};base64,${image.data}` },
+                })),
+              ]
+            : message.content,
+        });
         break;
       case 'assistant': {
         const calls = message.toolCalls ?? [];

@@ -23,6 +23,9 @@
  * Usage comes as the API sends it: `message_start` carries the input tokens (body length / 4,
  * split into uncached, cache-read and cache-write parts when `cache` is given) and
  * `message_delta` the cumulative output tokens.
+ * Image blocks are checked as the API checks them: `source` must be `{type: "base64", media_type:
+ * image/png|jpeg|gif|webp, data: <base64>}`, only in user turns; otherwise HTTP 400. `imagesSeen`
+ * lists each accepted request's image media types.
  * With `apiKey`, every request (GET /v1/models included) whose `x-api-key` is missing or differs
  * is refused with HTTP 401 and the API's `authentication_error` body, as the real API refuses it.
  */
@@ -41,6 +44,7 @@ interface Block {
   readonly input?: unknown;
   readonly name?: string;
   readonly cache_control?: { readonly type: string };
+  readonly source?: { readonly type?: unknown; readonly media_type?: unknown; readonly data?: unknown };
 }
 
 export interface AnthropicRequestBody {
@@ -63,7 +67,30 @@ export interface ScriptedAnthropicServer {
   readonly baseUrl: string;
   readonly requests: RecordedAnthropicRequest[];
   readonly violations: string[];
+  /** Per accepted request, the media types of its image blocks, in order. */
+  readonly imagesSeen: string[][];
   readonly close: () => Promise<void>;
+}
+
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** The request's image media types, or the API's reason to refuse one. */
+export function anthropicImages(body: AnthropicRequestBody): { types: string[] } | { refusal: string } {
+  const types: string[] = [];
+  for (const [index, message] of body.messages.entries()) {
+    for (const block of blocksOf(message.content)) {
+      if (block.type !== 'image') continue;
+      if (message.role !== 'user') return { refusal: `messages.${index}: image blocks are only allowed in user turns` };
+      const source = block.source;
+      if (source?.type !== 'base64') return { refusal: `messages.${index}: image source type must be base64` };
+      if (typeof source.media_type !== 'string' || !IMAGE_TYPES.has(source.media_type))
+        return { refusal: `messages.${index}: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'` };
+      if (typeof source.data !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(source.data))
+        return { refusal: `messages.${index}: image data is not valid base64` };
+      types.push(source.media_type);
+    }
+  }
+  return { types };
 }
 
 const blocksOf = (content: string | readonly Block[]): readonly Block[] =>
@@ -261,6 +288,7 @@ export async function startScriptedAnthropic(options: {
 }): Promise<ScriptedAnthropicServer> {
   const requests: RecordedAnthropicRequest[] = [];
   const violations: string[] = [];
+  const imagesSeen: string[][] = [];
   const signed: Signed = { thoughts: new Map(), byToolUse: new Map() };
   const cached = new Set<string>();
   const usageFor = (raw: string): ScriptedAnthropicUsage => {
@@ -296,6 +324,13 @@ export async function startScriptedAnthropic(options: {
     const number = requests.length;
     for (const problem of anthropicPairingViolations(body)) violations.push(`request ${number}: ${problem}`);
     if (!incoming.headers['anthropic-version']) violations.push(`request ${number}: no anthropic-version header`);
+    const images = anthropicImages(body);
+    if ('refusal' in images) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: images.refusal } }));
+      return;
+    }
+    imagesSeen.push(images.types);
     const marks = cacheBreakpoints(body).length;
     if (marks > 4) {
       response.writeHead(400, { 'content-type': 'application/json' });
@@ -333,6 +368,7 @@ export async function startScriptedAnthropic(options: {
     baseUrl: server.baseUrl,
     requests,
     violations,
+    imagesSeen,
     close: server.close,
   };
 }

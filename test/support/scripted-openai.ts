@@ -42,6 +42,11 @@
  * - A request for an o-series or gpt-5 model (`o1`, `o3-mini`, `openai/o4-mini`, `gpt-5`) that
  *   carries `max_tokens` is refused with HTTP 400 and OpenAI's `unsupported_parameter` wording
  *   ("Use 'max_completion_tokens' instead"), as the real API refuses it.
+ * - A user message's content may be a list of parts, as the API allows: `{type: "text", text}` or
+ *   `{type: "image_url", image_url: {url: "data:image/png;base64,…"}}` (png, jpeg, gif or webp,
+ *   valid base64). Any other part, or a malformed data URL, is refused with HTTP 400 as OpenAI
+ *   refuses it; with `images: false` (a model without vision) every image part is refused.
+ *   `imagesSeen` lists the media types of the images each chat request carried.
  * - With `apiKey`, every request (GET /v1/models included) without `Authorization: Bearer <that
  *   key>` is refused with HTTP 401 and OpenAI's `invalid_api_key` body.
  */
@@ -119,6 +124,8 @@ export interface ScriptedOpenAIOptions {
   readonly usage?: (request: RecordedRequest, index: number) => ScriptedUsage;
   /** The only key accepted; without it any key (or none) is. */
   readonly apiKey?: string;
+  /** False: the model has no vision, and image parts are refused as OpenAI refuses them. */
+  readonly images?: boolean;
 }
 
 export interface ScriptedOpenAIServer {
@@ -132,7 +139,33 @@ export interface ScriptedOpenAIServer {
   readonly violations: string[];
   /** The chat numbers (1-based) of requests refused as longer than the window (`enforceWindow`). */
   readonly refusedAsTooLong: number[];
+  /** Per chat request that got past the checks, the media types of its images, in order. */
+  readonly imagesSeen: string[][];
   readonly close: () => Promise<void>;
+}
+
+const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]+={0,2})$/;
+
+/** Checks a request's user content parts as the API does: the media types of its images, or why it is refused. */
+export function imageParts(messages: readonly ChatMessage[], acceptsImages: boolean): { types: string[] } | { refusal: string } {
+  const types: string[] = [];
+  for (const message of messages) {
+    // The API allows a list of parts where ChatMessage says string; checked at run time.
+    const content: unknown = message.content;
+    if (!Array.isArray(content)) continue;
+    if (message.role !== 'user') return { refusal: `Invalid value for 'content': ${message.role} messages take a string here.` };
+    for (const part of content as unknown[]) {
+      const typed = part as { type?: unknown; text?: unknown; image_url?: { url?: unknown } };
+      if (typed.type === 'text' && typeof typed.text === 'string') continue;
+      if (typed.type !== 'image_url') return { refusal: `Invalid value: '${String(typed.type)}'. Supported values are: 'text' and 'image_url'.` };
+      if (!acceptsImages) return { refusal: 'Invalid content type. image_url is only supported by certain models.' };
+      const url = typed.image_url?.url;
+      const match = typeof url === 'string' ? DATA_URL.exec(url) : null;
+      if (match === null) return { refusal: "Invalid image URL: 'image_url.url' must be a URL or a base64 data URL of a png, jpeg, gif or webp image." };
+      types.push(match[1] ?? '');
+    }
+  }
+  return { types };
 }
 
 /** Checks one request's transcript: every tool call answered exactly once, in order, before anything else. */
@@ -269,6 +302,7 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const refusedAsTooLong: number[] = [];
+  const imagesSeen: string[][] = [];
   const models = options.models ?? ['scripted-model'];
   let chatCount = 0;
 
@@ -334,6 +368,13 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
       );
       return;
     }
+    const images = imageParts(body.messages, options.images ?? true);
+    if ('refusal' in images) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: images.refusal, type: 'invalid_request_error', param: 'messages', code: null } }));
+      return;
+    }
+    imagesSeen.push(images.types);
     const index = chatCount++;
     const problems = pairingViolations(body.messages);
     for (const problem of problems) violations.push(`chat request ${index + 1}: ${problem}`);
@@ -375,6 +416,7 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
     chatRequests: () => requests.filter((request) => request.method === 'POST'),
     violations,
     refusedAsTooLong,
+    imagesSeen,
     close: server.close,
   };
 }
