@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { PERMISSION_MODES, type PermissionRule } from '../core/config';
 import type { Declarations } from '../core/declarations';
 import type { ZunoEvent } from '../core/events';
+import { IMAGE_MEDIA_TYPES } from '../core/transcript';
 import { ERROR_ACTIONS, type ErrorAction } from './editor-words';
 
 export interface SessionSummary {
@@ -166,7 +167,25 @@ const id = z.string().min(1).max(200);
 
 export const fromWebviewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('send'), text: z.string().min(1).max(200_000) }),
+  z.strictObject({
+    type: z.literal('send'),
+    text: z.string().min(1).max(200_000),
+    /** Pasted images (issue 14), base64 without the `data:` prefix; at most 4 of about 5 MB each. */
+    images: z
+      .array(
+        z.strictObject({
+          mediaType: z.enum(IMAGE_MEDIA_TYPES),
+          data: z
+            .string()
+            .min(1)
+            .max(7_000_000)
+            .regex(/^[A-Za-z0-9+/]+={0,2}$/),
+        }),
+      )
+      .min(1)
+      .max(4)
+      .optional(),
+  }),
   z.strictObject({ type: z.literal('cancel') }),
   z.strictObject({ type: z.literal('new-chat') }),
   z.strictObject({ type: z.literal('list-sessions') }),

@@ -16,6 +16,7 @@ import type { McpInputSource } from '../../hosts/node/mcp';
 import { ConfigError } from '../../core/errors';
 import type { ZunoEvent } from '../../core/events';
 import type { Host } from '../../core/host';
+import type { ImagePart } from '../../core/transcript';
 import type { ToolRegistration } from '../../core/registry';
 import { agentRunner, contextWindowFor, type AgentRequest, type AgentRunResult } from '../../agent/loop';
 import type { CallEnvironment, Tool } from '../../core/tool';
@@ -233,7 +234,13 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
       .flatMap((name) => (name.startsWith('mcp__') ? [runtime.registry.get(name)].filter((tool) => tool !== undefined) : []));
   }
 
-  async run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void> {
+  async run(
+    prompt: string,
+    sessionId: string | undefined,
+    signal: AbortSignal,
+    takeQueued?: () => readonly string[],
+    images?: readonly ImagePart[],
+  ): Promise<void> {
     const { runtime, run } = await this.ensureRuntime();
     // A server of .vscode/mcp.json starts only once the user allowed it (issue 11).
     await this.options.mcp?.askPending();
@@ -244,6 +251,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
       signal,
       ...(sessionId !== undefined ? { sessionId } : {}),
       ...(takeQueued !== undefined ? { takeQueuedMessages: takeQueued } : {}),
+      ...(images !== undefined ? { images } : {}),
     });
     const status = result.error instanceof ProviderError ? result.error.status : undefined;
     if (status === 401 || status === 403) {

@@ -13,6 +13,7 @@
  */
 import type { PermissionMode } from '../../core/config';
 import type { ZunoEvent } from '../../core/events';
+import type { ImagePart } from '../../core/transcript';
 import { editorWording, errorActions } from '../../webview/editor-words';
 import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
@@ -36,7 +37,13 @@ export interface ChatBackend {
    * when the run is over; rejects when it cannot start (no model, invalid config, no ripgrep).
    * `takeQueued` hands over the messages typed meanwhile, at each step.
    */
-  run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void>;
+  run(
+    prompt: string,
+    sessionId: string | undefined,
+    signal: AbortSignal,
+    takeQueued?: () => readonly string[],
+    images?: readonly ImagePart[],
+  ): Promise<void>;
   /** Compacts the session's turns before its newest one (issue 10 item 2); false when there were none. */
   compact(sessionId: string, signal: AbortSignal): Promise<boolean>;
   status(running: boolean): ViewStatus;
@@ -160,7 +167,7 @@ export class ChatController {
       case 'ready':
         return this.sendSnapshot();
       case 'send':
-        return this.send(message.text);
+        return this.send(message.text, message.images);
       case 'cancel':
         this.cancel();
         return;
@@ -223,7 +230,13 @@ export class ChatController {
    * step; what a turn leaves in the queue is sent when it ends, or handed back to the composer
    * when it was cancelled, so nothing typed is lost (issue 14 item 7).
    */
-  async send(text: string): Promise<void> {
+  async send(text: string, images?: readonly ImagePart[]): Promise<void> {
+    if (this.turn && images !== undefined) {
+      // A queued message is text the run takes at a step; an image waits for a new turn.
+      this.post({ type: 'error', text: 'Zuno is working: send the message with its image when this turn has finished.' });
+      this.post({ type: 'restore-draft', text });
+      return;
+    }
     if (this.turn) {
       this.queue.add(text);
       return;
@@ -235,10 +248,16 @@ export class ChatController {
     this.refreshStatus();
     let started = false;
     try {
-      await this.backend.run(text, this.currentSession, turn.controller.signal, () => {
-        started = true;
-        return this.queue.take();
-      });
+      await this.backend.run(
+        text,
+        this.currentSession,
+        turn.controller.signal,
+        () => {
+          started = true;
+          return this.queue.take();
+        },
+        images,
+      );
     } catch (error) {
       this.postError(error instanceof Error ? error.message : String(error));
       // The run never started (no model, invalid config): the text goes back to the composer.

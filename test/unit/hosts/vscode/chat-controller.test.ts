@@ -4,6 +4,7 @@ import { EventBus, type ZunoEvent, type ZunoEventBody } from '../../../../src/co
 import type { ApprovalRequest } from '../../../../src/core/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
 import type { PermissionMode } from '../../../../src/core/config';
+import type { ImagePart } from '../../../../src/core/transcript';
 import { ChatController, INTERRUPTED_MESSAGE, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 import { apiKeyHint, connectionError } from '../../../../src/agent/provider';
@@ -56,7 +57,13 @@ class FakeBackend implements ChatBackend {
     return sessionId !== 'fresh';
   }
 
-  async run(_prompt: string, sessionId: string | undefined, signal: AbortSignal, _takeQueued?: () => readonly string[]): Promise<void> {
+  async run(
+    _prompt: string,
+    sessionId: string | undefined,
+    signal: AbortSignal,
+    _takeQueued?: () => readonly string[],
+    _images?: readonly ImagePart[],
+  ): Promise<void> {
     const id = sessionId ?? `s${++this.sessionCounter}`;
     this.bus.emit(id, { type: 'session-started' });
     await this.script((body) => this.bus.emit(id, body), signal);
@@ -580,4 +587,26 @@ test('issue 14: edit-and-resend and Retry continue from before that message in a
   assert.equal(backend.forks.length, 1);
   hold.release();
   await running;
+});
+
+test('issue 14: pasted images go to the run with their message; while a turn runs they are not queued, and the text goes back to the composer', async () => {
+  const { backend, controller, view } = setup();
+  const pixel = { mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' };
+  const received: { prompt: string; images: readonly unknown[] | undefined }[] = [];
+  const hold = deferred();
+  backend.run = async (prompt, _sessionId, _signal, _takeQueued, images) => {
+    received.push({ prompt, images });
+    await hold.promise;
+  };
+  await controller.receive({ type: 'ready' });
+  const running = controller.receive({ type: 'send', text: 'what is this?', images: [pixel] });
+  await controller.receive({ type: 'send', text: 'and this?', images: [pixel] });
+  assert.match(view.flatMap((message) => (message.type === 'error' ? [message.text] : [])).at(-1) ?? '', /when this turn has finished/);
+  assert.deepEqual(view.at(-1), { type: 'restore-draft', text: 'and this?' });
+  hold.release();
+  await running;
+  assert.deepEqual(received, [{ prompt: 'what is this?', images: [pixel] }]);
+  await controller.receive({ type: 'send', text: 'bad', images: [{ mediaType: 'image/svg+xml', data: 'PHN2Zz4=' }] });
+  assert.equal(received.length, 1, 'an SVG (which can carry script) is refused at the protocol');
+  assert.match(backend.logs.at(-1) ?? '', /Ignored an invalid message/);
 });
