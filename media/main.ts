@@ -12,6 +12,7 @@ import { toolKey } from './transcript';
 import { restoredDraft } from './drafts';
 import { chosenMode } from './header-format';
 import { MessageEdits } from './message-edits';
+import { ImageAttachments } from './image-attachments';
 import { editedText, lastUserMessage, userOrdinal } from './resend-target';
 import { ERROR_ACTIONS } from '../src/webview/editor-words';
 import { UiState } from './ui-state';
@@ -31,6 +32,7 @@ const model = new ViewModel();
 const ui = UiState.restore(vscode.getState());
 const chrome = new Chrome(model, ui);
 const edits = new MessageEdits();
+const attachments = new ImageAttachments();
 const renderer = new ItemRenderer(model, ui, edits);
 
 let framePending = false;
@@ -67,6 +69,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const typed = message as ToWebview; // the host builds these from the shared protocol types
   model.receive(typed);
   if (typed.type === 'restore-draft') restoreDraft(typed.text);
+  if (typed.type === 'event' && typed.event.type === 'user-message') attachments.messageShown();
   for (const callId of ui.receive(typed)) list.invalidate(toolKey(callId));
   if (typed.type === 'snapshot') persist();
   requestFrame();
@@ -82,7 +85,8 @@ function restoreDraft(text: string): void {
 function send(): void {
   const text = chrome.composer.value;
   if (text.trim() === '') return;
-  post({ type: 'send', text });
+  const images = attachments.takeForSend();
+  post({ type: 'send', text, ...(images.length > 0 ? { images } : {}) });
   // A new message answers whatever the banner said; it must not stay up for the rest of the chat.
   if (model.error !== undefined) model.dismissError();
   chrome.composer.value = '';
@@ -228,6 +232,9 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     requestFrame();
   },
   'copy-code': (target) => copyCode(target),
+  'remove-attachment': (target) => {
+    if (target.dataset.attachmentId !== undefined) attachments.remove(target.dataset.attachmentId);
+  },
   'edit-message': (target) => {
     const item = model.transcript.items.find((candidate) => candidate.key === target.dataset.itemKey);
     if (item?.kind !== 'user') return;
@@ -333,6 +340,10 @@ document.addEventListener('keydown', (event) => {
     decide(callId, false, false);
   }
 });
+
+chrome.composer.addEventListener('paste', (event) => attachments.paste(event));
+// Thumbnails sit just above the composer they belong to.
+chrome.composer.parentElement?.before(attachments.root);
 
 chrome.composer.addEventListener('keydown', (event) => {
   // Enter sends; Shift+Enter is a new line; Enter while an IME is composing belongs to the IME.

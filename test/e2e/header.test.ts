@@ -174,3 +174,44 @@ test('issue 14: edit-and-resend restores the files through the checkpoint previe
     assert.deepEqual(model.violations, []);
   });
 });
+
+test('issue 14: an image pasted into the composer shows as a removable thumbnail and reaches a model that takes images as an image_url data URL', async (t) => {
+  const model = await startScriptedOpenAI({ script: [{ text: 'It is a single pixel.' }] });
+  t.after(() => model.close());
+  const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+  const settings = { 'zuno.model.images': true };
+  await withEditor(t, { workspace: { 'README.md': '# sample\n' }, modelBaseUrl: model.baseUrl, settings }, async (editor) => {
+    const chat = await editor.openZuno();
+    // What Chromium delivers for Ctrl+V of a copied image: a paste event carrying an image file.
+    // A string: the test's own tsconfig has no DOM types.
+    const paste = () =>
+      chat.evaluate(`(() => {
+        const bytes = Uint8Array.from(atob('${pixel}'), (character) => character.charCodeAt(0));
+        const data = new DataTransfer();
+        data.items.add(new File([bytes], 'pixel.png', { type: 'image/png' }));
+        const composer = document.querySelector('[data-testid="composer"]');
+        composer.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      })()`);
+    await paste();
+    await paste();
+    await editor.waitFor(async () => (await chat.locator(testId('attachment')).count()) === 2, { message: 'two thumbnails' });
+    assert.equal(
+      await chat
+        .locator(`${testId('attachment')} img`)
+        .first()
+        .getAttribute('src'),
+      `data:image/png;base64,${pixel}`,
+    );
+    await chat.locator(testId('remove-attachment')).first().click();
+    await editor.waitFor(async () => (await chat.locator(testId('attachment')).count()) === 1, { message: 'one thumbnail left' });
+
+    await sendPrompt(chat, 'What is in this picture?');
+    await waitForAnswer(chat, 'It is a single pixel.');
+    assert.deepEqual(model.imagesSeen, [['image/png']], 'one image reached the model, as a valid data URL');
+    const user = model.chatRequests()[0]?.body?.messages.find((message) => message.role === 'user');
+    assert.match(JSON.stringify(user?.content), /"type":"image_url".*data:image\/png;base64,/);
+    await editor.waitFor(async () => (await chat.locator(testId('attachment')).count()) === 0, { message: 'the thumbnail gone once sent' });
+    await editor.keepArtifacts('issue-14-image-paste');
+    assert.deepEqual(model.violations, []);
+  });
+});
