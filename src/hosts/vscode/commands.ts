@@ -17,7 +17,6 @@ export interface CommandContext {
   readonly controller: ChatController;
   readonly config: ConfigSource;
   readonly apiKeys: ApiKeys;
-  readonly secrets: vscode.SecretStorage;
   readonly log: vscode.LogOutputChannel;
   /** The registered tools, for Toggle Tools (no store or ripgrep needed). */
   readonly registrations: () => readonly ToolRegistration[];
