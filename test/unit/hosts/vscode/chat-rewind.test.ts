@@ -132,10 +132,11 @@ test('issue 13: "Restore and fork" restores the files and opens the new chat, wh
 });
 
 test('issue 14: edit-and-resend with files restored: the confirmed restore forks, opens the fork, then sends the edited message there (and only then)', async () => {
-  const { workspace, rewinds, opened, sent, checkpointId } = await setup();
+  const { workspace, store, rewinds, opened, sent, checkpointId } = await setup();
   await rewinds.handle({ type: 'rewind-apply', checkpointId, force: false, fork: true, resend: 'change a, but gently' });
   assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'original\n');
   assert.equal(opened.length, 1);
+  assert.equal(store.getSession(opened[0] ?? '')?.status, 'done', 'the fork does not open as an interrupted run');
   assert.deepEqual(sent, [{ text: 'change a, but gently', inChat: opened[0] }]);
 });
 
