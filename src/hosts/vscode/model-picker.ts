@@ -109,8 +109,9 @@ async function pickServerModel(
     const view = modelPickerView(listing, baseUrl, current);
     const typed = typedItem(picker.value, listing);
     picker.placeholder = view.placeholder;
-    // Keeps a typed entry visible whatever the filter: VS Code filters items by the same text.
-    picker.items = [...(typed ? [{ ...typed, alwaysShow: true }] : []), ...view.items.map((item) => ({ ...item }))];
+    // The typed entry comes last and always shows: typing "gpt" then Enter picks the first listed
+    // match, and a name the list does not have is still one Enter away.
+    picker.items = [...view.items.map((item) => ({ ...item })), ...(typed ? [{ ...typed, alwaysShow: true }] : [])];
   };
   picker.onDidChangeValue(refresh);
   const chosen = new Promise<PickAction | undefined>((resolve) => {
