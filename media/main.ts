@@ -14,6 +14,11 @@ import { chosenMode } from './header-format';
 import { MessageEdits } from './message-edits';
 import { ImageAttachments } from './image-attachments';
 import { editedText, lastUserMessage, userOrdinal } from './resend-target';
+import { MentionPicker } from './mentions';
+import { copyWithFeedback, withMessageActions } from './message-actions';
+import { copyableText } from './message-copy';
+import { WorkPanel } from './work-panel';
+import { WorkState } from './work-state';
 import { ERROR_ACTIONS } from '../src/webview/editor-words';
 import { UiState } from './ui-state';
 import { ViewModel } from './view-model';
@@ -34,6 +39,9 @@ const chrome = new Chrome(model, ui);
 const edits = new MessageEdits();
 const attachments = new ImageAttachments();
 const renderer = new ItemRenderer(model, ui, edits);
+const work = new WorkState();
+const workPanel = new WorkPanel(work, () => ui.workPanelCollapsed);
+chrome.transcript.parentElement?.before(workPanel.root);
 
 let framePending = false;
 const requestFrame = (): void => {
@@ -43,7 +51,7 @@ const requestFrame = (): void => {
 };
 const list = new VirtualList(
   chrome.transcript,
-  (item) => renderer.render(item),
+  (item) => withMessageActions(renderer.render(item), item),
   requestFrame,
   (following) => chrome.setFollowing(following),
 );
@@ -56,11 +64,21 @@ function drawFrame(): void {
     renderer.reset();
   }
   chrome.update();
+  workPanel.update();
   list.update(model.transcript.items, model.generation);
 }
 
 const post = (message: FromWebview): void => vscode.postMessage(message);
 const persist = (): void => vscode.setState(ui.persisted());
+const mentions = new MentionPicker(
+  chrome.composer,
+  (query) => post({ type: 'mention-search', query }),
+  () => {
+    ui.draft = chrome.composer.value;
+    persist();
+  },
+);
+chrome.composer.parentElement?.before(mentions.root);
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const message = event.data;
@@ -68,8 +86,14 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (message === null || typeof message !== 'object' || typeof (message as { type?: unknown }).type !== 'string') return;
   const typed = message as ToWebview; // the host builds these from the shared protocol types
   model.receive(typed);
+  if (typed.type === 'snapshot') {
+    work.reset();
+    for (const event of typed.events) work.apply(event);
+  } else if (typed.type === 'event') work.apply(typed.event);
   if (typed.type === 'restore-draft') restoreDraft(typed.text);
   if (typed.type === 'event' && typed.event.type === 'user-message') attachments.messageShown();
+  if (typed.type === 'compose') addToDraft(typed.text);
+  if (typed.type === 'mention-results') mentions.results(typed.query, typed.paths);
   for (const callId of ui.receive(typed)) list.invalidate(toolKey(callId));
   if (typed.type === 'snapshot') persist();
   requestFrame();
@@ -80,6 +104,16 @@ function restoreDraft(text: string): void {
   chrome.composer.value = restoredDraft(text, chrome.composer.value);
   ui.draft = chrome.composer.value;
   persist();
+}
+
+/** Text the editor put in (Add Selection to Chat): after what is typed, not sent, with the caret after it. */
+function addToDraft(text: string): void {
+  const current = chrome.composer.value;
+  chrome.composer.value = current.trim() === '' ? text : `${current.replace(/\s+$/, '')}\n\n${text}`;
+  ui.draft = chrome.composer.value;
+  persist();
+  chrome.composer.focus();
+  chrome.composer.setSelectionRange(chrome.composer.value.length, chrome.composer.value.length);
 }
 
 function send(): void {
@@ -254,6 +288,11 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     const last = lastUserMessage(model.transcript.items);
     if (last !== undefined) post({ type: 'resend', ordinal: last.ordinal, text: last.item.text });
   },
+  'copy-message': (target) => {
+    const item = model.transcript.items.find((candidate) => candidate.key === target.dataset.key);
+    const text = item === undefined ? undefined : copyableText(item);
+    if (text !== undefined) copyWithFeedback(target, text);
+  },
   'error-action': (target) => {
     const action = ERROR_ACTIONS.find((known) => known === target.dataset.errorAction);
     if (action === undefined) return;
@@ -268,6 +307,11 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     post({ type: 'unqueue', id });
     // A removed message is not thrown away: it goes back into the composer to edit or resend.
     restoreDraft(item.text);
+  },
+  'toggle-work-panel': () => {
+    ui.workPanelCollapsed = !ui.workPanelCollapsed;
+    persist();
+    requestFrame();
   },
   'toggle-group': (_target, callId) => {
     ui.toggleExpanded(groupKey(callId));
@@ -293,6 +337,7 @@ document.addEventListener('input', (event) => {
   if (target === chrome.composer) {
     ui.draft = chrome.composer.value;
     persist();
+    mentions.update();
     return;
   }
   if (!(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement)) return;
@@ -346,12 +391,25 @@ chrome.composer.addEventListener('paste', (event) => attachments.paste(event));
 chrome.composer.parentElement?.before(attachments.root);
 
 chrome.composer.addEventListener('keydown', (event) => {
+  // An open @-mention list takes the arrows, Enter, Tab and Escape first.
+  if (mentions.key(event)) {
+    event.preventDefault();
+    event.stopPropagation();
+    return;
+  }
   // Enter sends; Shift+Enter is a new line; Enter while an IME is composing belongs to the IME.
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send();
   }
 });
+
+// A caret moved by click or arrow keys can leave or enter a mention without any input.
+chrome.composer.addEventListener('click', () => mentions.update());
+chrome.composer.addEventListener('keyup', (event) => {
+  if (['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(event.key)) mentions.update();
+});
+chrome.composer.addEventListener('blur', () => mentions.close());
 
 // src/hosts/vscode/webview-html.ts serves an empty `#app`; the body is the fallback for harnesses.
 (document.getElementById('app') ?? document.body).append(chrome.root);

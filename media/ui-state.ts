@@ -16,6 +16,8 @@ export interface QuestionDraft {
 export interface PersistedUiState {
   readonly draft: string;
   readonly expanded: readonly string[];
+  /** The plan/todo panel folded (issue 14 item 14). */
+  readonly workPanelCollapsed?: boolean;
 }
 
 /** Enough expanded cards to cover a long session without letting the saved state grow forever. */
@@ -32,18 +34,24 @@ export class UiState {
   /** Questions the user answered or cancelled, waiting for `question-closed`. */
   readonly answered = new Set<string>();
   historyOpen = false;
+  workPanelCollapsed = false;
 
   static restore(saved: unknown): UiState {
     const state = new UiState();
     if (saved === null || typeof saved !== 'object') return state;
-    const { draft, expanded } = saved as Partial<Record<keyof PersistedUiState, unknown>>; // checked field by field below
+    const { draft, expanded, workPanelCollapsed } = saved as Partial<Record<keyof PersistedUiState, unknown>>; // checked field by field below
     if (typeof draft === 'string') state.draft = draft;
+    if (workPanelCollapsed === true) state.workPanelCollapsed = true;
     if (Array.isArray(expanded)) for (const callId of expanded) if (typeof callId === 'string') state.expanded.add(callId);
     return state;
   }
 
   persisted(): PersistedUiState {
-    return { draft: this.draft, expanded: [...this.expanded].slice(-MAX_REMEMBERED_EXPANDED) };
+    return {
+      draft: this.draft,
+      expanded: [...this.expanded].slice(-MAX_REMEMBERED_EXPANDED),
+      ...(this.workPanelCollapsed ? { workPanelCollapsed: true } : {}),
+    };
   }
 
   toggleExpanded(callId: string): void {

@@ -106,6 +106,8 @@ export class ViewModel {
         this.chromeVersion += 1;
         return;
       case 'restore-draft':
+      case 'compose':
+      case 'mention-results':
         // The composer is the view's own (media/main.ts puts the text back); nothing to keep here.
         return;
       case 'rewind-preview':

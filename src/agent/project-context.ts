@@ -97,11 +97,17 @@ function isWithin(inner: string, outer: string): boolean {
   return path === '' || (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path));
 }
 
-/** The nearest directory at or above the workspace root that holds `.git` (a folder, or a worktree's file). */
+/**
+ * The nearest directory at or above the workspace root that holds `.git` (a folder with a HEAD,
+ * or a worktree's file). An empty `.git`, such as the sandbox's placeholder (issue 12), is passed
+ * over as git passes over it.
+ */
 async function findRepositoryRoot(fs: HostFileSystem, workspaceRoot: string): Promise<string | undefined> {
   let directory = workspaceRoot;
   for (let level = 0; level <= MAX_ANCESTORS; level++) {
-    if ((await fs.lstat(join(directory, '.git'))) !== undefined) return directory;
+    const dotGit = join(directory, '.git');
+    const found = await fs.lstat(dotGit);
+    if (found !== undefined && (found.type !== 'directory' || (await fs.lstat(join(dotGit, 'HEAD'))) !== undefined)) return directory;
     const parent = dirname(directory);
     if (parent === directory) return undefined;
     directory = parent;

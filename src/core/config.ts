@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { CONCURRENCIES, EFFECTS, REPLAYS } from './declarations';
 import { ConfigError } from './errors';
 import { globCostProblem, globProblem, type GlobKind } from './glob';
-import { SANDBOX_MODES } from './sandbox';
+import { isGlobEntry, SANDBOX_MODES, splitGlob } from './sandbox';
 
 function boundedInt(min: number, max: number, fallback: number) {
   return z
@@ -227,14 +227,24 @@ export const configSchema = z.strictObject({
     .strictObject({
       mode: z.enum(SANDBOX_MODES).default('workspace-write'),
       network: z.boolean().default(false),
-      /** More writable places in workspace-write: absolute paths, `~/` paths, or paths relative to the workspace. */
+      /**
+       * More writable places in workspace-write: absolute paths, `~/` paths, or paths relative to
+       * the workspace; or path globs of those, expanded against the disk when each command starts.
+       */
       writable: z
         .array(
           z
             .string()
-            .min(1, { error: 'must be a path, not empty' })
-            .refine((entry) => !/[*?[\]{}]/.test(entry), {
-              error: 'must be a path (absolute, ~/…, or relative to the workspace); globs are not supported here',
+            .min(1, { error: 'must be a path or a glob, not empty' })
+            .superRefine((entry, context) => {
+              if (!isGlobEntry(entry)) return;
+              const problem = globProblem(entry, 'path') ?? globCostProblem(entry);
+              if (problem !== undefined) context.addIssue({ code: 'custom', message: `${JSON.stringify(entry)} is not a valid glob: ${problem}` });
+              else if (['/', '', '~'].includes(splitGlob(entry).base))
+                context.addIssue({
+                  code: 'custom',
+                  message: `${JSON.stringify(entry)} would match at the top of the disk, of the home folder or of the workspace (which is writable already); start the glob below a folder, e.g. ~/.cache/*`,
+                });
             }),
         )
         .default([]),

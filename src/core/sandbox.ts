@@ -36,6 +36,11 @@ export interface SandboxPlan {
   readonly mode: Exclude<SandboxMode, 'off'>;
   /** Writable in `workspace-write` (the workspace and `sandbox.writable`); empty in `read-only`. */
   readonly writable: readonly string[];
+  /**
+   * The globs of `sandbox.writable`, absolute: writable too, as what matches when a command
+   * starts (the host expands them, and keeps out what `globMatchAllowed` refuses).
+   */
+  readonly writableGlobs: readonly string[];
   /** Kept read-only even below a writable path (the workspace's `.git`, `.zuno`, `.vscode`). */
   readonly readOnly: readonly string[];
   /** Not mounted at all: the store's state dir and the home secrets. */
@@ -87,15 +92,57 @@ export function resolveWritable(entry: string, workspaceRoot: string, home: stri
   return joinPath(workspaceRoot, entry);
 }
 
+/** Whether a `sandbox.writable` entry is a glob (the path glob dialect of src/core/glob.ts). */
+export const isGlobEntry = (entry: string): boolean => /[*?[\]{}]/.test(entry);
+
+/**
+ * The folder a glob's matches all lie in: its segments before the first one with a wildcard.
+ * `/home/dev/.cache/*` → `/home/dev/.cache`; the rest is matched against paths relative to it.
+ */
+export function splitGlob(pattern: string): { readonly base: string; readonly rest: string } {
+  const segments = pattern.split('/');
+  const first = segments.findIndex((segment) => isGlobEntry(segment) || segment.includes('\\'));
+  const cut = first === -1 ? segments.length : first;
+  return { base: segments.slice(0, cut).join('/') || '/', rest: segments.slice(cut).join('/') };
+}
+
+const within = (path: string, folder: string): boolean => path === folder || path.startsWith(folder === '/' ? '/' : `${folder}/`);
+
+/**
+ * Whether a path a `sandbox.writable` glob matched may be made writable: never one that is, or
+ * holds, a path the plan keeps read-only or hidden (so no glob makes a parent of the workspace's
+ * .git, of the state dir or of ~/.ssh writable), nothing inside a hidden path, and nothing already
+ * writable (a match inside the workspace adds nothing, and a concurrent command there could swap
+ * it for a symlink before bwrap binds it). Paths are real (symlinks resolved).
+ */
+export function globMatchAllowed(
+  match: string,
+  plan: Pick<SandboxPlan, 'writable' | 'readOnly' | 'hidden'>,
+): boolean {
+  if ([...plan.readOnly, ...plan.hidden].some((kept) => within(kept, match))) return false;
+  return ![...plan.hidden, ...plan.writable].some((folder) => within(match, folder));
+}
+
 /** The plan for one command, or undefined when `sandbox.mode` is `off`. */
 export function planSandbox(input: PlanInput): SandboxPlan | undefined {
   const settings = input.config.sandbox;
   if (settings.mode === 'off') return undefined;
   const root = trimSlashes(input.workspaceRoot);
-  const writable =
-    settings.mode === 'workspace-write'
-      ? [root, ...settings.writable.flatMap((entry) => resolveWritable(entry, root, input.home) ?? [])]
-      : [];
+  const extra = settings.mode === 'workspace-write' ? settings.writable : [];
+  const resolved = (entries: readonly string[]): string[] => entries.flatMap((entry) => resolveWritable(entry, root, input.home) ?? []);
+  const writable = settings.mode === 'workspace-write' ? [root, ...resolved(extra.filter((entry) => !isGlobEntry(entry)))] : [];
+  // Globs keep their backslashes (escapes), so they are joined as written.
+  const home = input.home === undefined ? undefined : trimSlashes(input.home);
+  // The config refuses `/*`, `~/*` and `*` by their look; this catches the same tops written out
+  // (`/home/dev/*`), whose matches would include dotfiles such as ~/.bashrc.
+  const tops = new Set(['/', root, ...(home !== undefined ? [home] : [])]);
+  const writableGlobs = extra
+    .filter(isGlobEntry)
+    .flatMap((entry) => {
+      if (entry.startsWith('~/')) return home === undefined ? [] : [`${home}/${entry.slice(2)}`];
+      return entry.startsWith('/') ? [entry] : [`${root}/${entry.replace(/^\.\//, '')}`];
+    })
+    .filter((glob) => !tops.has(trimSlashes(splitGlob(glob).base.replace(/\/+/g, '/'))));
   const hidden = [
     ...(input.stateDir !== undefined ? [trimSlashes(input.stateDir)] : []),
     ...(input.home !== undefined ? HOME_SECRETS.map((secret) => joinPath(input.home ?? '', secret)) : []),
@@ -103,6 +150,7 @@ export function planSandbox(input: PlanInput): SandboxPlan | undefined {
   return {
     mode: settings.mode,
     writable: [...new Set(writable)],
+    writableGlobs: [...new Set(writableGlobs)],
     // In read-only mode the workspace is mounted read-only by name, so it is there even below the private /tmp.
     readOnly: [...(settings.mode === 'read-only' ? [root] : []), ...READ_ONLY_WORKSPACE_ENTRIES.map((entry) => joinPath(root, entry))],
     hidden,
@@ -121,6 +169,13 @@ export function describePlan(plan: SandboxPlan): string {
 export function unsandboxedLine(reason: string): string {
   return `[unsandboxed (${reason}): this command ran with your full permissions]`;
 }
+
+/**
+ * The one-time notice when the user turned the sandbox off. Their own choice is said once (and
+ * in the status bar), not on every result; a sandbox that cannot run is still said on each.
+ */
+export const SANDBOX_OFF_NOTICE =
+  'Commands run unsandboxed because sandbox.mode is "off": each command runs with your full permissions. Set sandbox.mode to "workspace-write" to sandbox them again.';
 
 /** The one-time notice when commands cannot be sandboxed. */
 export function unavailableNotice(availability: Extract<SandboxAvailability, { available: false }>): string {
@@ -143,6 +198,14 @@ const REFUSALS: readonly { readonly pattern: RegExp; readonly what: (plan: Sandb
       plan.mode === 'read-only'
         ? 'a write was refused: in read-only mode only the private temp dir is writable'
         : 'a write was refused: outside the workspace (and in its .git, .zuno and .vscode) nothing is writable',
+  },
+  {
+    // A .git, .zuno or .vscode that did not exist is held by an empty read-only placeholder.
+    pattern: /(\.git|\.zuno|\.vscode)\b[^\n]*(file exists|EEXIST)|(file exists|EEXIST)[^\n]*(\.git|\.zuno|\.vscode)\b/i,
+    what: (plan) =>
+      plan.mode === 'read-only'
+        ? undefined
+        : "the workspace's .git, .zuno and .vscode cannot be created or changed from the sandbox (where one does not exist, an empty read-only folder holds its place)",
   },
   {
     pattern: /permission denied|EACCES|EPERM|operation not permitted/i,

@@ -7,6 +7,7 @@ import { ToolError } from '../core/errors';
 import {
   planSandbox,
   requiredButUnavailable,
+  SANDBOX_OFF_NOTICE,
   unavailableNotice,
   unsandboxedLine,
   type SandboxAvailability,
@@ -17,9 +18,9 @@ import type { CallEnvironment } from '../core/tool';
 export interface SandboxChoice {
   /** The sandbox to run in; absent when the command runs unsandboxed. */
   readonly plan?: SandboxPlan;
-  /** Unsandboxed: the line the result starts with. */
+  /** Unsandboxed when the user did not choose it for every command: the line the result starts with. */
   readonly unsandboxed?: string;
-  /** Unsandboxed because the sandbox cannot be used: the notice the user gets once. */
+  /** Unsandboxed because the sandbox cannot be used, or is turned off: the notice the user gets once. */
   readonly notice?: string;
 }
 
@@ -62,7 +63,8 @@ export const leavesSandbox = (env: CallEnvironment, requested: 'off' | undefined
 export async function chooseSandbox(env: CallEnvironment, requested: 'off' | undefined): Promise<SandboxChoice> {
   if (leavesSandbox(env, requested)) return { unsandboxed: unsandboxedLine('"sandbox": "off" was asked for this call') };
   const planned = plan(env);
-  if (!planned) return { unsandboxed: unsandboxedLine('sandbox.mode is "off"') };
+  // The user's explicit choice: said once and in the status bar, so that results stay clean.
+  if (!planned) return { notice: SANDBOX_OFF_NOTICE };
   const found = await availability(env, planned);
   if (found.available) return { plan: planned };
   // Checked before the call too; this catches a sandbox that went away in between.

@@ -160,6 +160,10 @@ export type ToWebview =
   | { readonly type: 'rewind-preview'; readonly preview: RewindPreviewView }
   /** The preview of this checkpoint is over: restored, or it failed (an `error` says why). */
   | { readonly type: 'rewind-closed'; readonly checkpointId: string }
+  /** Workspace files for an @-mention being typed (issue 14 item 14); `query` says which keystroke they answer. */
+  | { readonly type: 'mention-results'; readonly query: string; readonly paths: readonly string[] }
+  /** Text for the composer, added after what is typed there and not sent (Add Selection to Chat). */
+  | { readonly type: 'compose'; readonly text: string }
   /** `actions`: the buttons of the error card (issue 14 item 7); none for a plain refusal. */
   | { readonly type: 'error'; readonly text: string; readonly actions?: readonly ErrorAction[] };
 
@@ -214,6 +218,8 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('unqueue'), id }),
   z.strictObject({ type: z.literal('error-action'), action: z.enum(ERROR_ACTIONS) }),
   z.strictObject({ type: z.literal('rewind-preview'), checkpointId: id }),
+  /** The text after an `@` in the composer: which workspace files to offer. */
+  z.strictObject({ type: z.literal('mention-search'), query: z.string().max(500) }),
   z.strictObject({ type: z.literal('rewind-show-diff'), checkpointId: id, path: z.string().min(1).max(4096) }),
   /** `force` overwrites files changed outside Zuno since the checkpoint; `fork` continues in a new chat that ends before the message. */
   z.strictObject({

@@ -50,6 +50,8 @@ export function makeToolContext(options: ToolContextOptions): TestToolContext {
     host,
     config,
     workspaceRoot: options.workspaceRoot,
+    // As the scheduler passes it on, so that the sandbox hides it (issue 12).
+    ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}),
     callId,
     sessionId: 'session-1',
     attempt: 1,

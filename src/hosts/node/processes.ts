@@ -9,9 +9,19 @@ import type { SandboxSupport } from '../../core/sandbox';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Duplex, type Readable } from 'node:stream';
 import { pinDirectory, type VerificationMode } from './fs';
-import { bwrapArguments, createProcessLimit, SANDBOX_TEMP, sandboxExecutable, seatbeltProfile } from './sandbox';
+import {
+  bwrapArguments,
+  createProcessLimit,
+  expandWritableGlobs,
+  SANDBOX_BLOCK_FD,
+  SANDBOX_INFO_FD,
+  SANDBOX_TEMP,
+  sandboxExecutable,
+  seatbeltProfile,
+  type ProcessLimit,
+} from './sandbox';
 
 type ExecaModule = typeof import('execa');
 
@@ -68,6 +78,8 @@ interface Launch {
   readonly env?: Readonly<Record<string, string>>;
   /** Undoes what the sandbox set up for this child (a temp dir, a cgroup), once it is gone. */
   readonly cleanup?: () => Promise<void>;
+  /** Holds the command until it is in its pids cgroup, through two more descriptors (`ProcessLimit`). */
+  readonly limit?: ProcessLimit;
 }
 
 /**
@@ -99,15 +111,24 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
   const executable = sandboxExecutable(availability);
   if (availability.mechanism === 'bubblewrap') {
     const limit = plan.maxProcesses > 0 ? createProcessLimit(plan.maxProcesses) : undefined;
-    // A pids cgroup bounds everything already; the rlimit is the fallback where none can be made.
+    // A pids cgroup bounds everything already; the rlimit is what binds where none is needed or can be made.
     const argv = limit ? command : withProcessLimit(command, plan.maxProcesses);
-    const [first = executable, ...args] = [...(limit?.prefix ?? []), executable, ...bwrapArguments(plan, spec.cwd), '--', ...argv];
-    return { command: first, args, shell: false, env: { TMPDIR: SANDBOX_TEMP }, ...(limit ? { cleanup: releaseLater(limit) } : {}) };
+    return {
+      command: executable,
+      args: [...(limit?.bwrapArguments ?? []), ...bwrapArguments(plan, spec.cwd), '--', ...argv],
+      shell: false,
+      env: { TMPDIR: SANDBOX_TEMP },
+      ...(limit ? { limit, cleanup: releaseLater(limit) } : {}),
+    };
   }
   const temporary = await mkdtemp(join(tmpdir(), 'zuno-sandbox-'));
   return {
     command: executable,
-    args: ['-p', seatbeltProfile(plan, temporary), ...withProcessLimit(command, plan.maxProcesses)],
+    args: [
+      '-p',
+      seatbeltProfile({ ...plan, writable: [...plan.writable, ...expandWritableGlobs(plan)] }, temporary),
+      ...withProcessLimit(command, plan.maxProcesses),
+    ],
     shell: false,
     env: { TMPDIR: temporary },
     cleanup: () => rm(temporary, { recursive: true, force: true }),
@@ -169,9 +190,9 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         extendEnv: false,
         // A new group on POSIX; on Windows `detached` would open a console window instead.
         detached: !isWindows,
-        ...(spec.stdin !== undefined ? { input: spec.stdin } : { stdin: 'ignore' as const }),
-        stdout: 'pipe',
-        stderr: 'pipe',
+        ...(spec.stdin !== undefined ? { input: spec.stdin } : {}),
+        // Beyond stderr: bwrap's info and block descriptors, when the command waits for its cgroup.
+        stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(launch.limit ? (['pipe', 'pipe'] as const) : [])],
         buffer: false,
         reject: false,
       });
@@ -204,6 +225,23 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       spec.signal?.addEventListener('abort', onAbort, { once: true });
 
       try {
+        if (launch.limit) {
+          // Node makes each extra descriptor a socket; execa's types do not follow a spread stdio.
+          const [info, block] = [SANDBOX_INFO_FD, SANDBOX_BLOCK_FD].map((fd) => (subprocess.stdio as readonly unknown[])[fd]);
+          const admitted =
+            info instanceof Duplex && block instanceof Duplex
+              ? await launch.limit.admit(info, block).catch((error: unknown) => error)
+              : new Error('bwrap got no info and block descriptors');
+          if (admitted !== true) {
+            // Killed before the block descriptor closes, since bwrap would start the command at its end.
+            if (subprocess.pid !== undefined) signalGroup(subprocess.pid, 'SIGKILL');
+            killed = true;
+            for (const stream of [info, block]) if (stream instanceof Duplex) stream.destroy();
+            // false: bwrap failed by itself, and its exit and stderr below say why.
+            if (admitted !== false)
+              throw new Error(`Nothing ran: the sandbox could not put the command in its process-count cgroup (${String(admitted)}).`);
+          }
+        }
         if (pinned) {
           await Promise.race([new Promise((resolve) => subprocess.once('spawn', resolve)), settled]);
           try {

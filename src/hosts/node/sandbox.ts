@@ -6,10 +6,13 @@
  * the profile are built by pure functions, so they are tested as text.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
+import { rmdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import type { SandboxAvailability, SandboxPlan, SandboxSupport } from '../../core/sandbox';
+import { basename, delimiter, dirname, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { compileGlob } from '../../core/glob';
+import { globMatchAllowed, splitGlob, type SandboxAvailability, type SandboxPlan, type SandboxSupport } from '../../core/sandbox';
 
 /** `file` and `directory` exist; anything else (missing, a dangling link) cannot be mounted over. */
 export type PathKind = 'file' | 'directory' | undefined;
@@ -24,12 +27,20 @@ export function pathKind(path: string): PathKind {
   }
 }
 
-/** `path` with every symlink resolved, or as given when it does not exist. */
+/**
+ * `path` with every symlink resolved. When it does not exist, its folder is resolved and the name
+ * kept, so a missing `.vscode` in a workspace reached through a symlink still lies inside the
+ * workspace's real path; as given when the folder does not exist either.
+ */
 function realPath(path: string): string {
   try {
     return realpathSync(path);
   } catch {
-    return path;
+    try {
+      return join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
   }
 }
 
@@ -40,14 +51,15 @@ export const SANDBOX_TEMP = '/tmp';
  * The bubblewrap arguments for a plan, up to (not including) the `--` and the command. Later
  * mounts lie over earlier ones, so the order is the meaning: the root read-only, then what is
  * writable, then what stays read-only inside it, then what is not there at all. Paths that do
- * not exist are left out: bwrap would have to create them (on the real disk, inside a writable
- * folder) to mount over them.
+ * not exist are left out, since bwrap would have to create them on the real disk to mount over
+ * them; except the read-only ones inside a writable folder, which would otherwise be free to make.
  */
 export function bwrapArguments(
   plan: SandboxPlan,
   cwd: string,
   kindOf: (path: string) => PathKind = pathKind,
   real: (path: string) => string = realPath,
+  globMatches: readonly string[] = expandWritableGlobs(plan, real),
 ): string[] {
   const args = [
     // A new user namespace drops every capability even for root, so nothing inside can remount the root writable.
@@ -74,8 +86,14 @@ export function bwrapArguments(
   for (const path of plan.writable.map(real)) {
     if (kindOf(path) !== undefined) args.push('--bind', path, path);
   }
+  for (const path of globMatches) args.push('--bind', path, path);
+  const writable = plan.writable.map(real);
   for (const path of plan.readOnly.map(real)) {
     if (kindOf(path) !== undefined) args.push('--ro-bind', path, path);
+    // Not there yet, in a writable folder: an empty read-only placeholder takes the name, so the
+    // command cannot create `.vscode/tasks.json` or `.git/hooks`. bwrap makes its mount point, an
+    // empty folder that stays on the disk; empty, it is harmless (git skips an empty .git).
+    else if (writable.some((folder) => path.startsWith(`${folder}/`))) args.push('--tmpfs', path, '--remount-ro', path);
   }
   for (const path of plan.hidden.map(real)) {
     const kind = kindOf(path);
@@ -84,6 +102,60 @@ export function bwrapArguments(
   }
   args.push('--chdir', real(cwd));
   return args;
+}
+
+/** How far a `sandbox.writable` glob is followed below its base, and how much it may cost per command. */
+const GLOB_LIMITS = { depthWithGlobstar: 6, entries: 10_000, matches: 64 };
+
+/**
+ * What the plan's `sandbox.writable` globs match on the disk now, as real paths that
+ * `globMatchAllowed` lets through. The walk starts at each glob's base with symlinks resolved,
+ * never follows a symlink below it (a link planted by an earlier command must not make its target
+ * writable), stops descending where a folder matches, and is bounded in depth and entries.
+ */
+export function expandWritableGlobs(plan: SandboxPlan, real: (path: string) => string = realPath): string[] {
+  if (plan.writableGlobs.length === 0) return [];
+  const kept = {
+    writable: plan.writable.map(real),
+    readOnly: plan.readOnly.map(real),
+    hidden: plan.hidden.map(real),
+  };
+  const found = new Set<string>();
+  for (const pattern of plan.writableGlobs) {
+    const { base, rest } = splitGlob(pattern);
+    let matches: (relative: string) => boolean;
+    try {
+      matches = compileGlob(rest, 'path');
+    } catch {
+      continue;
+    }
+    const root = real(base);
+    if (pathKind(root) !== 'directory') continue;
+    const depth = rest.includes('**') ? GLOB_LIMITS.depthWithGlobstar : rest.split('/').length;
+    let visited = 0;
+    const queue: { folder: string; relative: string; level: number }[] = [{ folder: root, relative: '', level: 0 }];
+    while (queue.length > 0 && visited < GLOB_LIMITS.entries && found.size < GLOB_LIMITS.matches) {
+      const { folder, relative, level } = queue.shift() ?? { folder: root, relative: '', level: depth };
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(folder, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (++visited > GLOB_LIMITS.entries) break;
+        if (entry.isSymbolicLink()) continue;
+        const path = join(folder, entry.name);
+        const name = relative === '' ? entry.name : `${relative}/${entry.name}`;
+        if (matches(name)) {
+          if ((entry.isDirectory() || entry.isFile()) && globMatchAllowed(path, kept)) found.add(path);
+        } else if (entry.isDirectory() && level + 1 < depth) {
+          queue.push({ folder: path, relative: name, level: level + 1 });
+        }
+      }
+    }
+  }
+  return [...found];
 }
 
 /** A string literal in Seatbelt's profile language. */
@@ -233,7 +305,7 @@ export function sandboxExecutable(availability: Extract<SandboxAvailability, { a
 }
 
 /** The pids cgroup a child can be put in: v1's `pids` hierarchy, or a v2 folder that delegates `pids`. */
-function pidsCgroupParent(): string | undefined {
+function findPidsCgroupParent(): string | undefined {
   let membership: string;
   try {
     membership = readFileSync('/proc/self/cgroup', 'utf8');
@@ -259,6 +331,39 @@ function pidsCgroupParent(): string | undefined {
       return false;
     }
   });
+}
+
+/** CAP_SYS_ADMIN and CAP_SYS_RESOURCE: either one lifts RLIMIT_NPROC, as being root does. */
+const NPROC_EXEMPTING_CAPABILITIES = (1n << 21n) | (1n << 24n);
+
+/**
+ * Whether RLIMIT_NPROC fails to bind this process's sandboxed children: the kernel exempts root
+ * and the holders of CAP_SYS_ADMIN or CAP_SYS_RESOURCE. Elsewhere `ulimit -p` in the sandbox is
+ * enough, and a cgroup would only add its cost to every call.
+ */
+export function rlimitExempt(uid: number | undefined, status: () => string): boolean {
+  if (uid === 0) return true;
+  const effective = /^CapEff:\s*([0-9a-f]+)$/m.exec(status())?.[1];
+  return effective !== undefined && (BigInt(`0x${effective}`) & NPROC_EXEMPTING_CAPABILITIES) !== 0n;
+}
+
+/** Decided once per process: who it runs as and where its cgroups are does not change. */
+let cgroupParent: { readonly folder: string | undefined } | undefined;
+
+function processLimitParent(): string | undefined {
+  if (cgroupParent === undefined) {
+    const exempt = rlimitExempt(process.getuid?.(), () => {
+      try {
+        return readFileSync('/proc/self/status', 'utf8');
+      } catch {
+        return '';
+      }
+    });
+    const folder = exempt ? findPidsCgroupParent() : undefined;
+    if (folder !== undefined) sweepStaleCgroups(folder);
+    cgroupParent = { folder };
+  }
+  return cgroupParent.folder;
 }
 
 let cgroupCount = 0;
@@ -294,15 +399,56 @@ function sweepStaleCgroups(parent: string): void {
   }
 }
 
+/** The descriptors bwrap is given to hold the command until it is in its cgroup (see `ProcessLimit`). */
+export const SANDBOX_INFO_FD = 3;
+export const SANDBOX_BLOCK_FD = 4;
+
 /**
- * A pids cgroup holding at most `max` processes, where this process may make one (root, or a
- * delegated cgroup): RLIMIT_NPROC does not bind root, so this is what stops a fork bomb there.
- * `prefix` puts the command in it before it starts; undefined where no cgroup can be made.
+ * A pids cgroup for one command. bwrap reports its sandbox's first process on `--info-fd` and
+ * waits on `--block-fd` before it starts the command; `admit` moves that process into the cgroup
+ * and only then lets it go, so the command and all it forks are inside from their first
+ * instruction. Moving a process costs the kernel an RCU grace period (about 10 ms, more under
+ * load); done this way it overlaps bwrap's own mount setup instead of adding to it, and no shell
+ * runs in front of bwrap to do it.
  */
-export function createProcessLimit(max: number): { readonly prefix: readonly string[]; release(): Promise<void> } | undefined {
-  const parent = pidsCgroupParent();
+export interface ProcessLimit {
+  /** Given to bwrap before its other arguments. */
+  readonly bwrapArguments: readonly string[];
+  /**
+   * Reads the sandbox's first pid from `info`, moves it into the cgroup, then writes to `block`.
+   * Resolves false when bwrap made no sandbox (it failed, and says why on stderr). Whenever it
+   * does not resolve true, the caller must kill the process group before `block` is closed,
+   * because bwrap goes on at its end.
+   */
+  admit(info: Readable, block: Writable): Promise<boolean>;
+  /** Removes the cgroup once its processes are gone; off the call's path. */
+  release(): Promise<void>;
+}
+
+/** The `child-pid` bwrap writes on its info descriptor; undefined when bwrap ended before it made one. */
+function childPid(info: Readable): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    info.setEncoding('utf8');
+    info.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    info.once('error', reject);
+    info.once('end', () => {
+      const pid = /"child-pid"\s*:\s*(\d+)/.exec(text)?.[1];
+      resolve(pid === undefined ? undefined : Number(pid));
+    });
+  });
+}
+
+/**
+ * A pids cgroup holding at most `max` processes, where RLIMIT_NPROC does not bind (root) and this
+ * process may make one (root, or a delegated cgroup): that is what stops a fork bomb there.
+ * Undefined elsewhere, where `ulimit -p` in the sandbox does it.
+ */
+export function createProcessLimit(max: number): ProcessLimit | undefined {
+  const parent = processLimitParent();
   if (parent === undefined) return undefined;
-  if (cgroupCount === 0) sweepStaleCgroups(parent);
   const folder = join(parent, `zuno-${process.pid}-${++cgroupCount}`);
   try {
     mkdirSync(folder);
@@ -311,12 +457,19 @@ export function createProcessLimit(max: number): { readonly prefix: readonly str
     return undefined;
   }
   return {
-    prefix: ['/bin/sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', folder],
+    bwrapArguments: ['--info-fd', String(SANDBOX_INFO_FD), '--block-fd', String(SANDBOX_BLOCK_FD)],
+    async admit(info, block) {
+      const pid = await childPid(info);
+      if (pid === undefined) return false;
+      await writeFile(join(folder, 'cgroup.procs'), String(pid));
+      await new Promise<void>((resolve, reject) => block.end('1', (error?: Error | null) => (error ? reject(error) : resolve())));
+      return true;
+    },
     async release() {
       // Removable once its last process is gone, which may take a moment after the call ends.
       for (let attempt = 0; attempt < 40; attempt++) {
         try {
-          rmdirSync(folder);
+          await rmdir(folder);
           return;
         } catch {
           await new Promise((resolve) => setTimeout(resolve, 50));

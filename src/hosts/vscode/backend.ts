@@ -27,6 +27,7 @@ import type { ConfigSource } from './config-source';
 import { LanguageModelProvider, resolveChatModel } from './lm-provider';
 import { EditorRewinds } from './rewinds';
 import { writePermissionMode } from './model-picker';
+import { WorkspaceFiles } from './workspace-files';
 import { keyEnvironmentVariables, secretKeyFor, setupHint, type ModelProviderName } from './model-setup';
 
 export const SESSION_STATE_KEY = 'zuno.session';
@@ -107,10 +108,12 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   /** "Restore files to before this message" (issue 13), over this backend's runtime. */
   readonly rewinds: EditorRewinds;
+  readonly mentions: WorkspaceFiles;
 
   constructor(private readonly options: BackendOptions) {
     this.disposables.push(vscode.lm.onDidChangeChatModels(() => this.countLanguageModels()));
     this.rewinds = new EditorRewinds(async () => (await this.ensureRuntime()).runtime, options.workspaceRoot);
+    this.mentions = new WorkspaceFiles(options.workspaceRoot);
   }
 
   /** Opens the store and checks ripgrep, once (SPEC S4: a missing rg is a startup error, shown). */

@@ -19,6 +19,7 @@ import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview
 import type { ApprovalBroker } from './approval-state';
 import { MessageQueue } from './message-queue';
 import { ChatRewinds, type RewindBackend } from './chat-rewind';
+import type { MentionSource } from './mentions';
 import type { QuestionBroker } from './question-state';
 
 export interface ChatBackend {
@@ -60,6 +61,8 @@ export interface ChatBackend {
   log(message: string): void;
   /** Restoring files to a checkpoint (issue 13); without it the view's restore buttons say they are unavailable. */
   readonly rewinds?: RewindBackend;
+  /** Workspace files for @-mentions (issue 14); without it a mention stays plain text. */
+  readonly mentions?: MentionSource;
 }
 
 export const INTERRUPTED_MESSAGE =
@@ -90,6 +93,10 @@ export class ChatController {
   /** The last prompt sent, for an error card's Retry. */
   private lastPrompt: string | undefined;
   private readonly rewinds: ChatRewinds | undefined;
+  /** Text for the composer that arrived before the view was ready (Add Selection to Chat as it opens the view). */
+  private pendingCompose: string[] = [];
+  /** What the model receives for each queued text, its @-mentions expanded when it was typed. */
+  private readonly queuedPrompts = new Map<string, string>();
 
   constructor(
     private readonly backend: ChatBackend,
@@ -217,6 +224,9 @@ export class ChatController {
         return;
       case 'error-action':
         return this.errorAction(message.action);
+      case 'mention-search':
+        this.post({ type: 'mention-results', query: message.query, paths: (await this.backend.mentions?.search(message.query)) ?? [] });
+        return;
       case 'rewind-preview':
       case 'rewind-apply':
       case 'rewind-show-diff':
@@ -230,38 +240,41 @@ export class ChatController {
    * step; what a turn leaves in the queue is sent when it ends, or handed back to the composer
    * when it was cancelled, so nothing typed is lost (issue 14 item 7).
    */
-  async send(text: string, images?: readonly ImagePart[]): Promise<void> {
+  async send(typed: string, images?: readonly ImagePart[]): Promise<void> {
     if (this.turn && images !== undefined) {
       // A queued message is text the run takes at a step; an image waits for a new turn.
       this.post({ type: 'error', text: 'Zuno is working: send the message with its image when this turn has finished.' });
-      this.post({ type: 'restore-draft', text });
+      this.post({ type: 'restore-draft', text: typed });
       return;
     }
+    // The model reads the files the text @-mentions; the chat and the queue keep what was typed.
+    const prompt = this.backend.mentions ? await this.backend.mentions.expand(typed) : typed;
     if (this.turn) {
-      this.queue.add(text);
+      this.queue.add(typed);
+      this.queuedPrompts.set(typed, prompt);
       return;
     }
     const turn: Turn = { controller: new AbortController(), sessionId: this.currentSession };
     this.turn = turn;
-    this.lastPrompt = text;
+    this.lastPrompt = typed;
     this.partialText = '';
     this.refreshStatus();
     let started = false;
     try {
       await this.backend.run(
-        text,
+        prompt,
         this.currentSession,
         turn.controller.signal,
         () => {
           started = true;
-          return this.queue.take();
+          return this.queue.take().map((text) => this.queuedPrompts.get(text) ?? text);
         },
         images,
       );
     } catch (error) {
       this.postError(error instanceof Error ? error.message : String(error));
       // The run never started (no model, invalid config): the text goes back to the composer.
-      if (!started) this.post({ type: 'restore-draft', text });
+      if (!started) this.post({ type: 'restore-draft', text: typed });
     } finally {
       this.turn = undefined;
       this.partialText = '';
@@ -270,6 +283,7 @@ export class ChatController {
       this.refreshStatus();
     }
     const left = this.queue.take();
+    this.queuedPrompts.clear();
     if (left.length === 0) return;
     if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text: left.join('\n\n') });
     else await this.send(left.join('\n\n'));
@@ -290,6 +304,22 @@ export class ChatController {
       this.switchTo(await this.backend.forkBefore(sessionId, ordinal));
     }
     await this.send(text);
+  }
+
+  /** Puts text into the composer without sending it; kept until the view is ready when it is still loading. */
+  compose(text: string): void {
+    if (this.viewReady && this.viewPost) this.post({ type: 'compose', text });
+    else this.pendingCompose.push(text);
+  }
+
+  /** The chat shown, as stored, for Export Chat; undefined before its first message. */
+  async exportable(): Promise<{ sessionId: string; title: string; events: readonly ZunoEvent[] } | undefined> {
+    const sessionId = this.currentSession;
+    if (sessionId === undefined) return undefined;
+    await this.backend.open();
+    if (!this.backend.hasSession(sessionId)) return undefined;
+    const title = this.backend.sessions().find((session) => session.id === sessionId)?.title ?? '';
+    return { sessionId, title, events: this.backend.events(sessionId) };
   }
 
   /** An error for the view, in the editor's words and with the buttons that can fix it (issue 14 item 7). */
@@ -461,6 +491,7 @@ export class ChatController {
     });
     this.viewReady = true;
     if (this.queue.size > 0) this.post({ type: 'queue', items: this.queue.list() });
+    for (const text of this.pendingCompose.splice(0)) this.post({ type: 'compose', text });
   }
 
   private snapshotEvents(sessionId: string, runningHere: boolean): ZunoEvent[] {

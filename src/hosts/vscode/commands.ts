@@ -9,6 +9,7 @@ import type { CallEnvironment, Tool } from '../../core/tool';
 import type { ApiKeys } from './backend';
 import type { ChatController } from './chat-controller';
 import type { ConfigSource } from './config-source';
+import { addSelectionToChat, exportChat } from './composer-commands';
 import { CHAT_VIEW_ID, COMMAND_IDS, type CommandId } from './manifest';
 import { pickPermissionMode, selectModel } from './model-picker';
 import { SETTINGS_PREFIX } from './settings';
@@ -149,6 +150,8 @@ function handlers(context: CommandContext): Record<CommandId, () => unknown> {
       if (refusal) void vscode.window.showInformationMessage(`Zuno: ${refusal}`);
     },
     'zuno.mcpServers': () => context.mcpServers(),
+    'zuno.addSelectionToChat': () => addSelectionToChat(context.controller),
+    'zuno.exportChat': () => exportChat(context.controller),
   };
 }
 

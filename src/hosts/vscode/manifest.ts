@@ -18,6 +18,8 @@ export interface CommandDefinition {
   readonly icon?: string;
   /** Shown in the Chat view's title bar, at this position, when `when` holds. */
   readonly viewTitle?: { readonly order: number; readonly when?: string };
+  /** Shown in the editor's context menu when `when` holds. */
+  readonly editorContext?: { readonly when: string };
 }
 
 /** Every command, in palette order. Category "Zuno" is added to each. */
@@ -32,6 +34,12 @@ export const COMMANDS = {
   'zuno.openToolLog': { title: 'Open Tool Log', icon: '$(output)' },
   'zuno.compact': { title: 'Compact Chat Context', icon: '$(fold)' },
   'zuno.mcpServers': { title: 'MCP Servers', icon: '$(server)' },
+  'zuno.exportChat': { title: 'Export Chat', icon: '$(export)', viewTitle: { order: 4 } },
+  'zuno.addSelectionToChat': {
+    title: 'Add Selection to Chat',
+    icon: '$(comment-discussion)',
+    editorContext: { when: 'editorHasSelection' },
+  },
 } as const satisfies Record<string, CommandDefinition>;
 
 export type CommandId = keyof typeof COMMANDS;
@@ -60,6 +68,10 @@ export function contributedManifest(): ContributedManifest {
     const when = [`view == ${CHAT_VIEW_ID}`, ...(definition.viewTitle.when ? [definition.viewTitle.when] : [])].join(' && ');
     return [{ command, when, group: `navigation@${definition.viewTitle.order}` }];
   });
+  const editorContext = COMMAND_IDS.flatMap((command) => {
+    const definition: CommandDefinition = COMMANDS[command];
+    return definition.editorContext ? [{ command, when: definition.editorContext.when, group: 'zuno@1' }] : [];
+  });
   return {
     categories: ['AI', 'Chat'],
     icon: 'media/icon.png',
@@ -83,7 +95,7 @@ export function contributedManifest(): ContributedManifest {
         [VIEW_CONTAINER_ID]: [{ type: 'webview', id: CHAT_VIEW_ID, name: 'Chat' }],
       },
       commands: commandEntries,
-      menus: { 'view/title': viewTitle },
+      menus: { 'view/title': viewTitle, 'editor/context': editorContext },
       configuration: contributedConfiguration(),
     },
   };

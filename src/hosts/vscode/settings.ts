@@ -126,12 +126,12 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
   },
   'sandbox.mode': {
     description:
-      "Where shell commands, background commands and tasks run (issue 12). `workspace-write`: the workspace is writable (not its .git, .zuno and .vscode), the rest of the disk read-only, credentials such as ~/.ssh and Zuno's state not there, /tmp private. `read-only`: only the private /tmp is writable. `off`: no sandbox; each result says so. Hooks always run outside it.",
+      "Where shell commands, background commands and tasks run (issue 12). `workspace-write`: the workspace is writable (not its .git, .zuno and .vscode), the rest of the disk read-only, credentials such as ~/.ssh and Zuno's state not there, /tmp private. `read-only`: only the private /tmp is writable. `off`: no sandbox, said once in a notice and in the status bar. Hooks always run outside it.",
   },
   'sandbox.network': { description: 'Let sandboxed commands use the network, loopback included. Off by default.' },
   'sandbox.writable': {
     description:
-      'More writable places in `workspace-write`, e.g. `["~/.npm", "/var/cache/build"]`: absolute paths, `~/` paths, or paths relative to the workspace. Paths that do not exist are left out.',
+      'More writable places in `workspace-write`, e.g. `["~/.npm", "/var/cache/build", "~/.cache/*"]`: absolute paths, `~/` paths, or paths relative to the workspace, or globs of them, matched when each command starts. A glob never matches a folder holding the workspace\'s .git, Zuno\'s state or a credential, and follows no symlink. Paths that do not exist are left out.',
     merge: 'concatenate',
   },
   'sandbox.required': {

@@ -147,6 +147,13 @@ test('issue 10 item 3: from a folder inside a repository, the nearest files come
     context.instructions.files.map((file) => file.text),
     ['package rules\n', 'repository rules\n'],
   );
+  // issue 12: the sandbox's empty placeholder .git in the workspace is passed over, as git does.
+  mkdirSync(join(workspace, '.git'));
+  const withPlaceholder = await loadProjectContext(options(workspace));
+  assert.deepEqual(
+    withPlaceholder.instructions.files.map((file) => file.text),
+    ['package rules\n', 'repository rules\n'],
+  );
 });
 
 test('issue 10 item 3: a CLAUDE.md that links to AGENTS.md loads once; a link to a file outside the workspace is not loaded and is reported', async () => {

@@ -13,6 +13,7 @@ import { EventBus } from '../../../src/core/events';
 import type { ZunoConfigInput } from '../../../src/core/config';
 import type { Host } from '../../../src/core/host';
 import { ToolRegistry } from '../../../src/core/registry';
+import { SANDBOX_OFF_NOTICE } from '../../../src/core/sandbox';
 import { Scheduler } from '../../../src/core/scheduler';
 import { createNodeHost } from '../../../src/hosts/node/host';
 import { defaultChildEnvironment } from '../../../src/hosts/node/processes';
@@ -82,6 +83,53 @@ test('issue 12: .git/config cannot be written from the shell in workspace-write'
   const config = await shell({ command: 'git config core.hooksPath /evil' });
   assert.equal(config.status, 'error');
   assert.equal(readFileSync(join(workspace, '.git', 'config'), 'utf8'), before);
+});
+
+test('issue 12: a .vscode or .zuno that does not exist yet cannot be created from the sandbox, and the result says the sandbox refused it', async () => {
+  const fresh = makeTempDir('zuno-sandbox-fresh-');
+  try {
+    const run = async (command: string) => {
+      const parsed = shellTool.parse({ command });
+      assert.ok(parsed.success);
+      return shellTool.run(parsed.args, makeToolContext({ workspaceRoot: fresh, stateDir, host: sandboxedHost }));
+    };
+    const tasks = await run('mkdir .vscode && echo x > .vscode/tasks.json');
+    assert.equal(tasks.status, 'error');
+    assert.match(tasks.output, /File exists/);
+    assert.match(tasks.output, /the failure looks like the sandbox refused it: the workspace's \.git, \.zuno and \.vscode cannot be created/);
+    const config = await run('mkdir -p .zuno && echo "{}" > .zuno/config.json');
+    assert.equal(config.status, 'error');
+    assert.match(config.output, /Read-only file system/);
+    assert.match(config.output, /the failure looks like the sandbox refused it/);
+    const hooks = await run('mkdir -p .git/hooks');
+    assert.equal(hooks.status, 'error');
+    assert.equal(existsSync(join(fresh, '.vscode', 'tasks.json')), false);
+    assert.equal(existsSync(join(fresh, '.zuno', 'config.json')), false);
+    assert.equal(existsSync(join(fresh, '.git', 'hooks')), false);
+    // What the host keeps is bwrap's empty mount points, which git and the editor ignore.
+    for (const entry of ['.vscode', '.zuno', '.git'])
+      if (existsSync(join(fresh, entry))) assert.deepEqual(readdirSync(join(fresh, entry)), [], `${entry} is empty`);
+    const ordinary = await run('mkdir -p src && echo ok > src/a.txt && cat src/a.txt');
+    assert.equal(ordinary.output, 'exit code 0\nok\n', 'the rest of the workspace stays writable');
+  } finally {
+    removeDir(fresh);
+  }
+});
+
+test('issue 12: a missing .vscode is held too when the workspace is reached through a symlink', async () => {
+  const fresh = makeTempDir('zuno-sandbox-fresh-');
+  const link = join(home, 'linked-fresh');
+  symlinkSync(fresh, link);
+  try {
+    const parsed = shellTool.parse({ command: 'mkdir -p .vscode && echo x > .vscode/tasks.json' });
+    assert.ok(parsed.success);
+    const result = await shellTool.run(parsed.args, makeToolContext({ workspaceRoot: link, stateDir, host: sandboxedHost }));
+    assert.equal(result.status, 'error', result.output);
+    assert.equal(existsSync(join(fresh, '.vscode', 'tasks.json')), false);
+  } finally {
+    rmSync(link);
+    removeDir(fresh);
+  }
 });
 
 test("issue 12 the store's state dir is not in the sandbox: its files cannot be read nor changed", async () => {
@@ -166,6 +214,39 @@ test('issue 12: sandbox.writable adds a writable path outside the workspace', as
   assert.equal(readFileSync(join(outside, 'allowed.txt'), 'utf8'), 'ok\n');
 });
 
+test('issue 12: a glob in sandbox.writable makes what it matches writable when the command starts, and nothing else, symlinks not followed', async () => {
+  for (const folder of ['cache-1', 'cache-2', 'other']) mkdirSync(join(outside, folder));
+  symlinkSync(join(outside, 'other'), join(outside, 'cache-link'));
+  const config = { sandbox: { writable: [`${outside}/cache-*`] } };
+  const allowed = await shell({ command: `echo one > ${outside}/cache-1/f && echo two > ${outside}/cache-2/f` }, config);
+  assert.equal(allowed.status, 'ok', allowed.output);
+  assert.equal(readFileSync(join(outside, 'cache-2', 'f'), 'utf8'), 'two\n');
+  const sibling = await shell({ command: `echo x > ${outside}/other/f` }, config);
+  assert.equal(sibling.status, 'error');
+  assert.match(sibling.output, /Read-only file system/);
+  const throughLink = await shell({ command: `echo x > ${outside}/cache-link/f` }, config);
+  assert.equal(throughLink.status, 'error', 'a symlink that matches is not followed to its target');
+  assert.equal(existsSync(join(outside, 'other', 'f')), false);
+  // A folder made after one call is matched by the next.
+  mkdirSync(join(outside, 'cache-3'));
+  assert.equal((await shell({ command: `echo three > ${outside}/cache-3/f` }, config)).status, 'ok');
+});
+
+test("issue 12: a glob over the workspace's parent leaves the workspace's .git read-only and the state dir hidden", async () => {
+  execFileSync('git', ['init', '-q', workspace]);
+  const parent = join(workspace, '..');
+  // The glob matches the workspace (a parent of its .git) and the state dir, which stay as they were.
+  const result = await shell(
+    { command: `touch ${stateDir}/planted 2>/dev/null || echo state-refused; echo x >> .git/config` },
+    { sandbox: { writable: [`${parent}/zuno-sandbox-*`] } },
+  );
+  assert.equal(result.status, 'error');
+  assert.match(result.output, /state-refused/);
+  assert.match(result.output, /Read-only file system/);
+  assert.doesNotMatch(readFileSync(join(workspace, '.git', 'config'), 'utf8'), /^x$/m);
+  assert.equal(existsSync(join(stateDir, 'planted')), false);
+});
+
 test('issue 12: without bwrap and without sandbox.required the command runs and the result says unsandboxed, with the reason', async () => {
   const result = await shell({ command: 'echo ran' }, {}, hostWithoutBwrap);
   assert.equal(result.status, 'ok');
@@ -219,6 +300,28 @@ test('issue 12: the unsandboxed notice is given once, however many calls run uns
   assert.deepEqual(notices.filter((text) => text.startsWith('Commands run unsandboxed')).length, 1);
 });
 
+test('issue 12: sandbox.mode "off" is said once as a notice, and the results stay clean', async () => {
+  const { run, notices } = schedulerOn('with bwrap', { permission: { mode: 'auto' }, sandbox: { mode: 'off' } });
+  const first = await run('1', { command: `echo free > ${join(outside, 'mode-off.txt')}` });
+  const second = await run('2', { command: 'echo again' });
+  assert.equal(first?.outcome.kind, 'ok', first?.output);
+  assert.equal(readFileSync(join(outside, 'mode-off.txt'), 'utf8'), 'free\n', 'the command really ran unsandboxed');
+  assert.equal(second?.output, 'exit code 0\nagain\n');
+  assert.doesNotMatch(first?.output ?? '', /unsandboxed/);
+  assert.deepEqual(
+    notices.filter((text) => /sandbox\.mode is "off"/.test(text)),
+    [SANDBOX_OFF_NOTICE],
+  );
+});
+
+test('issue 12: an unavailable sandbox is still said on every result, not only in the notice', async () => {
+  const { run, notices } = schedulerOn('without bwrap', { permission: { mode: 'auto' } });
+  const first = await run('1', { command: 'echo one' });
+  const second = await run('2', { command: 'echo two' });
+  for (const result of [first, second]) assert.match(result?.output ?? '', /^exit code 0\n\[unsandboxed \(bwrap \(bubblewrap\) was not found on PATH\)/);
+  assert.equal(notices.filter((text) => text.startsWith('Commands run unsandboxed: bwrap')).length, 1);
+});
+
 test('issue 12: sandbox "off" asks even in auto mode, says "outside the sandbox", and then runs unsandboxed', async () => {
   const { run, approvals } = schedulerOn('with bwrap', { permission: { mode: 'auto' } });
   const result = await run('1', { command: `echo out > ${join(outside, 'escalated.txt')}`, sandbox: 'off' });
@@ -262,6 +365,16 @@ test('issue 12: a bounded fork bomb is stopped at sandbox.max_processes', async 
   assert.ok(count > 0 && count <= 40, `${count} processes under a limit of 40:\n${limited.output}`);
   const unlimited = await shell({ command: bomb, timeout_ms: 20_000 }, { sandbox: { max_processes: 0 } });
   assert.ok(Number(/\n(\d+)\n/.exec(unlimited.output)?.[1]) > 150, 'without the limit every sleeper starts');
+});
+
+test('issue 12: as root the command is in its own pids cgroup from its first instruction (bwrap waits on --block-fd until it is)', {
+  skip: process.getuid?.() !== 0 && 'only root gets a cgroup; elsewhere ulimit -p binds',
+}, async () => {
+  const result = await shell({ command: 'cat /proc/self/cgroup; cat /proc/1/cgroup' });
+  assert.equal(result.status, 'ok', result.output);
+  const lines = result.output.split('\n').filter((line) => /(^|:)pids:|^0::/.test(line) && line.includes('zuno-'));
+  assert.equal(lines.length, 2, `the command and the sandbox's first process are both in zuno-<pid>-<n>:\n${result.output}`);
+  assert.match(lines[0] ?? '', new RegExp(`zuno-${process.pid}-\\d+`));
 });
 
 test('issue 12: a workspace reached through a symlink is writable in the sandbox', async () => {

@@ -71,7 +71,7 @@ test('R3: a timeout is indeterminate, keeps the output so far, and kills the who
   assert.match(result.output, /^timed out: the command was stopped after 1000 ms/);
   assert.match(result.output, /may have had partial effects, and it will not be re-run automatically/);
   assert.match(result.output, /larger timeout_ms/);
-  assert.match(result.output, /Output so far:\n\[unsandboxed \(sandbox.mode is "off"\)[^\n]*\nchild=\d+\ngrandchild=\d+\nworking\n$/);
+  assert.match(result.output, /Output so far:\nchild=\d+\ngrandchild=\d+\nworking\n$/);
   assert.equal(result.metadata?.timedOut, true);
   for (const name of ['child', 'grandchild']) {
     const pid = Number(new RegExp(`${name}=(\\d+)`).exec(result.output)?.[1]);
@@ -143,7 +143,7 @@ test('R3: a command cancelled from outside the turn (Ctrl+C in the terminal) is 
   const { result } = await shell({ command: 'echo $$ > shell.pid; echo started; sleep 30' }, { ...UNSANDBOXED, host });
   assert.equal(result.status, 'indeterminate');
   assert.match(result.output, /^cancelled by the user: .*will not be re-run automatically/);
-  assert.match(result.output, /Output so far:\n\[unsandboxed \(sandbox.mode is "off"\)[^\n]*\nstarted\n/);
+  assert.match(result.output, /Output so far:\nstarted\n/);
   const pid = Number(readFileSync(join(workspace, 'shell.pid'), 'utf8'));
   assert.ok(await waitUntilGone(pid), 'the cancelled command is gone');
 });

@@ -4,12 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type ZunoConfigInput } from '../../../../src/core/config';
-import { planSandbox, sandboxRefusalNote, sandboxStatus, type SandboxPlan } from '../../../../src/core/sandbox';
-import { bwrapArguments, createSandboxSupport, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
+import { globMatchAllowed, planSandbox, sandboxRefusalNote, sandboxStatus, splitGlob, type SandboxPlan } from '../../../../src/core/sandbox';
+import { bwrapArguments, createSandboxSupport, expandWritableGlobs, rlimitExempt, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
 
 const plan = (config: ZunoConfigInput = {}): SandboxPlan => {
   const planned = planSandbox({
@@ -66,10 +66,57 @@ test('issue 12: sandbox.writable resolves ~/ against the home and relative paths
   const readOnly = plan({ sandbox: { mode: 'read-only', writable: ['/var/cache/x'] } });
   assert.deepEqual(readOnly.writable, []);
   assert.equal(readOnly.readOnly[0], '/work/project', 'the workspace itself is mounted read-only');
-  assert.throws(
-    () => parseConfig({ sandbox: { writable: ['/var/*'] } }),
-    /sandbox\.writable\[0\] must be a path .* globs are not supported/,
+});
+
+test('issue 12: globs in sandbox.writable are kept as absolute globs (~/ and relative resolved); a bad glob or one at the top of the disk, home or workspace is a config error', () => {
+  const planned = plan({ sandbox: { writable: ['~/.cache/*', '../shared-*/out', '/var/cache/x/**', '/opt/tools'] } });
+  assert.deepEqual(planned.writableGlobs, ['/home/dev/.cache/*', '/work/project/../shared-*/out', '/var/cache/x/**']);
+  assert.deepEqual(planned.writable, ['/work/project', '/opt/tools']);
+  assert.deepEqual(plan({ sandbox: { mode: 'read-only', writable: ['~/.cache/*'] } }).writableGlobs, [], 'read-only mode has none');
+  assert.deepEqual(
+    plan({ sandbox: { writable: ['/home/dev/*', '/home/dev//.*', '/work/project/*'] } }).writableGlobs,
+    [],
+    'the home folder and the workspace written out are tops too (their dotfiles are not made writable)',
   );
+  assert.deepEqual(splitGlob('/home/dev/.cache/*/bin'), { base: '/home/dev/.cache', rest: '*/bin' });
+  assert.deepEqual(splitGlob('/*'), { base: '/', rest: '*' });
+  for (const top of ['/*', '/**', '~/*', '*', 'build-*'])
+    assert.throws(() => parseConfig({ sandbox: { writable: [top] } }), /at the top of the disk, of the home folder or of the workspace/, top);
+  assert.throws(() => parseConfig({ sandbox: { writable: ['~/.cache/[a-'] } }), /sandbox\.writable\[0\].*is not a valid glob: a "\[" is never closed/);
+  assert.throws(() => parseConfig({ sandbox: { writable: ['/var/*a*b*c*d'] } }), /is not a valid glob: it has 4 wildcards/);
+});
+
+test('issue 12: a glob match never makes writable a parent of what the plan keeps read-only or hidden, nor anything inside a hidden or already writable path', () => {
+  const kept = { writable: ['/work/project'], readOnly: ['/work/project/.git'], hidden: ['/home/dev/.ssh', '/home/dev/.local/state/zuno'] };
+  assert.equal(globMatchAllowed('/work', kept), false, "a parent of the workspace's .git");
+  assert.equal(globMatchAllowed('/home/dev/.local', kept), false, 'a parent of the state dir');
+  assert.equal(globMatchAllowed('/home/dev/.ssh', kept), false, 'a hidden path itself');
+  assert.equal(globMatchAllowed('/home/dev/.ssh/keys', kept), false, 'inside a hidden path');
+  assert.equal(globMatchAllowed('/work/project/build', kept), false, 'inside the workspace: already writable');
+  assert.equal(globMatchAllowed('/home/dev/.cache/pip', kept), true);
+  assert.equal(globMatchAllowed('/work/project-2', kept), true, 'a sibling with the workspace as prefix is not inside it');
+});
+
+test('issue 12: a glob expands against the disk: real paths, no symlinks followed, no match that holds the workspace', () => {
+  const root = mkdtempSync(join(tmpdir(), 'zuno-globs-'));
+  try {
+    for (const folder of ['cache-a', 'cache-b/bin', 'other', 'project/.git', 'deep/x/bin']) mkdirSync(join(root, folder), { recursive: true });
+    symlinkSync(join(root, 'other'), join(root, 'cache-link'));
+    writeFileSync(join(root, 'cache-file'), '');
+    const base = { ...plan(), writable: [join(root, 'project')], readOnly: [join(root, 'project', '.git')], hidden: [] };
+    const expand = (globs: string[]) => expandWritableGlobs({ ...base, writableGlobs: globs }).sort();
+    assert.deepEqual(expand([`${root}/cache-*`]), [join(root, 'cache-a'), join(root, 'cache-b'), join(root, 'cache-file')]);
+    assert.deepEqual(expand([`${root}/*/bin`]), [join(root, 'cache-b', 'bin')]);
+    assert.deepEqual(expand([`${root}/**/bin`]), [join(root, 'cache-b', 'bin'), join(root, 'deep', 'x', 'bin')]);
+    assert.ok(!expand([`${root}/*`]).includes(join(root, 'project')), 'the workspace (a parent of its .git) is never matched');
+    assert.ok(!expand([`${root}/*`]).includes(join(root, 'cache-link')), 'a symlink is not followed');
+    assert.deepEqual(expand([`${root}/nothing-*`]), []);
+    assert.deepEqual(expand([`${join(root, 'absent')}/*`]), []);
+    const args = bwrapArguments({ ...base, writableGlobs: [`${root}/cache-*`] }, root);
+    assert.ok(mounts(args).indexOf(`--bind ${join(root, 'cache-a')} ${join(root, 'cache-a')}`) < mounts(args).indexOf(`--ro-bind ${join(root, 'project', '.git')} ${join(root, 'project', '.git')}`));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test('issue 12 the bwrap argv: read-only root, then writable, then read-only inside, then hidden; new user, PID and network namespaces', () => {
@@ -118,6 +165,11 @@ test('issue 12: a failure that looks like a sandbox refusal is named, with the w
   assert.match(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan()) ?? '', /the network is off in the sandbox/);
   assert.equal(sandboxRefusalNote('Error: connect ECONNREFUSED 127.0.0.1:5432', plan({ sandbox: { network: true } })), undefined);
   assert.equal(sandboxRefusalNote('error TS2322: Type string is not assignable', plan()), undefined);
+  assert.match(
+    sandboxRefusalNote("mkdir: cannot create directory '.vscode': File exists", plan()) ?? '',
+    /\.git, \.zuno and \.vscode cannot be created or changed from the sandbox/,
+  );
+  assert.equal(sandboxRefusalNote("mkdir: cannot create directory '.gitignore.d': File exists", plan()), undefined);
 });
 
 test('issue 12 detection: bwrap missing from PATH, a configured path that does not exist, and Windows each say why and what to do', async () => {
@@ -177,4 +229,26 @@ test('issue 12: a bwrap the kernel refuses (a container without user namespaces)
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+});
+
+test('issue 12: the pids cgroup is used only where RLIMIT_NPROC does not bind: root, or CAP_SYS_ADMIN / CAP_SYS_RESOURCE', () => {
+  const status = (capabilities: string) => () => `Name:\tnode\nCapEff:\t${capabilities}\n`;
+  assert.equal(rlimitExempt(0, status('0000000000000000')), true, 'root');
+  assert.equal(rlimitExempt(1000, status('0000000000000000')), false, 'a user without capabilities: ulimit -p is enough');
+  assert.equal(rlimitExempt(1000, status('0000000000200000')), true, 'CAP_SYS_ADMIN');
+  assert.equal(rlimitExempt(1000, status('0000000001000000')), true, 'CAP_SYS_RESOURCE');
+  assert.equal(rlimitExempt(1000, status('00000000000000c0')), false, 'CAP_SETGID and CAP_SETUID do not lift it');
+  assert.equal(rlimitExempt(1000, () => ''), false, 'no status: a plain user');
+});
+
+test('issue 12: a .vscode, .zuno or .git that does not exist yet gets an empty read-only placeholder in workspace-write, not in read-only mode', () => {
+  const missing = ['/work/project/.vscode', '/work/project/.zuno'];
+  const order = mounts(bwrapArguments(plan(), '/work/project', existing(missing), (path) => path));
+  for (const path of missing) {
+    assert.ok(order.indexOf(`--tmpfs ${path}`) > order.indexOf('--bind /work/project /work/project'), `${path} after the workspace`);
+    assert.ok(order.includes(`--remount-ro ${path}`), `${path} is read-only`);
+  }
+  assert.ok(order.includes('--ro-bind /work/project/.git /work/project/.git'), 'an existing one is bound read-only as before');
+  const readOnly = mounts(bwrapArguments(plan({ sandbox: { mode: 'read-only' } }), '/work/project', existing(missing), (path) => path));
+  assert.ok(!readOnly.some((mount) => mount.includes('.vscode')), 'nothing to hold where the workspace is read-only anyway');
 });

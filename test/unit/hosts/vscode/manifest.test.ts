@@ -41,6 +41,8 @@ test('issue 4 Commands: the palette has every command of the issue (and issue 10
       'Open Tool Log',
       'Compact Chat Context',
       'MCP Servers',
+      'Export Chat',
+      'Add Selection to Chat',
     ],
   );
   for (const command of commands) assert.equal(command.category, 'Zuno');
@@ -78,4 +80,12 @@ test('issue 4 Settings: every contributed setting has a description and a defaul
     assert.equal(configuration.properties[key]?.type, 'integer', key);
   }
   assert.equal(configuration.properties['zuno.ripgrep.path']?.scope, 'machine', 'a workspace cannot choose which rg binary runs');
+});
+
+test('issue 14 item 14: Add Selection to Chat is in the editor context menu only when there is a selection', () => {
+  const menus = generated.contributes.menus as Record<string, { command: string; when: string }[]>;
+  assert.deepEqual(
+    menus['editor/context']?.map(({ command, when }) => ({ command, when })),
+    [{ command: 'zuno.addSelectionToChat', when: 'editorHasSelection' }],
+  );
 });
