@@ -14,6 +14,7 @@ import { chosenMode } from './header-format';
 import { MessageEdits } from './message-edits';
 import { ImageAttachments } from './image-attachments';
 import { editedText, lastUserMessage, userOrdinal } from './resend-target';
+import { parseBatch } from './approval-batch';
 import { MentionPicker } from './mentions';
 import { copyWithFeedback, withMessageActions } from './message-actions';
 import { copyableText } from './message-copy';
@@ -94,7 +95,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (typed.type === 'event' && typed.event.type === 'user-message') attachments.messageShown();
   if (typed.type === 'compose') addToDraft(typed.text);
   if (typed.type === 'mention-results') mentions.results(typed.query, typed.paths);
-  for (const callId of ui.receive(typed)) list.invalidate(toolKey(callId));
+  for (const callId of ui.receive(typed)) list.invalidate(model.approvalItemKey(callId));
   if (typed.type === 'snapshot') persist();
   requestFrame();
 });
@@ -140,8 +141,23 @@ function decide(callId: string, approved: boolean, allowLikeThis: boolean, ruleC
     ...(ruleChoice !== undefined ? { ruleChoice } : {}),
   });
   ui.decided.add(callId);
-  list.invalidate(toolKey(callId));
+  list.invalidate(model.approvalItemKey(callId));
   focusAfterDecision(callId);
+}
+
+/** "Approve all N": exactly the calls the button was drawn with, each approved as by its own Approve. */
+function approveAll(callIds: readonly string[]): void {
+  const pending = callIds.filter((callId) => model.approvals.has(callId) && !ui.decided.has(callId));
+  const [only] = pending;
+  // The others were decided meanwhile: what is left is one plain Approve.
+  if (pending.length === 1 && only !== undefined) return decide(only, true, false);
+  if (pending.length === 0) return;
+  post({ type: 'approve-all', callIds: pending });
+  for (const callId of pending) {
+    ui.decided.add(callId);
+    list.invalidate(model.approvalItemKey(callId));
+  }
+  chrome.composer.focus();
 }
 
 /** After a decision, focus goes to the next approval still waiting, or back to the composer (issue 14 item 8). */
@@ -230,6 +246,7 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   },
   'jump-to-latest': () => list.scrollToEnd(),
   approve: (_target, callId) => decide(callId, true, false),
+  'approve-all': (target) => approveAll(parseBatch(target.dataset.callIds)),
   deny: (_target, callId) => decide(callId, false, false),
   'allow-like-this': (target, callId) => {
     const choice = Number(target.dataset.ruleChoice ?? '0');

@@ -5,7 +5,9 @@
  * re-wiring. The `data-testid` and `data-*` attributes are the contract the e2e tests select on.
  */
 import { approvedText } from './approval-format';
+import { approvalBatch, batchAttribute, batchLabel } from './approval-batch';
 import { renderApprovalDetails, renderApprovalPreview, renderRuleChoices } from './approval-view';
+import { renderDelegation } from './delegation-view';
 import { actionButton, element } from './dom';
 import { renderMarkdown } from './markdown';
 import { exitLabel, groupLabel, groupState, lastLines, mistakeText, rowKind } from './rows';
@@ -273,6 +275,7 @@ export class ItemRenderer {
     }
 
     if (approval !== undefined) node.append(this.approval(approval));
+    if (card.delegation !== undefined) node.append(renderDelegation(card.delegation, (callId) => this.childApproval(card.callId, callId)));
     const question = this.model.questions.get(card.callId);
     if (question !== undefined) node.append(this.question(question));
 
@@ -281,6 +284,30 @@ export class ItemRenderer {
     if (rolledBack !== undefined) node.append(rolledBack);
     node.append(...this.details(card));
     return node;
+  }
+
+  /** A delegated child's pending approval, drawn inside its task's card. */
+  private childApproval(taskCallId: string, callId: string): HTMLElement | undefined {
+    const approval = this.model.approvals.get(callId);
+    return approval?.origin?.parentCallId === taskCallId ? this.approval(approval) : undefined;
+  }
+
+  /** "Approve all N" beside Approve while the turn waits on several approvals (issue 14). */
+  private batchButton(callId: string, sent: boolean): HTMLButtonElement | undefined {
+    const batch = approvalBatch(this.model.approvals, this.ui.decided);
+    if (sent || !batch.includes(callId)) return undefined;
+    return actionButton(
+      batchLabel(batch),
+      'approve-all',
+      {
+        'data-call-id': callId,
+        'data-call-ids': batchAttribute(batch),
+        'data-testid': 'approve-all',
+        'data-focus-key': 'approve-all',
+        title: `Approve each of the ${batch.length} calls waiting now, as if you pressed Approve on each; later calls still ask`,
+      },
+      'button secondary',
+    );
   }
 
   private approval(approval: PendingApproval): HTMLElement {
@@ -316,6 +343,7 @@ export class ItemRenderer {
           'button primary',
         ),
       ),
+      this.batchButton(approval.callId, sent),
       disabled(
         actionButton(
           'Deny',

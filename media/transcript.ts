@@ -12,6 +12,7 @@ import type { PermissionRule } from '../src/core/config';
 import type { ZunoEvent } from '../src/core/events';
 import type { BlockedCategory, OutcomeKind } from '../src/core/outcome';
 import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
+import { applyChildEvent, noteChildApproval, startDelegation, type Delegation } from './delegation';
 
 /**
  * How much of a call's output the view keeps (the tail). The runtime already caps what the model
@@ -91,6 +92,8 @@ export interface ToolItem extends ItemBase {
    */
   groupLeader?: string;
   groupSize: number;
+  /** A `task` call's child agent and its calls, drawn inside this card (issue 14 item 3). */
+  delegation?: Delegation;
 }
 
 /** Read-only tools whose consecutive calls are grouped; by name, so the group forms before any start event. */
@@ -139,6 +142,8 @@ export const toolKey = (callId: string): string => `call:${callId}`;
 export class Transcript {
   private readonly list: TranscriptItem[] = [];
   private readonly cards = new Map<string, ToolItem>();
+  /** The `task` card of each child session seen, by the child's session id. */
+  private readonly delegations = new Map<string, ToolItem>();
   /** The assistant message that deltas are being appended to, until its final text arrives. */
   private openAssistant: AssistantItem | undefined;
   private sequence = 0;
@@ -151,7 +156,17 @@ export class Transcript {
     return this.cards.get(callId);
   }
 
+  /** Whether the session is a delegated child's, whose events belong inside its task's card. */
+  isChildSession(sessionId: string): boolean {
+    return this.delegations.has(sessionId);
+  }
+
   apply(event: ZunoEvent): void {
+    const task = this.delegations.get(event.session_id);
+    if (task?.delegation !== undefined) {
+      if (applyChildEvent(task.delegation, event)) this.touch(task);
+      return;
+    }
     switch (event.type) {
       case 'session-started':
         this.closeUnfinishedCards();
@@ -236,6 +251,13 @@ export class Transcript {
         this.touch(card);
         return;
       }
+      case 'delegation-started': {
+        const card = this.ensureCard(event.call_id, 'task');
+        card.delegation = startDelegation(event.child_session_id, event.agent);
+        this.delegations.set(event.child_session_id, card);
+        this.touch(card);
+        return;
+      }
       case 'recovery-notice':
         // R3: the notice names the retry attempt; it is shown as the runtime worded it.
         this.push<NoticeItem>({
@@ -292,6 +314,13 @@ export class Transcript {
    * or for a delegated child call; its declarations fill the badges until the call starts.
    */
   noteApproval(approval: PendingApproval): void {
+    const task = this.delegatingCard(approval);
+    if (task?.delegation !== undefined) {
+      // Inside its task's card: a top-level card under the child's id could be one of the parent's.
+      noteChildApproval(task.delegation, approval.callId, approval.tool, approval.subject);
+      this.touch(task);
+      return;
+    }
     const card = this.ensureCard(approval.callId, approval.tool);
     card.effect ??= approval.declarations.effect;
     card.replay ??= approval.declarations.replay;
@@ -303,6 +332,13 @@ export class Transcript {
     }
     if (card.state !== 'finished') card.state = 'awaiting-approval';
     this.touch(card);
+  }
+
+  /** The task card that draws a child's approval, when the approval came from a delegated agent. */
+  delegatingCard(approval: PendingApproval): ToolItem | undefined {
+    if (approval.origin === undefined) return undefined;
+    const task = this.card(approval.origin.parentCallId);
+    return task?.delegation === undefined ? undefined : task;
   }
 
   noteQuestion(question: PendingQuestion): void {

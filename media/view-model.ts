@@ -14,7 +14,7 @@ import type {
 } from '../src/webview/protocol';
 import type { ErrorAction } from '../src/webview/editor-words';
 import { ContextMeter } from './meter';
-import { Transcript } from './transcript';
+import { toolKey, Transcript } from './transcript';
 
 export interface RewindState {
   readonly checkpointId: string;
@@ -56,7 +56,8 @@ export class ViewModel {
         this.meter = new ContextMeter();
         for (const event of message.events) {
           this.transcript.apply(event);
-          this.meter.apply(event);
+          // A child's usage is its own context, not this chat's.
+          if (!this.transcript.isChildSession(event.session_id)) this.meter.apply(event);
         }
         this.sessionId = message.sessionId;
         this.approvals.clear();
@@ -72,15 +73,19 @@ export class ViewModel {
         return;
       case 'event':
         this.transcript.apply(message.event);
-        if (this.meter.apply(message.event)) this.chromeVersion += 1;
+        if (!this.transcript.isChildSession(message.event.session_id) && this.meter.apply(message.event)) this.chromeVersion += 1;
         return;
       case 'approval':
         this.addApproval(message.approval);
         return;
-      case 'approval-closed':
+      case 'approval-closed': {
+        const closed = this.approvals.get(message.callId);
+        const key = closed === undefined ? undefined : this.transcript.delegatingCard(closed)?.callId;
         this.approvals.delete(message.callId);
-        this.transcript.touchCall(message.callId);
+        this.transcript.touchCall(key ?? message.callId);
+        this.touchPendingApprovals();
         return;
+      }
       case 'question':
         this.addQuestion(message.question);
         return;
@@ -122,6 +127,13 @@ export class ViewModel {
     }
   }
 
+  /** The key of the item that draws a call's approval: the call's own card, or its delegated task's (issue 14 item 3). */
+  approvalItemKey(callId: string): string {
+    const approval = this.approvals.get(callId);
+    const task = approval === undefined ? undefined : this.transcript.delegatingCard(approval);
+    return toolKey(task?.callId ?? callId);
+  }
+
   /** The user clicked a restore button: the preview is asked for, and drawn once it arrives. */
   openRewind(checkpointId: string, fork: boolean): void {
     const previous = this.rewind?.checkpointId;
@@ -152,6 +164,12 @@ export class ViewModel {
   private addApproval(approval: PendingApproval): void {
     this.approvals.set(approval.callId, approval);
     this.transcript.noteApproval(approval);
+    this.touchPendingApprovals();
+  }
+
+  /** The other pending approvals redraw too: their "Approve all N" counts them all (issue 14). */
+  private touchPendingApprovals(): void {
+    for (const approval of this.approvals.values()) this.transcript.touchCall(this.transcript.delegatingCard(approval)?.callId ?? approval.callId);
   }
 
   private addQuestion(question: PendingQuestion): void {

@@ -173,6 +173,13 @@ export class ChildAgents implements Delegator {
         workspace: this.childEnv.workspaceRoot,
         title: `task ${request.parentCallId} of session ${request.parentSessionId} (${plan.agent}): ${goalLine.slice(0, 60)}`,
       });
+      // In the parent's session, so its record (and a view of it) can find the child's events.
+      events.emit(request.parentSessionId, {
+        type: 'delegation-started',
+        call_id: request.parentCallId,
+        child_session_id: session.id,
+        agent: plan.agent,
+      });
       const scheduler = new ChildScheduler(
         {
           registry: this.childRegistry,

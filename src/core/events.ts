@@ -53,6 +53,11 @@ export type ZunoEventBody =
       /** A command's exit code, when the tool ran one to its end (shown on the shell row). */
       exit_code?: number;
     }
+  /**
+   * A `task` call started its child agent (issue 14 item 3), in the parent's session: the child's
+   * own events carry `child_session_id`, so a viewer can draw them inside the parent call.
+   */
+  | { type: 'delegation-started'; call_id: string; child_session_id: string; agent: string }
   | { type: 'recovery-notice'; call_id: string; attempt: number; tool: string; text: string }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
   /** A restorable checkpoint of the work tree, taken before the turn's first side effect (issue 13). */

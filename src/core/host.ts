@@ -176,6 +176,12 @@ export type ApprovalDecision =
 
 export interface ApprovalGateway {
   request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
+  /**
+   * The gateway shows several pending approvals at once (the editor's cards, with "Approve all N"),
+   * so the scheduler asks every approval of a turn before awaiting the answers. Without it (a
+   * terminal prompt) they are asked one at a time.
+   */
+  readonly showsTogether?: boolean;
 }
 
 export interface QuestionRequest {

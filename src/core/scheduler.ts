@@ -204,6 +204,12 @@ interface ReadyCall {
 }
 
 /** A call's one outcome, waiting to be persisted in call order. */
+/** A call whose approval was asked and is awaited after the turn's other calls are asked too. */
+interface AwaitingApproval {
+  readonly call: ReadyCall;
+  readonly decided: Promise<ReadyCall | SettledCall>;
+}
+
 interface SettledCall {
   readonly result: ToolCallResult;
   /** The start as recorded, or as it would have been for a call that never started. */
@@ -295,10 +301,12 @@ export class Scheduler {
     const settled: Promise<SettledCall>[] = [];
     const ready: ReadyCall[] = [];
     const seen = new Set<string>();
+    const awaiting: AwaitingApproval[] = [];
 
-    // Preflight, strictly in model order: approvals are asked one at a time, before anything runs.
+    // Preflight, strictly in model order, before anything runs. Approvals are asked one at a time,
+    // or all asked first and then awaited when the gateway shows them together (issue 14).
     for (const [position, request] of calls.entries()) {
-      let outcome: ReadyCall | SettledCall;
+      let outcome: ReadyCall | SettledCall | AwaitingApproval;
       if (turn.signal.aborted) outcome = this.notStarted(turn, position, request, undefined, 'cancelled');
       else if (seen.has(request.id)) {
         outcome = this.block(
@@ -322,9 +330,25 @@ export class Scheduler {
         );
       }
       seen.add(request.id);
-      if ('result' in outcome) settled[position] = Promise.resolve(outcome);
+      if ('decided' in outcome) awaiting.push(outcome);
+      else if ('result' in outcome) settled[position] = Promise.resolve(outcome);
       else ready.push(outcome);
     }
+    for (const { call, decided } of awaiting) {
+      const outcome = await decided.catch((error: unknown) =>
+        this.notStarted(
+          turn,
+          call.position,
+          call.request,
+          call.declarations,
+          'error',
+          `The call to "${call.request.name}" was not executed: its approval failed unexpectedly (${describeError(error)}).`,
+        ),
+      );
+      if ('result' in outcome) settled[call.position] = Promise.resolve(outcome);
+      else ready.push(outcome);
+    }
+    ready.sort((left, right) => left.position - right.position);
 
     // Execution: queue every approved call on the lock now, in model order.
     const lock = new FairSharedLock(this.env.config.concurrency.tool_calls);
@@ -446,7 +470,7 @@ export class Scheduler {
     };
   }
 
-  private async preflight(turn: Turn, position: number, request: ToolCallRequest): Promise<ReadyCall | SettledCall> {
+  private async preflight(turn: Turn, position: number, request: ToolCallRequest): Promise<ReadyCall | SettledCall | AwaitingApproval> {
     const availability = this.registry.availability(request.name, this.env, turn.options.allowlist);
     if (!availability.available) return this.block(turn, position, request, undefined, 'unavailable', availability.reason);
     const tool = availability.tool;
@@ -566,7 +590,7 @@ export class Scheduler {
     call: ReadyCall,
     subjects: readonly CallSubject[],
     reason: string,
-  ): Promise<ReadyCall | SettledCall> {
+  ): Promise<ReadyCall | SettledCall | AwaitingApproval> {
     const { request, tool, position, declarations } = call;
     let changes: readonly FileChange[] | undefined;
     if (tool.hasPreview) {
@@ -605,6 +629,13 @@ export class Scheduler {
       ...(changes !== undefined ? { changes } : {}),
       ...(origin ? { origin } : {}),
     };
+    // The request is made now, in model order; only the wait for the answer may be deferred.
+    const decided = this.awaitDecision(turn, call, approvalRequest);
+    return this.env.host.approvals.showsTogether === true ? { call, decided } : decided;
+  }
+
+  private async awaitDecision(turn: Turn, call: ReadyCall, approvalRequest: ApprovalRequest): Promise<ReadyCall | SettledCall> {
+    const { request, tool, position, declarations } = call;
     let decision: ApprovalDecision;
     try {
       decision = await this.env.host.approvals.request(approvalRequest, turn.signal);

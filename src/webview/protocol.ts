@@ -204,6 +204,11 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
     /** Which of the approval's `ruleChoices` to add; the exact rule when absent. */
     ruleChoice: z.number().int().min(0).max(9).optional(),
   }),
+  /**
+   * "Approve all N" (issue 14): approves exactly these calls, the ones pending when the user
+   * clicked, each as if Approve had been pressed on it; no rule is added.
+   */
+  z.strictObject({ type: z.literal('approve-all'), callIds: z.array(id).min(2).max(100) }),
   z.strictObject({ type: z.literal('show-diff'), callId: id }),
   z.strictObject({
     type: z.literal('question-answer'),

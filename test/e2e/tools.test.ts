@@ -338,7 +338,7 @@ test("E2E-3 / E3 S1: a write asks for approval, Show diff opens the proposed tex
     // Show diff: VS Code's diff editor, the proposal on the editable right-hand side.
     await approval.locator(testId('show-diff')).click();
     await activeDiffEditor(editor.page).waitFor({ timeout: UI_TIMEOUT_MS });
-    await editor.waitFor(async () => (await activeTabLabel(editor.page)).includes('plan.md ↔ Zuno new file (editable)'), {
+    await editor.waitFor(async () => (await activeTabLabel(editor.page)).includes('plan.md (new file proposed by Zuno)'), {
       message: 'the diff tab of plan.md',
     });
     // Monaco draws a tab as spaces up to the next tab stop: whitespace runs are compared as one space.

@@ -23,6 +23,7 @@ import { createVscodeHost } from './host';
 import { createLanguageFeatures } from './language-features';
 import { CHAT_VIEW_ID, RUNNING_CONTEXT_KEY } from './manifest';
 import { EditorApprovals, PROPOSAL_SCHEME, ProposalFileSystem } from './proposals';
+import { ProposalTitleActions } from './proposal-title';
 import { QuestionBroker } from './question-state';
 import { CHECKPOINT_SCHEME } from './rewinds';
 import { SETTINGS_PREFIX, STATE_DIR_SETTING, stateRootSetting } from './settings';
@@ -67,6 +68,8 @@ export class ZunoExtension implements vscode.Disposable {
     const post = (message: Parameters<ChatController['post']>[0]): void => controller.post(message);
     const approvals = new ApprovalBroker(new EditorApprovals(proposals, post, (rule) => config.appendRule(rule)), workspaceRoot ?? '/');
     const questions = new QuestionBroker(post);
+    const proposalTitle = new ProposalTitleActions(approvals);
+    this.disposables.push(proposalTitle);
 
     let runner: MirroredProcessRunner | undefined;
     const terminal = new MirrorTerminal(() => runner?.interrupt() ?? false);
@@ -169,6 +172,7 @@ export class ZunoExtension implements vscode.Disposable {
           if (!mcp) throw new Error('Open a folder first: MCP servers belong to a workspace.');
           await showMcpServers({ mcp, config, clients: () => this.backend.mcpClients(), stateDir: () => stateLocation().stateDir });
         },
+        decideProposal: (approved) => proposalTitle.decide(approved),
       }),
     );
   }

@@ -87,6 +87,8 @@ function touchedPaths(change: FileChange): string[] {
 
 export class ApprovalBroker implements ApprovalGateway {
   private readonly entries = new Map<string, PendingEntry>();
+  /** The chat shows every pending approval as its own card, with "Approve all N" (issue 14). */
+  readonly showsTogether = true;
 
   constructor(
     private readonly environment: ApprovalEnvironment,
@@ -185,6 +187,21 @@ export class ApprovalBroker implements ApprovalGateway {
     } finally {
       entry.deciding = false;
     }
+  }
+
+  /**
+   * "Approve all N": each of `callIds` that is still pending is approved as if its own Approve had
+   * been pressed (the same checks, its own approval record, no rule added), one after the other.
+   * Calls that came up after the click are not in the list, so they still wait for the user.
+   */
+  async approveAll(callIds: readonly string[]): Promise<DecisionResult[]> {
+    const results: DecisionResult[] = [];
+    for (const callId of new Set(callIds)) {
+      // Settled since the click (a cancel, the turn's end): nothing left to approve, nothing to say.
+      if (!this.entries.has(callId)) continue;
+      results.push(await this.decide(callId, { approved: true }));
+    }
+    return results;
   }
 
   /** Closes every pending request as denied; Cancel in the UI and New Chat use this. */

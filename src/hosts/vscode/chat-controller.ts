@@ -93,6 +93,8 @@ export class ChatController {
   /** The last prompt sent, for an error card's Retry. */
   private lastPrompt: string | undefined;
   private readonly rewinds: ChatRewinds | undefined;
+  /** The parent session of each delegated child seen (issue 14 item 3): its events are drawn in the parent's chat. */
+  private readonly childSessions = new Map<string, string>();
   /** Text for the composer that arrived before the view was ready (Add Selection to Chat as it opens the view). */
   private pendingCompose: string[] = [];
   /** What the model receives for each queued text, its @-mentions expanded when it was typed. */
@@ -195,6 +197,9 @@ export class ChatController {
           ...(message.allowLikeThis !== undefined ? { allowLikeThis: message.allowLikeThis } : {}),
           ...(message.ruleChoice !== undefined ? { ruleChoice: message.ruleChoice } : {}),
         });
+        return;
+      case 'approve-all':
+        await this.approvals.approveAll(message.callIds);
         return;
       case 'show-diff':
         await this.approvals.showDiff(message.callId);
@@ -401,6 +406,12 @@ export class ChatController {
 
   /** Every runtime event passes through here, for every session. */
   onEvent(event: ZunoEvent): void {
+    const parent = this.childSessions.get(event.session_id);
+    if (parent !== undefined) {
+      if (parent === this.currentSession || event.session_id === this.currentSession) this.post({ type: 'event', event });
+      return;
+    }
+    if (event.type === 'delegation-started') this.childSessions.set(event.child_session_id, event.session_id);
     const turn = this.turn;
     if (turn && turn.sessionId === undefined && event.type === 'session-started') {
       // The new chat this turn started now has a name: show it.
@@ -502,6 +513,11 @@ export class ChatController {
         if (output) events.push({ type: 'tool-call-output', call_id: event.call_id, chunk: output, ts: event.ts, session_id: sessionId });
       }
       events.push(event);
+      // A delegated child's calls are drawn inside its task's card; its events follow the start.
+      if (event.type === 'delegation-started') {
+        this.childSessions.set(event.child_session_id, sessionId);
+        events.push(...this.backend.events(event.child_session_id));
+      }
     }
     if (!runningHere && this.backend.interrupted(sessionId)) {
       // Not persisted: the next run of this session records what really happened (R3).

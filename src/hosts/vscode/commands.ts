@@ -30,6 +30,8 @@ export interface CommandContext {
   readonly mcpTools: () => Promise<readonly Tool[]>;
   /** "Zuno: MCP Servers" (mcp-servers.ts). */
   readonly mcpServers: () => Promise<void>;
+  /** Approve or Deny in a proposal's diff editor title bar (proposal-title.ts). */
+  readonly decideProposal: (approved: boolean) => Promise<void>;
 }
 
 function currentConfig(context: CommandContext): ZunoConfig {
@@ -152,6 +154,8 @@ function handlers(context: CommandContext): Record<CommandId, () => unknown> {
     'zuno.mcpServers': () => context.mcpServers(),
     'zuno.addSelectionToChat': () => addSelectionToChat(context.controller),
     'zuno.exportChat': () => exportChat(context.controller),
+    'zuno.approveProposal': () => context.decideProposal(true),
+    'zuno.denyProposal': () => context.decideProposal(false),
   };
 }
 

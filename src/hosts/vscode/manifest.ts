@@ -11,6 +11,8 @@ export const VIEW_CONTAINER_ID = 'zuno';
 export const CHAT_VIEW_ID = 'zuno.chat';
 /** A `when`-clause context key the extension sets while a turn is running. */
 export const RUNNING_CONTEXT_KEY = 'zuno.running';
+/** Set while the active editor is the diff of a Zuno proposal that waits for approval (issue 14 item 13). */
+export const PROPOSAL_CONTEXT_KEY = 'zuno.proposalActive';
 
 export interface CommandDefinition {
   readonly title: string;
@@ -20,6 +22,8 @@ export interface CommandDefinition {
   readonly viewTitle?: { readonly order: number; readonly when?: string };
   /** Shown in the editor's context menu when `when` holds. */
   readonly editorContext?: { readonly when: string };
+  /** Shown in the editor's title bar, at this position, when `when` holds; in the palette only then too. */
+  readonly editorTitle?: { readonly order: number; readonly when: string };
 }
 
 /** Every command, in palette order. Category "Zuno" is added to each. */
@@ -40,6 +44,8 @@ export const COMMANDS = {
     icon: '$(comment-discussion)',
     editorContext: { when: 'editorHasSelection' },
   },
+  'zuno.approveProposal': { title: 'Approve Proposed Change', icon: '$(check)', editorTitle: { order: 1, when: PROPOSAL_CONTEXT_KEY } },
+  'zuno.denyProposal': { title: 'Deny Proposed Change', icon: '$(close)', editorTitle: { order: 2, when: PROPOSAL_CONTEXT_KEY } },
 } as const satisfies Record<string, CommandDefinition>;
 
 export type CommandId = keyof typeof COMMANDS;
@@ -68,6 +74,15 @@ export function contributedManifest(): ContributedManifest {
     const when = [`view == ${CHAT_VIEW_ID}`, ...(definition.viewTitle.when ? [definition.viewTitle.when] : [])].join(' && ');
     return [{ command, when, group: `navigation@${definition.viewTitle.order}` }];
   });
+  const editorTitle = COMMAND_IDS.flatMap((command) => {
+    const definition: CommandDefinition = COMMANDS[command];
+    return definition.editorTitle ? [{ command, when: definition.editorTitle.when, group: `navigation@${definition.editorTitle.order}` }] : [];
+  });
+  // A command that acts on the editor it is shown for makes no sense from the palette elsewhere.
+  const commandPalette = COMMAND_IDS.flatMap((command) => {
+    const definition: CommandDefinition = COMMANDS[command];
+    return definition.editorTitle ? [{ command, when: definition.editorTitle.when }] : [];
+  });
   const editorContext = COMMAND_IDS.flatMap((command) => {
     const definition: CommandDefinition = COMMANDS[command];
     return definition.editorContext ? [{ command, when: definition.editorContext.when, group: 'zuno@1' }] : [];
@@ -95,7 +110,7 @@ export function contributedManifest(): ContributedManifest {
         [VIEW_CONTAINER_ID]: [{ type: 'webview', id: CHAT_VIEW_ID, name: 'Chat' }],
       },
       commands: commandEntries,
-      menus: { 'view/title': viewTitle, 'editor/context': editorContext },
+      menus: { 'view/title': viewTitle, 'editor/title': editorTitle, 'editor/context': editorContext, commandPalette },
       configuration: contributedConfiguration(),
     },
   };

@@ -13,6 +13,7 @@ import type { FileChange } from '../../core/host';
 import type { ApprovalEnvironment } from './approval-state';
 import type { ToWebview } from '../../webview/protocol';
 import type { PermissionRule } from '../../core/config';
+import { callIdOfAuthority, proposalAuthority, proposalPath, proposalTitle } from './proposal-names';
 
 export const PROPOSAL_SCHEME = 'zuno-proposal';
 
@@ -26,16 +27,26 @@ interface MemoryFile {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** `C:\a\b.ts` → `/C:/a/b.ts`; POSIX paths are unchanged. */
-const posixPath = (path: string): string => {
-  const slashed = path.split('\\').join('/');
-  return slashed.startsWith('/') ? slashed : `/${slashed}`;
-};
-
-/** The proposed side ends in the real file name, so the editor picks the right language. */
+/**
+ * The call goes in the authority, so the path the breadcrumbs show is the file's own, relative to
+ * the workspace (`src › cart.js`, not `call_4_0 › proposed › tmp…`, issue 14 item 13), and it ends
+ * in the real file name, so the editor picks the right language.
+ */
 export function proposalUri(callId: string, side: 'proposed' | 'original', path: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${encodeURIComponent(callId)}/${side}${posixPath(path)}` });
+  return vscode.Uri.from({
+    scheme: PROPOSAL_SCHEME,
+    authority: proposalAuthority(callId),
+    path: proposalPath(side, vscode.workspace.asRelativePath(path, false)),
+  });
 }
+
+/** The call a proposal document belongs to, or undefined for any other document. */
+export function proposalCallOf(uri: vscode.Uri): string | undefined {
+  return uri.scheme === PROPOSAL_SCHEME ? callIdOfAuthority(uri.authority) : undefined;
+}
+
+/** A proposal file's key: its call and its path. */
+const fileKey = (uri: vscode.Uri): string => `${uri.authority}${uri.path}`;
 
 /** An in-memory file system holding proposals until their approval is decided. */
 export class ProposalFileSystem implements vscode.FileSystemProvider {
@@ -45,24 +56,24 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
 
   /** Creates a file unless it exists: showing a diff again must not erase the user's edits. */
   seed(uri: vscode.Uri, text: string, readonly: boolean): void {
-    if (this.files.has(uri.path)) return;
+    if (this.files.has(fileKey(uri))) return;
     const now = Date.now();
-    this.files.set(uri.path, { data: encoder.encode(text), ctime: now, mtime: now, readonly });
+    this.files.set(fileKey(uri), { data: encoder.encode(text), ctime: now, mtime: now, readonly });
   }
 
   has(uri: vscode.Uri): boolean {
-    return this.files.has(uri.path);
+    return this.files.has(fileKey(uri));
   }
 
   text(uri: vscode.Uri): string | undefined {
-    const file = this.files.get(uri.path);
+    const file = this.files.get(fileKey(uri));
     return file ? decoder.decode(file.data) : undefined;
   }
 
   /** Forgets every file of one proposal. */
   forget(callId: string): void {
-    const prefix = `/${encodeURIComponent(callId)}/`;
-    for (const path of [...this.files.keys()]) if (path.startsWith(prefix)) this.files.delete(path);
+    const prefix = `${proposalAuthority(callId)}/`;
+    for (const key of [...this.files.keys()]) if (key.startsWith(prefix)) this.files.delete(key);
   }
 
   watch(): vscode.Disposable {
@@ -71,7 +82,7 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   }
 
   stat(uri: vscode.Uri): vscode.FileStat {
-    const file = this.files.get(uri.path);
+    const file = this.files.get(fileKey(uri));
     if (file) {
       return {
         type: vscode.FileType.File,
@@ -81,18 +92,18 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
         ...(file.readonly ? { permissions: vscode.FilePermission.Readonly } : {}),
       };
     }
-    const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
-    if ([...this.files.keys()].some((path) => path.startsWith(prefix)))
+    const prefix = fileKey(uri).endsWith('/') ? fileKey(uri) : `${fileKey(uri)}/`;
+    if ([...this.files.keys()].some((key) => key.startsWith(prefix)))
       return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
     throw vscode.FileSystemError.FileNotFound(uri);
   }
 
   readDirectory(uri: vscode.Uri): [string, vscode.FileType][] {
-    const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
+    const prefix = fileKey(uri).endsWith('/') ? fileKey(uri) : `${fileKey(uri)}/`;
     const entries = new Map<string, vscode.FileType>();
-    for (const path of this.files.keys()) {
-      if (!path.startsWith(prefix)) continue;
-      const [name = '', ...rest] = path.slice(prefix.length).split('/');
+    for (const key of this.files.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      const [name = '', ...rest] = key.slice(prefix.length).split('/');
       entries.set(name, rest.length > 0 ? vscode.FileType.Directory : vscode.FileType.File);
     }
     return [...entries];
@@ -103,13 +114,13 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   }
 
   readFile(uri: vscode.Uri): Uint8Array {
-    const file = this.files.get(uri.path);
+    const file = this.files.get(fileKey(uri));
     if (!file) throw vscode.FileSystemError.FileNotFound(uri);
     return file.data;
   }
 
   writeFile(uri: vscode.Uri, content: Uint8Array, options: { readonly create: boolean; readonly overwrite: boolean }): void {
-    const file = this.files.get(uri.path);
+    const file = this.files.get(fileKey(uri));
     if (!file) {
       // Only proposals Zuno made exist here; saving elsewhere in this scheme is refused.
       if (!options.create) throw vscode.FileSystemError.FileNotFound(uri);
@@ -122,7 +133,7 @@ export class ProposalFileSystem implements vscode.FileSystemProvider {
   }
 
   delete(uri: vscode.Uri): void {
-    this.files.delete(uri.path);
+    this.files.delete(fileKey(uri));
     this.changes.fire([{ type: vscode.FileChangeType.Deleted, uri }]);
   }
 
@@ -165,8 +176,7 @@ export class EditorApprovals implements ApprovalEnvironment {
       } else {
         left = vscode.Uri.file(change.path);
       }
-      const what = { create: 'new file', update: 'proposed change', delete: 'deletion', move: `move to ${basename(target)}` }[change.kind];
-      await vscode.commands.executeCommand('vscode.diff', left, right, `${basename(change.path)} ↔ Zuno ${what} (editable)`, {
+      await vscode.commands.executeCommand('vscode.diff', left, right, proposalTitle(change.kind, basename(change.path), basename(target)), {
         preview: false,
       });
     }
@@ -208,8 +218,7 @@ export class EditorApprovals implements ApprovalEnvironment {
 
   /** Closes the proposal's diff tabs without a "save changes?" prompt, then drops its files. */
   async discardProposals(callId: string): Promise<void> {
-    const prefix = `/${encodeURIComponent(callId)}/`;
-    const ours = (uri: vscode.Uri): boolean => uri.scheme === PROPOSAL_SCHEME && uri.path.startsWith(prefix);
+    const ours = (uri: vscode.Uri): boolean => proposalCallOf(uri) === callId;
     for (const document of vscode.workspace.textDocuments) {
       // Saving into the in-memory file system is harmless and spares the user a prompt on close.
       if (ours(document.uri) && document.isDirty) await document.save();

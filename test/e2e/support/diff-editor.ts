@@ -9,7 +9,7 @@ import type { Locator, Page } from 'playwright-core';
 /** The diff editor whose tab is active. */
 export const activeDiffEditor = (page: Page): Locator => page.locator('.editor-group-container.active .monaco-diff-editor').first();
 
-/** The label of the active editor tab, e.g. "plan.md ↔ Zuno new file (editable)". */
+/** The label of the active editor tab, e.g. "plan.md (new file proposed by Zuno)". */
 export async function activeTabLabel(page: Page): Promise<string> {
   return (await page.locator('.editor-group-container.active .tab.active').first().getAttribute('aria-label')) ?? '';
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHAT_VIEW_ID, COMMAND_IDS, contributedManifest } from '../../../../src/hosts/vscode/manifest';
+import { CHAT_VIEW_ID, COMMAND_IDS, contributedManifest, PROPOSAL_CONTEXT_KEY } from '../../../../src/hosts/vscode/manifest';
 
 const root = join(__dirname, '..', '..', '..', '..');
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
@@ -43,9 +43,28 @@ test('issue 4 Commands: the palette has every command of the issue (and issue 10
       'MCP Servers',
       'Export Chat',
       'Add Selection to Chat',
+      'Approve Proposed Change',
+      'Deny Proposed Change',
     ],
   );
   for (const command of commands) assert.equal(command.category, 'Zuno');
+});
+
+test('issue 14 item 13: Approve and Deny sit in the diff editor title bar (check and close icons) only while a Zuno proposal is active, and in the palette only then', () => {
+  const menus = generated.contributes.menus as Record<string, { command: string; when: string; group?: string }[]>;
+  assert.deepEqual(menus['editor/title'], [
+    { command: 'zuno.approveProposal', when: PROPOSAL_CONTEXT_KEY, group: 'navigation@1' },
+    { command: 'zuno.denyProposal', when: PROPOSAL_CONTEXT_KEY, group: 'navigation@2' },
+  ]);
+  assert.deepEqual(menus.commandPalette, [
+    { command: 'zuno.approveProposal', when: PROPOSAL_CONTEXT_KEY },
+    { command: 'zuno.denyProposal', when: PROPOSAL_CONTEXT_KEY },
+  ]);
+  const commands = generated.contributes.commands as { command: string; icon?: string }[];
+  assert.deepEqual(
+    commands.filter((command) => command.command.endsWith('Proposal')).map((command) => command.icon),
+    ['$(check)', '$(close)'],
+  );
 });
 
 test('issue 4 Activity bar: a Zuno container with a webview view named Chat, and its icons exist', () => {
