@@ -16,6 +16,11 @@ copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), 'dist/sql-wasm.wasm')
 for (const name of ['tree-sitter.wasm', 'tree-sitter-bash.wasm'])
   copyFileSync(require.resolve(`@vscode/tree-sitter-wasm/wasm/${name}`), `dist/${name}`);
 
+// The editor's icon font for the chat view's badges (issue 14 item 5): its stylesheet and font go
+// beside the webview bundle, under media/, the view's only resource root.
+mkdirSync('media/dist', { recursive: true });
+for (const name of ['codicon.css', 'codicon.ttf']) copyFileSync(require.resolve(`@vscode/codicons/dist/${name}`), `media/dist/${name}`);
+
 const common = {
   bundle: true,
   sourcemap: !production,

@@ -6,14 +6,11 @@
 import { actionButton, element } from './dom';
 import { HeaderPickers } from './header-pickers';
 import { lastUserMessage } from './resend-target';
-import { sessionWhen } from './history-format';
+import { HistoryPanel } from './history-view';
 import { renderQueue } from './queue-view';
 import { ERROR_ACTION_LABELS } from '../src/webview/editor-words';
 import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
-
-/** Sessions listed in the history panel; older ones are reachable from the command palette. */
-const MAX_LISTED_SESSIONS = 200;
 
 export class Chrome {
   readonly root: HTMLElement;
@@ -38,7 +35,8 @@ export class Chrome {
     className: 'error-banner',
     attributes: { 'data-testid': 'error-banner', role: 'alert' },
   });
-  private readonly historyPanel = element('div', { className: 'history-panel', attributes: { 'data-testid': 'history-panel' } });
+  /** Search, rename and delete past chats (issue 14 item 10). */
+  readonly history: HistoryPanel;
   /** Stop beside Send while Zuno works (issue 14 item 8), as in the editors people come from. */
   private readonly stopButton = actionButton(
     'Stop',
@@ -76,6 +74,7 @@ export class Chrome {
       },
     });
     this.composer.value = ui.draft;
+    this.history = new HistoryPanel(model);
     const header = element(
       'header',
       { className: 'header' },
@@ -104,7 +103,7 @@ export class Chrome {
       header,
       this.setupHint,
       this.errorBanner,
-      this.historyPanel,
+      this.history.root,
       element('div', { className: 'transcript-frame' }, this.transcript, this.jumpButton),
       this.queuePanel,
       composerBar,
@@ -125,7 +124,7 @@ export class Chrome {
 
   /** Redraws after a UI-only change (history opened or closed). */
   redraw(): void {
-    const { status, error, sessions, sessionId } = this.model;
+    const { status, error } = this.model;
 
     // The model and the mode are in the header's pickers; the status line says what is happening.
     this.pickers.update(status);
@@ -196,42 +195,7 @@ export class Chrome {
     this.queuePanel.replaceChildren(...queued);
 
     this.historyButton.setAttribute('aria-expanded', String(this.ui.historyOpen));
-    this.historyPanel.hidden = !this.ui.historyOpen;
-    if (this.ui.historyOpen) {
-      const heading = element('div', { className: 'history-title', text: 'Sessions' });
-      if (sessions === undefined) {
-        this.historyPanel.replaceChildren(heading, element('div', { className: 'history-empty', text: 'Loading…' }));
-      } else if (sessions.length === 0) {
-        this.historyPanel.replaceChildren(heading, element('div', { className: 'history-empty', text: 'No saved sessions yet.' }));
-      } else {
-        const list = element('ul', { className: 'history-list' });
-        for (const session of [...sessions].sort((left, right) => right.updatedAt - left.updatedAt).slice(0, MAX_LISTED_SESSIONS)) {
-          const button = actionButton(
-            session.title || 'Untitled session',
-            'open-session',
-            {
-              'data-testid': 'session-item',
-              'data-session-id': session.id,
-              title: new Date(session.updatedAt).toLocaleString(),
-            },
-            'session-button',
-          );
-          if (session.id === sessionId) button.setAttribute('aria-current', 'true');
-          list.append(
-            element(
-              'li',
-              { className: 'session-row' },
-              button,
-              element('span', {
-                className: 'session-date',
-                text: sessionWhen(session.updatedAt, new Date()),
-                attributes: { 'data-testid': 'session-date' },
-              }),
-            ),
-          );
-        }
-        this.historyPanel.replaceChildren(heading, list);
-      }
-    }
+    this.history.root.hidden = !this.ui.historyOpen;
+    if (this.ui.historyOpen) this.history.render();
   }
 }

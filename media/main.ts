@@ -70,6 +70,7 @@ function drawFrame(): void {
 }
 
 const post = (message: FromWebview): void => vscode.postMessage(message);
+chrome.history.connect(post);
 const persist = (): void => vscode.setState(ui.persisted());
 const mentions = new MentionPicker(
   chrome.composer,
@@ -226,12 +227,17 @@ function copyCode(button: HTMLElement): void {
 const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => void>> = {
   send: () => send(),
   cancel: () => post({ type: 'cancel' }),
+  resume: (target) => {
+    (target as HTMLButtonElement).disabled = true;
+    post({ type: 'resume' });
+  },
   'new-chat': () => post({ type: 'new-chat' }),
   'configure-model': () => post({ type: 'configure-model' }),
   history: () => {
     ui.historyOpen = !ui.historyOpen;
     if (ui.historyOpen) post({ type: 'list-sessions' });
     chrome.redraw();
+    if (ui.historyOpen) chrome.history.opened();
   },
   'open-session': (target) => {
     const sessionId = target.dataset.sessionId;

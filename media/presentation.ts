@@ -71,26 +71,49 @@ export interface Badge {
   readonly kind: 'effect' | 'replay' | 'concurrency' | 'attempt';
   /** The declaration in words, e.g. `replay: Safe`. */
   readonly text: string;
-  /** A short glyph drawn instead of the words, so the badges never wrap in a narrow sidebar. */
-  readonly glyph: string;
+  /** The codicon drawn instead of the words (issue 14 item 5), so the badges never wrap in a narrow sidebar. */
+  readonly icon: string;
   /** What the declaration means, shown on hover. */
   readonly tooltip: string;
 }
 
+/** Codicon names (the editor's own icon font, @vscode/codicons) and what each declaration means. */
 const EFFECT_ICONS: Readonly<Record<string, readonly [string, string]>> = {
-  ReadOnly: ['◎', 'Read-only: changes nothing'],
-  SideEffecting: ['✎', 'Side effects: changes files, runs commands or reaches the network'],
-  Delegating: ['⇄', 'Delegates to another agent, whose calls are checked again'],
-  UserMediated: ['?', 'Asks you directly'],
+  ReadOnly: ['eye', 'Read-only: changes nothing'],
+  SideEffecting: ['edit', 'Side effects: changes files, runs commands or reaches the network'],
+  Delegating: ['organization', 'Delegates to another agent, whose calls are checked again'],
+  UserMediated: ['question', 'Asks you directly'],
 };
 const REPLAY_ICONS: Readonly<Record<string, readonly [string, string]>> = {
-  Safe: ['↻', 'Replay: safe to run again after a failure'],
-  Never: ['①', 'Replay: never run again automatically (at most once)'],
+  Safe: ['refresh', 'Replay: safe to run again after a failure'],
+  Never: ['circle-slash', 'Replay: never run again automatically (at most once)'],
 };
 const CONCURRENCY_ICONS: Readonly<Record<string, readonly [string, string]>> = {
-  ParallelSafe: ['∥', 'Runs in parallel with other calls'],
-  Exclusive: ['▮', 'Runs alone: no other call of the turn overlaps it'],
+  ParallelSafe: ['split-horizontal', 'Runs in parallel with other calls'],
+  Exclusive: ['lock', 'Runs alone: no other call of the turn overlaps it'],
 };
+
+/** A compact row's status icon, by the tone of its status. */
+export const ROW_ICONS: Readonly<Record<string, string>> = {
+  ok: 'check',
+  error: 'error',
+  running: 'loading',
+  pending: 'clock',
+  blocked: 'circle-slash',
+  indeterminate: 'question',
+  cancelled: 'dash',
+};
+
+/** Every codicon the view draws, so a test can check that the font has each of them. */
+export const ICONS_USED: readonly string[] = [
+  ...[EFFECT_ICONS, REPLAY_ICONS, CONCURRENCY_ICONS].flatMap((table) => Object.values(table).map(([icon]) => icon)),
+  ...Object.values(ROW_ICONS),
+  'history',
+  'circle-small',
+  // The history panel's Rename and Delete.
+  'edit',
+  'trash',
+];
 
 /** The declarations as the call ran with them (T1); absent until the call starts or asks approval. */
 export function badges(card: ToolItem): Badge[] {
@@ -102,14 +125,14 @@ export function badges(card: ToolItem): Badge[] {
     text: string,
   ): void => {
     if (value === undefined) return;
-    const [glyph, tooltip] = table[value] ?? ['•', value];
-    list.push({ kind, text, glyph, tooltip: `${tooltip} (${value})` });
+    const [icon, tooltip] = table[value] ?? ['circle-small', value];
+    list.push({ kind, text, icon, tooltip: `${tooltip} (${value})` });
   };
   add('effect', EFFECT_ICONS, card.effect, card.effect ?? '');
   add('replay', REPLAY_ICONS, card.replay, `replay: ${card.replay ?? ''}`);
   add('concurrency', CONCURRENCY_ICONS, card.concurrency, card.concurrency ?? '');
   if (card.attempt > 1)
-    list.push({ kind: 'attempt', text: `attempt ${card.attempt}`, glyph: `×${card.attempt}`, tooltip: `Attempt ${card.attempt}` });
+    list.push({ kind: 'attempt', text: `attempt ${card.attempt}`, icon: 'history', tooltip: `Attempt ${card.attempt}` });
   return list;
 }
 
@@ -216,6 +239,8 @@ export function estimateHeight(item: TranscriptItem): number {
       return 32;
     case 'rewind':
       return 76;
+    case 'recovery':
+      return 64;
   }
 }
 

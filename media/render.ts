@@ -13,6 +13,7 @@ import { renderMarkdown } from './markdown';
 import { exitLabel, groupLabel, groupState, lastLines, mistakeText, rowKind } from './rows';
 import {
   badges,
+  ROW_ICONS,
   cardStatus,
   compactionLabel,
   describeOrigin,
@@ -28,6 +29,9 @@ import type { AssistantItem, NoticeItem, ToolItem, TranscriptItem } from './tran
 import type { UiState } from './ui-state';
 import type { ViewModel } from './view-model';
 import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
+import { taskBrief } from './task-brief';
+import { codicon } from './icons';
+import { recoveryCard } from './recovery-view';
 
 export class ItemRenderer {
   /** Rendered markdown by item key, so scrolling back to a message does not parse it again. */
@@ -47,6 +51,7 @@ export class ItemRenderer {
   render(item: TranscriptItem): HTMLElement {
     switch (item.kind) {
       case 'user': {
+        if (item.brief !== undefined) return taskBrief(item.text, item.brief);
         const body = this.edits.editor(item) ?? element('div', { className: 'message-body plain', text: item.text });
         const node = message('user', 'You', body);
         node.append(...this.edits.actions(item), ...userRestore(item, this.model.rewind));
@@ -72,6 +77,8 @@ export class ItemRenderer {
           text: sessionEndLabel(item),
           attributes: { 'data-testid': 'session-end', 'data-reason': item.reason },
         });
+      case 'recovery':
+        return recoveryCard(item, (callId) => this.model.transcript.card(callId));
     }
   }
 
@@ -144,7 +151,11 @@ export class ItemRenderer {
         className: `tool-row tone-${status.tone}`,
         attributes: { ...cardAttributes(card), 'data-row': 'compact', 'aria-label': `${card.tool || 'tool'} call: ${status.label}` },
       },
-      element('span', { className: 'row-icon', text: rowGlyph(status.tone), attributes: { title: status.label, 'aria-hidden': 'true' } }),
+      element(
+        'span',
+        { className: 'row-icon', attributes: { title: status.label, 'aria-hidden': 'true' } },
+        codicon(ROW_ICONS[status.tone] ?? 'circle-small'),
+      ),
       element('span', { className: 'tool-name', text: card.tool || 'tool' }),
       element('span', { className: 'row-subject', text: card.subject ?? summarizeArguments(card.argumentsText, 120) }),
       // Always present for assistive tech and tests; drawn only when it says more than the icon.
@@ -499,9 +510,8 @@ function cardAttributes(card: ToolItem): Record<string, string> {
 }
 
 /**
- * The declarations as small glyphs with the words in a tooltip (issue 14 item 5). The words stay
- * the element's text, visually hidden, so screen readers and the e2e tests read them; the glyph
- * is drawn from `data-glyph` by chat.css.
+ * The declarations as codicons with the words in a tooltip (issue 14 item 5). The words stay the
+ * element's text, visually hidden, so screen readers and the e2e tests read them.
  */
 function badgeList(card: ToolItem): HTMLElement {
   return element(
@@ -512,8 +522,12 @@ function badgeList(card: ToolItem): HTMLElement {
         'span',
         {
           className: `badge badge-${badge.kind}`,
-          attributes: { 'data-testid': `badge-${badge.kind}`, 'data-glyph': badge.glyph, title: badge.tooltip },
+          attributes: { 'data-testid': `badge-${badge.kind}`, 'data-icon': badge.icon, title: badge.tooltip },
         },
+        codicon(badge.icon),
+        badge.kind === 'attempt'
+          ? element('span', { className: 'badge-count', text: String(card.attempt), attributes: { 'aria-hidden': 'true' } })
+          : undefined,
         element('span', { className: 'visually-hidden', text: badge.text }),
       ),
     ),
@@ -522,20 +536,6 @@ function badgeList(card: ToolItem): HTMLElement {
 
 /** The key under which an open group is remembered in `UiState.expanded`. */
 export const groupKey = (leaderCallId: string): string => `group:${leaderCallId}`;
-
-const ROW_GLYPHS: Readonly<Record<string, string>> = {
-  ok: '✓',
-  error: '✗',
-  running: '…',
-  pending: '…',
-  blocked: '⊘',
-  indeterminate: '?',
-  cancelled: '–',
-};
-
-function rowGlyph(tone: string): string {
-  return ROW_GLYPHS[tone] ?? '•';
-}
 
 function message(role: 'user' | 'assistant', author: string, body: HTMLElement): HTMLElement {
   return element(

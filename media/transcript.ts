@@ -13,6 +13,7 @@ import type { ZunoEvent } from '../src/core/events';
 import type { BlockedCategory, OutcomeKind } from '../src/core/outcome';
 import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
 import { applyChildEvent, noteChildApproval, startDelegation, type Delegation } from './delegation';
+import { RESUME_PROMPT } from '../src/webview/recovery-words';
 
 /**
  * How much of a call's output the view keeps (the tail). The runtime already caps what the model
@@ -32,6 +33,8 @@ interface ItemBase {
 export interface UserItem extends ItemBase {
   readonly kind: 'user';
   readonly text: string;
+  /** The goal a delegated task was given: drawn as the task's brief, not as something the user typed. */
+  readonly brief?: { readonly agent: string; readonly parentSessionId: string };
   /** The checkpoint taken before this message's first change (issue 13): files can be restored to it. */
   checkpointId?: string;
 }
@@ -134,7 +137,24 @@ export interface CompactionItem extends ItemBase {
   readonly kept: readonly string[];
 }
 
-export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem | RewindItem | CompactionItem;
+/**
+ * Zuno stopped mid-run (the window closed or reloaded; issue 14 item 11): one card that names the
+ * calls cut off, offers Resume while the chat can still be resumed, and keeps the runtime's
+ * model-facing recovery notice under Details.
+ */
+export interface RecoveryItem extends ItemBase {
+  readonly kind: 'recovery';
+  /** The calls that were running when Zuno stopped; none of them is re-run. */
+  readonly callIds: string[];
+  /** The chat has not continued since: Resume is offered. */
+  resumable: boolean;
+  /** The user pressed Resume (the resume prompt follows the notice). */
+  resumed: boolean;
+  /** The recovery notice the model was given, once the chat continued. */
+  noticeText?: string;
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem | NoticeItem | SessionEndItem | RewindItem | CompactionItem | RecoveryItem;
 
 /** The key of a call's card; stable across reloads because call ids are persisted. */
 export const toolKey = (callId: string): string => `call:${callId}`;
@@ -147,6 +167,16 @@ export class Transcript {
   /** The assistant message that deltas are being appended to, until its final text arrives. */
   private openAssistant: AssistantItem | undefined;
   private sequence = 0;
+
+  /** The recovery card that the chat's next notices and Resume belong to, until a message follows it. */
+  private openRecovery: RecoveryItem | undefined;
+  /** True until a delegated task's first message (its goal) has arrived. */
+  private briefPending: boolean;
+
+  /** `delegated`: the session is a delegated task (issue 14 item 10). */
+  constructor(private readonly delegated?: { readonly agent: string; readonly parentSessionId: string }) {
+    this.briefPending = delegated !== undefined;
+  }
 
   get items(): readonly TranscriptItem[] {
     return this.list;
@@ -169,16 +199,27 @@ export class Transcript {
     }
     switch (event.type) {
       case 'session-started':
+        // Every message of a chat continues its session: no marker. Calls a dead run left open
+        // get their recovered outcome here, and the recovery card says what happened to them.
         this.closeUnfinishedCards();
-        // A fresh session needs no marker; a resumed one says so, because earlier calls may have
-        // been cut off and now carry recovered outcomes.
-        if (event.resumed)
-          this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: 'info', text: 'Session resumed.' });
         return;
-      case 'user-message':
+      case 'user-message': {
         this.closeAssistant();
-        this.push<UserItem>({ kind: 'user', key: this.nextKey(), version: 0, text: event.text });
+        const recovery = this.openRecovery;
+        this.openRecovery = undefined;
+        if (recovery !== undefined && event.text === RESUME_PROMPT) {
+          // The Resume button's prompt: the card says "Resumed" instead of a message the user never typed.
+          recovery.resumed = true;
+          recovery.resumable = false;
+          this.touch(recovery);
+          return;
+        }
+        // A delegated task's first message is its goal, from the agent that delegated it.
+        const brief = this.briefPending ? this.delegated : undefined;
+        this.briefPending = false;
+        this.push<UserItem>({ kind: 'user', key: this.nextKey(), version: 0, text: event.text, ...(brief !== undefined ? { brief } : {}) });
         return;
+      }
       case 'assistant-delta':
         this.appendDelta(event.text);
         return;
@@ -258,17 +299,15 @@ export class Transcript {
         this.touch(card);
         return;
       }
-      case 'recovery-notice':
-        // R3: the notice names the retry attempt; it is shown as the runtime worded it.
-        this.push<NoticeItem>({
-          kind: 'notice',
-          key: this.nextKey(),
-          version: 0,
-          level: 'warning',
-          title: `Recovery notice: ${event.tool}, attempt ${event.attempt}`,
-          text: event.text,
-        });
+      case 'recovery-notice': {
+        // R3: one notice per call cut off, all with the same text: one card for all of them.
+        const recovery = this.openRecovery ?? this.pushRecovery([]);
+        if (!recovery.callIds.includes(event.call_id)) recovery.callIds.push(event.call_id);
+        recovery.noticeText = event.text;
+        recovery.resumable = false;
+        this.touch(recovery);
         return;
+      }
       case 'notice':
         this.push<NoticeItem>({ kind: 'notice', key: this.nextKey(), version: 0, level: event.level, text: event.text });
         return;
@@ -458,6 +497,25 @@ export class Transcript {
    * approval" forever. As in the store (R3): a call that was running is indeterminate; one that
    * never started was cancelled before it ran.
    */
+  /**
+   * The chat's last run never finished (a snapshot after a reload): the calls it left running are
+   * indeterminate, those waiting never ran, and one recovery card offers Resume.
+   */
+  markInterrupted(): void {
+    this.closeAssistant();
+    const running = [...this.cards.values()].filter((card) => card.state === 'running' || card.state === 'awaiting-answer');
+    this.closeUnfinishedCards();
+    const recovery = this.pushRecovery(running.map((card) => card.callId));
+    recovery.resumable = true;
+  }
+
+  private pushRecovery(callIds: string[]): RecoveryItem {
+    const recovery: RecoveryItem = { kind: 'recovery', key: this.nextKey(), version: 0, callIds, resumable: false, resumed: false };
+    this.push(recovery);
+    this.openRecovery = recovery;
+    return recovery;
+  }
+
   private closeUnfinishedCards(): void {
     for (const card of this.cards.values()) {
       if (card.state === 'finished') continue;

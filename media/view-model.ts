@@ -37,6 +37,8 @@ export class ViewModel {
   status: ViewStatus = INITIAL_STATUS;
   /** Undefined until the host answers a `list-sessions`. */
   sessions: readonly SessionSummary[] | undefined;
+  /** The store's last answer to a history search: the sessions whose text matched, with an excerpt. */
+  sessionSearch: { readonly query: string; readonly hits: ReadonlyMap<string, string | undefined> } | undefined;
   error: string | undefined;
   /** The error card's buttons (issue 14 item 7). */
   errorActions: readonly ErrorAction[] = [];
@@ -52,13 +54,14 @@ export class ViewModel {
   receive(message: ToWebview): void {
     switch (message.type) {
       case 'snapshot':
-        this.transcript = new Transcript();
+        this.transcript = new Transcript(message.delegated);
         this.meter = new ContextMeter();
         for (const event of message.events) {
           this.transcript.apply(event);
           // A child's usage is its own context, not this chat's.
           if (!this.transcript.isChildSession(event.session_id)) this.meter.apply(event);
         }
+        if (message.interrupted === true) this.transcript.markInterrupted();
         this.sessionId = message.sessionId;
         this.approvals.clear();
         this.questions.clear();
@@ -95,6 +98,10 @@ export class ViewModel {
         return;
       case 'sessions':
         this.sessions = message.sessions;
+        this.chromeVersion += 1;
+        return;
+      case 'session-search':
+        this.sessionSearch = { query: message.query, hits: new Map(message.hits.map((hit) => [hit.sessionId, hit.excerpt])) };
         this.chromeVersion += 1;
         return;
       case 'status':

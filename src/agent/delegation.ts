@@ -20,7 +20,14 @@
  */
 import { relative, isAbsolute, sep } from 'node:path';
 import type { TurnCheckpoints } from '../core/checkpoints';
-import type { ChildCall, DelegationPlan, DelegationRequest, DelegationResult, Delegator } from '../core/delegation';
+import {
+  delegatedSessionTitle,
+  type ChildCall,
+  type DelegationPlan,
+  type DelegationRequest,
+  type DelegationResult,
+  type Delegator,
+} from '../core/delegation';
 import { ToolError } from '../core/errors';
 import type { EventBus } from '../core/events';
 import type { FairSharedLock } from '../core/lock';
@@ -171,7 +178,12 @@ export class ChildAgents implements Delegator {
       const goalLine = request.goal.split('\n')[0] ?? '';
       const session = store.createSession({
         workspace: this.childEnv.workspaceRoot,
-        title: `task ${request.parentCallId} of session ${request.parentSessionId} (${plan.agent}): ${goalLine.slice(0, 60)}`,
+        title: delegatedSessionTitle({
+          parentCallId: request.parentCallId,
+          parentSessionId: request.parentSessionId,
+          agent: plan.agent,
+          goal: goalLine,
+        }),
       });
       // In the parent's session, so its record (and a view of it) can find the child's events.
       events.emit(request.parentSessionId, {

@@ -82,3 +82,30 @@ export interface Council {
   /** Asks every member, then has the session's model combine their answers. */
   convene(question: string, signal: AbortSignal): Promise<CouncilVerdict>;
 }
+
+/** Where a delegated child session came from, read back from its stored title. */
+export interface DelegatedOrigin {
+  readonly parentSessionId: string;
+  readonly parentCallId: string;
+  readonly agent: string;
+  /** The first line of the goal, as far as the title keeps it. */
+  readonly goal: string;
+}
+
+/**
+ * A child session's title. It is the one link from a child to its parent that the session list
+ * carries (the history nests children under parents from it), so it is written and read here only.
+ */
+export function delegatedSessionTitle(origin: DelegatedOrigin): string {
+  return `task ${origin.parentCallId} of session ${origin.parentSessionId} (${origin.agent}): ${origin.goal.slice(0, 60)}`;
+}
+
+const DELEGATED_TITLE = /^task (\S+) of session (\S+) \(([^)]*)\): ([\s\S]*)$/;
+
+/** The origin of a child session from its title; undefined for a chat the user started. */
+export function parseDelegatedSessionTitle(title: string | undefined): DelegatedOrigin | undefined {
+  const match = title === undefined ? null : DELEGATED_TITLE.exec(title);
+  if (match === null) return undefined;
+  const [, parentCallId = '', parentSessionId = '', agent = '', goal = ''] = match;
+  return { parentSessionId, parentCallId, agent, goal };
+}

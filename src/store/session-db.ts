@@ -154,6 +154,12 @@ export class SessionDb extends SessionEngine {
     this.write([['UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?', [status, Date.now(), id]]]);
   }
 
+  /** The name the history shows (a rename in the editor); the update time stays, so the list keeps its order. */
+  setSessionTitle(id: string, title: string): void {
+    this.requireSession(id);
+    this.write([['UPDATE sessions SET title = ? WHERE id = ?', [title, id]]]);
+  }
+
   // ---- transcript and events -----------------------------------------------------------------
 
   /** Appends one message to the session's transcript (in the OS on return; fsync'd at the next durable point). */

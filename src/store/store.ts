@@ -340,6 +340,17 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     this.reindex(id, db);
   }
 
+  /** Renames a session (its stored title, which the history lists); an empty title is refused. */
+  renameSession(id: string, title: string): void {
+    const trimmed = title.trim();
+    if (trimmed === '') throw new StoreUsageError('A session title must not be empty; type a name, or keep the old one.');
+    if (!this.getSession(id))
+      throw new StoreUsageError(`There is no session "${id}" in ${this.stateDir}. List the sessions with \`zuno sessions\`.`);
+    const db = this.writer(id);
+    db.setSessionTitle(id, trimmed);
+    this.reindex(id, db);
+  }
+
   /** Rewrites the session's session.json from its database (a small file, written whole). */
   private reindex(id: string, db: SessionDb): void {
     const row = db.getSession(id);

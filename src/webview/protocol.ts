@@ -13,8 +13,17 @@ import { ERROR_ACTIONS, type ErrorAction } from './editor-words';
 
 export interface SessionSummary {
   readonly id: string;
+  /** The stored title; for a delegated task, its goal. */
   readonly title: string;
   readonly updatedAt: number;
+  /** Set for a delegated task: the history lists it under the chat that delegated it. */
+  readonly parent?: { readonly sessionId: string; readonly callId: string; readonly agent: string };
+}
+
+/** A session whose prompts, answers or tool outputs hold every word searched for. */
+export interface SessionSearchHit {
+  readonly sessionId: string;
+  readonly excerpt?: string;
 }
 
 /** One line of a rendered diff: the text without its +/-/space marker. */
@@ -145,6 +154,10 @@ export type ToWebview =
       readonly approvals: readonly PendingApproval[];
       readonly questions: readonly PendingQuestion[];
       readonly status: ViewStatus;
+      /** The session's last run never finished (the window closed or reloaded mid-run): the view offers Resume. */
+      readonly interrupted?: boolean;
+      /** Set when the session is a delegated task: its first message is the task's brief, not the user's. */
+      readonly delegated?: { readonly agent: string; readonly parentSessionId: string };
     }
   | { readonly type: 'event'; readonly event: ZunoEvent }
   | { readonly type: 'approval'; readonly approval: PendingApproval }
@@ -152,6 +165,8 @@ export type ToWebview =
   | { readonly type: 'question'; readonly question: PendingQuestion }
   | { readonly type: 'question-closed'; readonly callId: string }
   | { readonly type: 'sessions'; readonly sessions: readonly SessionSummary[] }
+  /** The answer to a `search-sessions`; the view drops answers to queries it no longer shows. */
+  | { readonly type: 'session-search'; readonly query: string; readonly hits: readonly SessionSearchHit[] }
   | { readonly type: 'status'; readonly status: ViewStatus }
   /** The queued messages, whole, whenever they change. */
   | { readonly type: 'queue'; readonly items: readonly QueuedMessage[] }
@@ -191,9 +206,15 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
       .optional(),
   }),
   z.strictObject({ type: z.literal('cancel') }),
+  /** Continues a chat whose run was cut off, from the recovery card (issue 14 item 11). */
+  z.strictObject({ type: z.literal('resume') }),
   z.strictObject({ type: z.literal('new-chat') }),
   z.strictObject({ type: z.literal('list-sessions') }),
   z.strictObject({ type: z.literal('open-session'), sessionId: id }),
+  z.strictObject({ type: z.literal('search-sessions'), query: z.string().max(1000) }),
+  z.strictObject({ type: z.literal('rename-session'), sessionId: id, title: z.string().trim().min(1).max(200) }),
+  /** Deletes the session's files (and its delegated tasks'); the view asked the user to confirm first. */
+  z.strictObject({ type: z.literal('delete-session'), sessionId: id }),
   z.strictObject({
     type: z.literal('approval-decision'),
     callId: id,

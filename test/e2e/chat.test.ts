@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startScriptedOpenAI } from '../support/scripted-openai';
 import { assistantMessages, sendPrompt, testId, toolCard, waitForAnswer } from './support/chat';
 import { E2E_API_KEY, SCRIPTED_MODEL, UI_TIMEOUT_MS, withEditor } from './support/editor';
+import { screenshotThemes } from './support/screenshots';
 
 test('E2E-1 chat: a prompt sent from the sidebar reaches the model and its streamed answer appears', async (t) => {
   const answer = 'Hello from the scripted model: the cart module has 4 functions.';
@@ -69,6 +70,7 @@ test('issue 14 items 3-8: grouped reads, a one-line model mistake, a readable sh
     assert.equal(await approval.locator(testId('approval-preview')).isVisible(), false, 'raw arguments only under Details');
     assert.doesNotMatch(await approval.innerText(), /"command"/);
     assert.match(await approval.locator(testId('approval-reason')).innerText(), /Zuno asks before running commands/);
+    await screenshotThemes(editor, 'shell-approval');
 
     // Item 5: three parallel reads are one row; the invalid write is one muted line.
     const group = chat.locator(testId('tool-group'));
@@ -97,6 +99,22 @@ test('issue 14 items 3-8: grouped reads, a one-line model mistake, a readable sh
     assert.equal((await shell.locator(testId('exit-code')).innerText()).trim(), 'exit 3');
     assert.match(await shell.locator(testId('shell-tail')).innerText(), /AssertionError: 41 !== 42/);
 
+    // Item 5: badges are codicons drawn by the editor's icon font, with the declaration in the tooltip.
+    const badge = shell.locator(testId('badge-effect'));
+    assert.equal(await badge.getAttribute('data-icon'), 'edit');
+    assert.match((await badge.getAttribute('title')) ?? '', /Side effects/);
+    const icon = badge.locator('.codicon-edit');
+    // Read in the page (the tests' tsconfig has no DOM types, hence strings).
+    const iconNode = `document.querySelector('[data-call-id="call_i14_shell"] [data-testid="badge-effect"] .codicon')`;
+    assert.match(await chat.evaluate<string>(`getComputedStyle(${iconNode}).fontFamily`), /codicon/);
+    // The font face loads from the extension's media folder: the CSP's font-src lets it through.
+    assert.equal(await chat.evaluate<number>(`document.fonts.load('16px codicon').then((faces) => faces.length)`), 1);
+    const glyph = await chat.evaluate<string>(`getComputedStyle(${iconNode}, '::before').content`);
+    assert.ok(glyph !== 'none' && glyph !== '""', `the icon has a glyph (${glyph})`);
+    const iconBox = await icon.boundingBox();
+    assert.ok(iconBox !== null && iconBox.width > 4, 'the icon takes room: its font loaded under the CSP');
+    await screenshotThemes(editor, 'shell-row-and-invalid-argument-row');
+
     // Item 6: the answer's code block is highlighted, labelled, and Copy copies it.
     await waitForAnswer(chat, 'The total is off by one');
     await editor.waitFor(async () => !(await chat.locator(testId('stop')).isVisible()), { message: 'Stop hidden once the run ended' });
@@ -107,6 +125,7 @@ test('issue 14 items 3-8: grouped reads, a one-line model mistake, a readable sh
     await editor.waitFor(async () => (await block.locator(testId('copy-code')).innerText()).trim() === 'Copied', {
       message: 'the Copy button to confirm the copy',
     });
+    await screenshotThemes(editor, 'code-block');
     await editor.keepArtifacts('issue-14-chat');
     assert.deepEqual(model.violations, []);
   });

@@ -264,7 +264,8 @@ describe('issue 5: scenarios 7–9 (one editor)', () => {
       for (const text of ['Looking first.', 'Now a draft.', 'Then the last step.']) {
         await chat.locator(`${testId('message')}[data-role="assistant"]`, { hasText: text }).waitFor();
       }
-      await chat.locator(`${testId('session-end')}[data-reason="cancelled"]`, { hasText: 'Interrupted' }).waitFor();
+      // Issue 14 item 11: one recovery card says the run stopped and offers Resume.
+      await chat.locator(testId('recovery-card'), { hasText: 'Zuno stopped before it finished' }).waitFor();
       // The call that was waiting can no longer be approved: it ends as cancelled, never run.
       const afterReload: CardSummary[] = [
         ...finished,

@@ -10,6 +10,7 @@ import type { Frame, Page } from 'playwright-core';
 import { startScriptedOpenAI, toolResults, type RecordedRequest } from '../support/scripted-openai';
 import { sendPrompt, testId, toolCard, waitForAnswer } from './support/chat';
 import { UI_TIMEOUT_MS, withEditor, type Editor } from './support/editor';
+import { screenshotThemes } from './support/screenshots';
 
 /** Typing into Monaco must produce exactly the keys pressed: no suggestions, no auto-indent. */
 const PLAIN_TYPING: Readonly<Record<string, unknown>> = {
@@ -140,6 +141,8 @@ test('E2E-6 diff edits (issue 4 "Diff-preview approval", SPEC E1/E3): the user e
     await sendPrompt(chat, 'Update the release plan, then write an announcement.');
 
     // --- apply_patch: Show diff, edit the proposed side, approve -----------------------------
+    await chat.locator(`${testId('approval')}[data-call-id="e2e6-patch"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshotThemes(editor, 'patch-approval');
     await showDiff(editor, chat, 'e2e6-patch', '2. run the unit and e2e tests', '2. run the tests');
     assert.equal(readFileSync(join(editor.workspace, 'plan.txt'), 'utf8'), original, 'nothing is written before the approval');
     await focusProposedSide(page);

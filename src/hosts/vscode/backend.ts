@@ -21,7 +21,8 @@ import type { ToolRegistration } from '../../core/registry';
 import { agentRunner, contextWindowFor, type AgentRequest, type AgentRunResult } from '../../agent/loop';
 import type { CallEnvironment, Tool } from '../../core/tool';
 import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
-import type { SessionSummary, ViewStatus } from '../../webview/protocol';
+import type { ViewStatus } from '../../webview/protocol';
+import { SEARCH_LIMIT, type HistoryBackend, type StoredSession } from './chat-history';
 import type { ChatBackend } from './chat-controller';
 import type { ConfigSource } from './config-source';
 import { LanguageModelProvider, resolveChatModel } from './lm-provider';
@@ -204,11 +205,19 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     return this.store().getCall(sessionId, callId)?.output;
   }
 
-  sessions(): readonly SessionSummary[] {
-    return this.store()
-      .listSessions()
-      .map((session) => ({ id: session.id, title: session.title ?? '(untitled chat)', updatedAt: session.updatedAt }));
+  sessions(): readonly StoredSession[] {
+    return this.store().listSessions();
   }
+
+  /** The view's history search, rename and delete (issue 14 item 10), on the same store as `zuno sessions`. */
+  readonly history: HistoryBackend = {
+    search: (query) =>
+      this.store()
+        .searchSessions(query, { limit: SEARCH_LIMIT })
+        .map((hit) => ({ sessionId: hit.sessionId, ...(hit.excerpts[0] ? { excerpt: hit.excerpts[0].text } : {}) })),
+    rename: (sessionId, title) => this.store().renameSession(sessionId, title),
+    delete: (sessionId) => this.store().deleteSession(sessionId),
+  };
 
   hasSession(sessionId: string): boolean {
     return this.store().getSession(sessionId) !== undefined;

@@ -15,8 +15,10 @@ import type { PermissionMode } from '../../core/config';
 import type { ZunoEvent } from '../../core/events';
 import type { ImagePart } from '../../core/transcript';
 import { editorWording, errorActions } from '../../webview/editor-words';
-import { parseFromWebview, type FromWebview, type SessionSummary, type ToWebview, type ViewStatus } from '../../webview/protocol';
+import { parseFromWebview, type FromWebview, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
+import { ChatHistory, type HistoryBackend, type StoredSession } from './chat-history';
+import { RESUME_PROMPT } from '../../webview/recovery-words';
 import { MessageQueue } from './message-queue';
 import { ChatRewinds, type RewindBackend } from './chat-rewind';
 import type { MentionSource } from './mentions';
@@ -29,7 +31,9 @@ export interface ChatBackend {
   events(sessionId: string): readonly ZunoEvent[];
   /** The model-facing output of a finished call, from its stored row. */
   callOutput(sessionId: string, callId: string): string | undefined;
-  sessions(): readonly SessionSummary[];
+  sessions(): readonly StoredSession[];
+  /** Search, rename and delete in the view's history (issue 14 item 10). */
+  readonly history?: HistoryBackend;
   hasSession(sessionId: string): boolean;
   /** True when the session's last run never finished (the window closed or reloaded mid-turn). */
   interrupted(sessionId: string): boolean;
@@ -65,9 +69,6 @@ export interface ChatBackend {
   readonly mentions?: MentionSource;
 }
 
-export const INTERRUPTED_MESSAGE =
-  'Interrupted: the window was closed or reloaded while Zuno was working. Calls that were running are recorded as indeterminate and are never re-run; send a message to continue.';
-
 /** Longest live output kept per running call for a snapshot; the tail is what matters. */
 const LIVE_OUTPUT_LIMIT = 64 * 1024;
 
@@ -95,6 +96,7 @@ export class ChatController {
   private readonly rewinds: ChatRewinds | undefined;
   /** The parent session of each delegated child seen (issue 14 item 3): its events are drawn in the parent's chat. */
   private readonly childSessions = new Map<string, string>();
+  private readonly history: ChatHistory;
   /** Text for the composer that arrived before the view was ready (Add Selection to Chat as it opens the view). */
   private pendingCompose: string[] = [];
   /** What the model receives for each queued text, its @-mentions expanded when it was typed. */
@@ -118,6 +120,14 @@ export class ChatController {
         openSession: (id) => this.openSession(id),
         send: (text) => this.send(text),
       });
+    this.history = new ChatHistory({
+      list: () => backend.sessions(),
+      backend: backend.history,
+      post: (message) => this.post(message),
+      shownSession: () => this.currentSession,
+      runningSession: () => (this.turn ? (this.turn.sessionId ?? this.currentSession) : undefined),
+      closeShown: () => this.switchTo(undefined),
+    });
   }
 
   get sessionId(): string | undefined {
@@ -180,12 +190,17 @@ export class ChatController {
       case 'cancel':
         this.cancel();
         return;
+      case 'resume':
+        return this.resume();
       case 'new-chat':
         this.newChat();
         return;
       case 'list-sessions':
+      case 'search-sessions':
+      case 'rename-session':
+      case 'delete-session':
         await this.backend.open();
-        this.post({ type: 'sessions', sessions: this.backend.sessions() });
+        this.history.handle(message);
         return;
       case 'open-session':
         await this.openSession(message.sessionId);
@@ -309,6 +324,18 @@ export class ChatController {
       this.switchTo(await this.backend.forkBefore(sessionId, ordinal));
     }
     await this.send(text);
+  }
+
+  /**
+   * The recovery card's Resume: the session continues with a prompt that asks the model to pick
+   * up where it stopped; the runtime delivers the recovery notice before it (SPEC R3).
+   */
+  private async resume(): Promise<void> {
+    const sessionId = this.currentSession;
+    if (sessionId === undefined || this.turn) return;
+    await this.backend.open();
+    if (!this.backend.interrupted(sessionId)) return;
+    await this.send(RESUME_PROMPT);
   }
 
   /** Puts text into the composer without sending it; kept until the view is ready when it is still loading. */
@@ -496,6 +523,7 @@ export class ChatController {
       type: 'snapshot',
       sessionId,
       events: sessionId === undefined || !withHistory ? [] : this.snapshotEvents(sessionId, runningHere),
+      ...this.recoverySnapshot(sessionId, withHistory && !runningHere),
       approvals: runningHere || sessionId === undefined ? this.approvals.pending() : [],
       questions: runningHere || sessionId === undefined ? this.questions.pending() : [],
       status: this.backend.status(this.running),
@@ -503,6 +531,22 @@ export class ChatController {
     this.viewReady = true;
     if (this.queue.size > 0) this.post({ type: 'queue', items: this.queue.list() });
     for (const text of this.pendingCompose.splice(0)) this.post({ type: 'compose', text });
+  }
+
+  /**
+   * What the view needs to know about the session besides its events: a delegated task opened from
+   * the history shows its goal as the task's brief (issue 14 item 10); a chat whose last run was
+   * cut off gets one recovery card with Resume (item 11). A task is resumed by its chat, not alone.
+   * Not persisted: the next run of the session records what really happened (R3).
+   */
+  private recoverySnapshot(
+    sessionId: string | undefined,
+    stored: boolean,
+  ): { delegated?: { agent: string; parentSessionId: string }; interrupted?: true } {
+    if (sessionId === undefined || !stored) return {};
+    const origin = this.history.origin(sessionId);
+    if (origin !== undefined) return { delegated: { agent: origin.agent, parentSessionId: origin.sessionId } };
+    return this.backend.interrupted(sessionId) ? { interrupted: true } : {};
   }
 
   private snapshotEvents(sessionId: string, runningHere: boolean): ZunoEvent[] {
@@ -518,16 +562,6 @@ export class ChatController {
         this.childSessions.set(event.child_session_id, sessionId);
         events.push(...this.backend.events(event.child_session_id));
       }
-    }
-    if (!runningHere && this.backend.interrupted(sessionId)) {
-      // Not persisted: the next run of this session records what really happened (R3).
-      events.push({
-        type: 'session-finished',
-        reason: 'cancelled',
-        message: INTERRUPTED_MESSAGE,
-        ts: events.at(-1)?.ts ?? 0,
-        session_id: sessionId,
-      });
     }
     if (runningHere) {
       const now = events.at(-1)?.ts ?? 0;

@@ -13,6 +13,8 @@ import { createNonce, renderWebviewHtml } from './webview-html';
  */
 export const WEBVIEW_SCRIPT = ['media', 'dist', 'webview.js'] as const;
 export const WEBVIEW_STYLE = ['media', 'chat.css'] as const;
+/** The editor's icon font's stylesheet, copied beside the bundle by esbuild.mjs (issue 14 item 5). */
+export const WEBVIEW_ICON_STYLE = ['media', 'dist', 'codicon.css'] as const;
 
 export class ChatViewProvider implements vscode.WebviewViewProvider {
   constructor(
@@ -44,6 +46,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider {
       nonce: createNonce(),
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...WEBVIEW_SCRIPT)).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...WEBVIEW_STYLE)).toString(),
+      iconStyleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...WEBVIEW_ICON_STYLE)).toString(),
     });
   }
 }

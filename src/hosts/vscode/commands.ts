@@ -8,6 +8,7 @@ import type { ToolRegistration } from '../../core/registry';
 import type { CallEnvironment, Tool } from '../../core/tool';
 import type { ApiKeys } from './backend';
 import type { ChatController } from './chat-controller';
+import { sessionSummary, type StoredSession } from './chat-history';
 import type { ConfigSource } from './config-source';
 import { addSelectionToChat, exportChat } from './composer-commands';
 import { CHAT_VIEW_ID, COMMAND_IDS, type CommandId } from './manifest';
@@ -23,7 +24,7 @@ export interface CommandContext {
   readonly registrations: () => readonly ToolRegistration[];
   /** Opens the store (Show History needs it). */
   readonly openStore: () => Promise<void>;
-  readonly sessions: () => readonly { id: string; title: string; updatedAt: number }[];
+  readonly sessions: () => readonly StoredSession[];
   /** An environment for availability checks; undefined without a folder. */
   readonly environment: (config: ZunoConfig) => CallEnvironment | undefined;
   /** The MCP servers' tools, their servers started (the user asked for the list); none without a folder. */
@@ -113,15 +114,18 @@ async function setApiKey(context: CommandContext): Promise<void> {
 
 async function showHistory(context: CommandContext): Promise<void> {
   await context.openStore();
-  const sessions = context.sessions();
+  const sessions = context.sessions().map(sessionSummary);
   if (sessions.length === 0) {
     void vscode.window.showInformationMessage('Zuno: no chats yet in this workspace.');
     return;
   }
   const picked = await vscode.window.showQuickPick(
     sessions.map((session) => ({
-      label: session.title,
-      description: new Date(session.updatedAt).toLocaleString(),
+      label: session.parent === undefined ? session.title : `$(arrow-small-right) ${session.title}`,
+      description:
+        session.parent === undefined
+          ? new Date(session.updatedAt).toLocaleString()
+          : `${session.parent.agent} task · ${new Date(session.updatedAt).toLocaleString()}`,
       detail: session.id,
       id: session.id,
     })),

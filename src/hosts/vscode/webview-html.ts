@@ -32,6 +32,8 @@ export interface WebviewPage {
   readonly scriptUri: string;
   /** `webview.asWebviewUri(...)` of the stylesheet. */
   readonly styleUri: string;
+  /** `webview.asWebviewUri(...)` of the codicon stylesheet (its font loads from the same folder). */
+  readonly iconStyleUri: string;
 }
 
 const escapeAttribute = (text: string): string =>
@@ -49,6 +51,7 @@ export function renderWebviewHtml(page: WebviewPage): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeAttribute(contentSecurityPolicy(page.cspSource, page.nonce))}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" nonce="${nonce}" href="${escapeAttribute(page.iconStyleUri)}">
 <link rel="stylesheet" nonce="${nonce}" href="${escapeAttribute(page.styleUri)}">
 <title>Zuno</title>
 </head>

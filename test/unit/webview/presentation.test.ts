@@ -6,6 +6,7 @@ import {
   INDETERMINATE_EXPLANATION,
   NOT_STARTED_ERROR_EXPLANATION,
   badges,
+  ICONS_USED,
   cardStatus,
   describeOrigin,
   formatArguments,
@@ -122,10 +123,11 @@ test('issue 4 tool cards: live states read as Queued, Waiting for approval, Runn
       ['attempt', 'attempt 2'],
     ],
   );
-  // issue 14 item 5: drawn as glyphs, with the meaning in a tooltip that still names the declaration.
+  // issue 14 item 5: drawn as codicons, with the meaning in a tooltip that still names the declaration.
   for (const badge of badges(card)) {
-    assert.ok(badge.glyph.length <= 2, `${badge.kind} is a glyph, not words`);
-    assert.ok(badge.tooltip.length > badge.glyph.length);
+    assert.match(badge.icon, /^[a-z-]+$/, `${badge.kind} is a codicon name, not words`);
+    assert.ok(ICONS_USED.includes(badge.icon));
+    assert.ok(badge.tooltip.trim() !== '', `${badge.kind} has a tooltip`);
   }
   assert.match(badges(card)[1]?.tooltip ?? '', /never run again automatically.*\(Never\)/);
 });

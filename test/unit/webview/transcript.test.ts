@@ -161,10 +161,11 @@ test('R3: an indeterminate outcome and its recovery notice (naming the attempt) 
     }),
   );
   assert.equal(card(transcript, 'c1').outcome, 'indeterminate');
+  // Issue 14 item 11: the notice is one recovery card naming the call; its model-facing text is kept for Details.
   const notice = transcript.items[1];
-  assert.ok(notice?.kind === 'notice');
-  assert.equal(notice.title, 'Recovery notice: shell, attempt 2');
-  assert.equal(notice.text, 'The previous shell call timed out; check state first.');
+  assert.ok(notice?.kind === 'recovery');
+  assert.deepEqual(notice.callIds, ['c1']);
+  assert.equal(notice.noticeText, 'The previous shell call timed out; check state first.');
 });
 
 test('issue 4 tool cards: a delegated child call records its parent call', () => {
@@ -221,18 +222,18 @@ test('issue 4: versions go up only on the items an event touched (the view re-re
   assert.equal(after[2], (before[2] ?? 0) + 1);
 });
 
-test('issue 4: session-finished closes a stream and records why; a resumed session says so', () => {
+test('issue 4: session-finished closes a stream and records why; issue 14 item 11: a resumed session adds no "Session resumed." line', () => {
   const transcript = new Transcript();
   transcript.apply(event({ type: 'session-started', resumed: true }));
   transcript.apply(event({ type: 'assistant-delta', text: 'partial' }));
   transcript.apply(event({ type: 'session-finished', reason: 'cancelled' }));
   assert.deepEqual(
     transcript.items.map((item) => item.kind),
-    ['notice', 'assistant', 'session-end'],
+    ['assistant', 'session-end'],
   );
-  const message = transcript.items[1];
+  const message = transcript.items[0];
   assert.ok(message?.kind === 'assistant' && !message.streaming);
-  const end = transcript.items[2];
+  const end = transcript.items[1];
   assert.ok(end?.kind === 'session-end' && end.reason === 'cancelled');
 });
 

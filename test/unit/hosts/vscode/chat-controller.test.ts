@@ -5,7 +5,8 @@ import type { ApprovalRequest } from '../../../../src/core/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
 import type { PermissionMode } from '../../../../src/core/config';
 import type { ImagePart } from '../../../../src/core/transcript';
-import { ChatController, INTERRUPTED_MESSAGE, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
+import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
+import { RESUME_PROMPT } from '../../../../src/webview/recovery-words';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 import { apiKeyHint, connectionError } from '../../../../src/agent/provider';
 import type { SessionSummary, ToWebview, ViewStatus } from '../../../../src/webview/protocol';
@@ -364,6 +365,20 @@ test('issue 4 History: list, open and start chats; an unknown chat is refused; a
   assert.equal(backend.configureRequests, 1);
 });
 
+test('issue 14 item 10: opening a delegated task from the history marks the snapshot as a task of its chat; a task is not renamed, and without a store behind it delete says why', async () => {
+  const { backend, controller, view } = setup();
+  backend.bus.emit('child', { type: 'user-message', text: 'Update CHANGELOG.md' });
+  backend.sessions = () => [{ id: 'child', title: 'task call_8_0 of session parent (general): Update CHANGELOG.md', updatedAt: 1 }];
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'open-session', sessionId: 'child' });
+  const opened = view.at(-1);
+  assert.deepEqual(opened?.type === 'snapshot' ? opened.delegated : 'no snapshot', { agent: 'general', parentSessionId: 'parent' });
+  await controller.receive({ type: 'rename-session', sessionId: 'child', title: 'Mine' });
+  assert.match(JSON.stringify(view.at(-1)), /cannot be renamed/);
+  await controller.receive({ type: 'delete-session', sessionId: 'child' });
+  assert.match(JSON.stringify(view.at(-1)), /not available here/);
+});
+
 test('issue 4 Controls: a run that cannot start reports why in the view and leaves no turn running', async () => {
   const { backend, controller, view } = setup();
   backend.run = async () => {
@@ -388,9 +403,22 @@ test('issue 4 State: a chat whose turn died with the window (reload mid-turn) re
   backend.bus.emit('s9', { type: 'approval-requested', call_id: 'c1', tool: 'shell', subject: 'make' });
   await controller.receive({ type: 'ready' });
   const snapshot = view[0];
-  const last = snapshot?.type === 'snapshot' ? snapshot.events.at(-1) : undefined;
-  assert.deepEqual(last, { type: 'session-finished', reason: 'cancelled', message: INTERRUPTED_MESSAGE, ts: 1000, session_id: 's9' });
+  assert.ok(snapshot?.type === 'snapshot');
+  assert.equal(snapshot.interrupted, true, 'issue 14 item 11: the view draws one recovery card with Resume');
+  assert.equal(snapshot.events.at(-1)?.type, 'approval-requested', 'no made-up end event');
   assert.equal(backend.stored.get('s9')?.length, 3, 'the store is not written by a snapshot');
+
+  // Resume continues the same session with the resume prompt (the runtime adds the recovery notice before it).
+  const prompts: [string, string | undefined][] = [];
+  backend.run = async (prompt, sessionId) => {
+    prompts.push([prompt, sessionId]);
+    backend.bus.emit('s9', { type: 'session-finished', reason: 'done' });
+  };
+  await controller.receive({ type: 'resume' });
+  assert.deepEqual(prompts, [[RESUME_PROMPT, 's9']]);
+  // Once the session finished, Resume does nothing more: a second press is not a second run.
+  await controller.receive({ type: 'resume' });
+  assert.equal(prompts.length, 1);
 });
 
 test('S4 + issue 4: when the store cannot open (no ripgrep, no folder), the view still gets a page and the reason', async () => {

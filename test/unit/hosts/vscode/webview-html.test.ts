@@ -41,6 +41,7 @@ test('issue 4 Security: the page carries the policy, and its only script and sty
     nonce,
     scriptUri: `${cspSource}/ext/media/dist/webview.js`,
     styleUri: `${cspSource}/ext/media/chat.css`,
+    iconStyleUri: `${cspSource}/ext/media/dist/codicon.css`,
   });
   const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html);
   assert.ok(meta, 'a CSP meta tag');
@@ -48,11 +49,13 @@ test('issue 4 Security: the page carries the policy, and its only script and sty
   const scripts = [...html.matchAll(/<script\b([^>]*)>/g)].map((match) => match[1] ?? '');
   assert.deepEqual(scripts, [` nonce="${nonce}" src="${cspSource}/ext/media/dist/webview.js"`]);
   assert.ok(html.includes(`<link rel="stylesheet" nonce="${nonce}" href="${cspSource}/ext/media/chat.css">`));
+  // Issue 14 item 5: the codicon stylesheet comes from the extension's own media folder (its font is allowed by font-src, above).
+  assert.ok(html.includes(`<link rel="stylesheet" nonce="${nonce}" href="${cspSource}/ext/media/dist/codicon.css">`));
   assert.doesNotMatch(html, /\son[a-z]+=/i, 'no inline event handlers');
 });
 
 test('issue 4 Security: resource URIs cannot break out of their attribute', () => {
-  const html = renderWebviewHtml({ cspSource, nonce: 'abc', scriptUri: 'x"><script>alert(1)</script>', styleUri: 'y' });
+  const html = renderWebviewHtml({ cspSource, nonce: 'abc', scriptUri: 'x"><script>alert(1)</script>', styleUri: 'y', iconStyleUri: 'z' });
   assert.equal([...html.matchAll(/<script\b/g)].length, 1);
   assert.match(html, /src="x&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;"/);
 });
