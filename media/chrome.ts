@@ -4,6 +4,8 @@
  * redrawn only when the model's `chromeVersion` moves, which streaming never does.
  */
 import { actionButton, element } from './dom';
+import { HeaderPickers } from './header-pickers';
+import { lastUserMessage } from './resend-target';
 import { HistoryPanel } from './history-view';
 import { renderQueue } from './queue-view';
 import { ERROR_ACTION_LABELS } from '../src/webview/editor-words';
@@ -42,8 +44,16 @@ export class Chrome {
     { 'data-testid': 'stop', title: 'Stop the running turn' },
     'button secondary',
   );
+  /** Retry on the last answer (issue 14): the last message sent again as a new turn. */
+  private readonly retryButton = actionButton(
+    'Retry',
+    'retry-last',
+    { 'data-testid': 'retry-last', title: 'Send your last message again from before its answer (nothing it ran is replayed)' },
+    'button secondary',
+  );
   private readonly queuePanel = element('div', { className: 'queue-panel', attributes: { 'data-testid': 'queue' } });
   private readonly jumpButton = actionButton('Jump to latest', 'jump-to-latest', { 'data-testid': 'jump-to-latest' }, 'button jump');
+  private readonly pickers = new HeaderPickers();
   private renderedChrome = -1;
 
   constructor(
@@ -75,6 +85,7 @@ export class Chrome {
         this.historyButton,
         this.cancelButton,
       ),
+      this.pickers.root,
       this.status,
       this.meter,
     );
@@ -84,6 +95,7 @@ export class Chrome {
       this.composer,
       actionButton('Send', 'send', { 'data-testid': 'send' }, 'button primary'),
       this.stopButton,
+      this.retryButton,
     );
     this.root = element(
       'div',
@@ -114,8 +126,9 @@ export class Chrome {
   redraw(): void {
     const { status, error } = this.model;
 
-    const parts = [`Mode: ${status.permissionMode}`, status.modelLabel === '' ? 'No model' : `Model: ${status.modelLabel}`];
-    this.status.replaceChildren(element('span', { className: 'status-text', text: parts.join(' · ') }));
+    // The model and the mode are in the header's pickers; the status line says what is happening.
+    this.pickers.update(status);
+    this.status.replaceChildren();
     if (status.running)
       this.status.append(element('span', { className: 'running-indicator', text: 'Running…', attributes: { 'data-testid': 'running' } }));
     // Without checkpoints (no git on PATH, or turned off) no message can be restored: say so, and why.
@@ -127,6 +140,7 @@ export class Chrome {
     this.transcript.setAttribute('aria-busy', String(status.running));
     this.cancelButton.disabled = !status.running;
     this.stopButton.hidden = !status.running;
+    this.retryButton.hidden = status.running || lastUserMessage(this.model.transcript.items) === undefined;
 
     const meterLabel = this.model.meter.label();
     this.meter.hidden = meterLabel === undefined;

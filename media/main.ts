@@ -10,6 +10,10 @@ import { Chrome } from './chrome';
 import { groupKey, ItemRenderer } from './render';
 import { toolKey } from './transcript';
 import { restoredDraft } from './drafts';
+import { chosenMode } from './header-format';
+import { MessageEdits } from './message-edits';
+import { ImageAttachments } from './image-attachments';
+import { editedText, lastUserMessage, userOrdinal } from './resend-target';
 import { parseBatch } from './approval-batch';
 import { MentionPicker } from './mentions';
 import { copyWithFeedback, withMessageActions } from './message-actions';
@@ -33,7 +37,9 @@ const vscode = acquireVsCodeApi();
 const model = new ViewModel();
 const ui = UiState.restore(vscode.getState());
 const chrome = new Chrome(model, ui);
-const renderer = new ItemRenderer(model, ui);
+const edits = new MessageEdits();
+const attachments = new ImageAttachments();
+const renderer = new ItemRenderer(model, ui, edits);
 const work = new WorkState();
 const workPanel = new WorkPanel(work, () => ui.workPanelCollapsed);
 chrome.transcript.parentElement?.before(workPanel.root);
@@ -87,6 +93,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     for (const event of typed.events) work.apply(event);
   } else if (typed.type === 'event') work.apply(typed.event);
   if (typed.type === 'restore-draft') restoreDraft(typed.text);
+  if (typed.type === 'event' && typed.event.type === 'user-message') attachments.messageShown();
   if (typed.type === 'compose') addToDraft(typed.text);
   if (typed.type === 'mention-results') mentions.results(typed.query, typed.paths);
   for (const callId of ui.receive(typed)) list.invalidate(model.approvalItemKey(callId));
@@ -114,7 +121,8 @@ function addToDraft(text: string): void {
 function send(): void {
   const text = chrome.composer.value;
   if (text.trim() === '') return;
-  post({ type: 'send', text });
+  const images = attachments.takeForSend();
+  post({ type: 'send', text, ...(images.length > 0 ? { images } : {}) });
   // A new message answers whatever the banner said; it must not stay up for the rest of the chat.
   if (model.error !== undefined) model.dismissError();
   chrome.composer.value = '';
@@ -182,6 +190,25 @@ function openRewind(target: HTMLElement, fork: boolean): void {
   requestFrame();
 }
 
+/** Edit-and-resend (issue 14): with "Also restore files", the restore's preview comes first and the text waits for its confirmation. */
+function sendEdit(key: string): void {
+  const item = model.transcript.items.find((candidate) => candidate.key === key);
+  const ordinal = userOrdinal(model.transcript.items, key);
+  const draft = edits.draft(key);
+  const text = editedText(draft?.text ?? '');
+  if (item?.kind !== 'user' || ordinal === undefined || text === undefined) return;
+  edits.stop(key);
+  list.invalidate(key);
+  if (item.checkpointId !== undefined && draft?.restore === true) {
+    edits.awaitRestore(item.checkpointId, text);
+    model.openRewind(item.checkpointId, true);
+    post({ type: 'rewind-preview', checkpointId: item.checkpointId });
+    requestFrame();
+    return;
+  }
+  post({ type: 'resend', ordinal, text });
+}
+
 /** Copies a code block's text (not its highlighting markup) and says so on the button for a moment. */
 function copyCode(button: HTMLElement): void {
   const code = button.closest('.code-block')?.querySelector('code')?.textContent ?? '';
@@ -238,6 +265,7 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   'restore-fork': (target) => openRewind(target, true),
   'rewind-undo': (target) => openRewind(target, false),
   'rewind-cancel': () => {
+    edits.cancelPending();
     model.closeRewind();
     requestFrame();
   },
@@ -249,11 +277,40 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     const rewind = model.rewind;
     if (rewind === undefined || rewind.checkpointId !== target.dataset.checkpointId) return;
     // Overwriting files changed outside Zuno is what the button said it would do.
-    post({ type: 'rewind-apply', checkpointId: rewind.checkpointId, force: target.dataset.force === 'true', fork: rewind.fork });
+    const resend = edits.takePending(rewind.checkpointId);
+    post({
+      type: 'rewind-apply',
+      checkpointId: rewind.checkpointId,
+      force: target.dataset.force === 'true',
+      fork: rewind.fork,
+      ...(resend !== undefined ? { resend } : {}),
+    });
     model.confirmRewind();
     requestFrame();
   },
   'copy-code': (target) => copyCode(target),
+  'remove-attachment': (target) => {
+    if (target.dataset.attachmentId !== undefined) attachments.remove(target.dataset.attachmentId);
+  },
+  'edit-message': (target) => {
+    const item = model.transcript.items.find((candidate) => candidate.key === target.dataset.itemKey);
+    if (item?.kind !== 'user') return;
+    edits.start(item);
+    list.invalidate(item.key);
+  },
+  'edit-cancel': (target) => {
+    const key = target.dataset.itemKey;
+    if (key === undefined) return;
+    edits.stop(key);
+    list.invalidate(key);
+  },
+  'edit-send': (target) => {
+    if (target.dataset.itemKey !== undefined) sendEdit(target.dataset.itemKey);
+  },
+  'retry-last': () => {
+    const last = lastUserMessage(model.transcript.items);
+    if (last !== undefined) post({ type: 'resend', ordinal: last.ordinal, text: last.item.text });
+  },
   'copy-message': (target) => {
     const item = model.transcript.items.find((candidate) => candidate.key === target.dataset.key);
     const text = item === undefined ? undefined : copyableText(item);
@@ -307,6 +364,7 @@ document.addEventListener('input', (event) => {
     return;
   }
   if (!(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement)) return;
+  if (edits.input(target)) return;
   const callId = target.dataset.callId;
   if (callId === undefined) return;
   // Drafts are kept outside the DOM: a row scrolled out of view is discarded and drawn again.
@@ -328,6 +386,14 @@ document.addEventListener('input', (event) => {
   }
 });
 
+// The header's mode dropdown (issue 14 item 12); the host writes the setting and the status brings it back.
+document.addEventListener('change', (event) => {
+  const target = event.target;
+  if (!(target instanceof HTMLSelectElement) || target.dataset.change !== 'permission-mode') return;
+  const mode = chosenMode(target.value);
+  if (mode !== undefined) post({ type: 'set-mode', mode });
+});
+
 // On a focused approval: Ctrl+Enter approves, Escape (outside the reason box) denies (issue 14 item 8).
 document.addEventListener('keydown', (event) => {
   const target = event.target instanceof HTMLElement ? event.target : null;
@@ -342,6 +408,10 @@ document.addEventListener('keydown', (event) => {
     decide(callId, false, false);
   }
 });
+
+chrome.composer.addEventListener('paste', (event) => attachments.paste(event));
+// Thumbnails sit just above the composer they belong to.
+chrome.composer.parentElement?.before(attachments.root);
 
 chrome.composer.addEventListener('keydown', (event) => {
   // An open @-mention list takes the arrows, Enter, Tab and Escape first.

@@ -23,6 +23,7 @@ import {
   sessionEndLabel,
   summarizeArguments,
 } from './presentation';
+import type { MessageEdits } from './message-edits';
 import { rewindRecord, rolledBackNote, userRestore } from './rewind-view';
 import type { AssistantItem, NoticeItem, ToolItem, TranscriptItem } from './transcript';
 import type { UiState } from './ui-state';
@@ -39,6 +40,7 @@ export class ItemRenderer {
   constructor(
     private readonly model: ViewModel,
     private readonly ui: UiState,
+    private readonly edits: MessageEdits,
   ) {}
 
   /** Drops cached markdown when the transcript is replaced by a snapshot. */
@@ -50,8 +52,9 @@ export class ItemRenderer {
     switch (item.kind) {
       case 'user': {
         if (item.brief !== undefined) return taskBrief(item.text, item.brief);
-        const node = message('user', 'You', element('div', { className: 'message-body plain', text: item.text }));
-        node.append(...userRestore(item, this.model.rewind));
+        const body = this.edits.editor(item) ?? element('div', { className: 'message-body plain', text: item.text });
+        const node = message('user', 'You', body);
+        node.append(...this.edits.actions(item), ...userRestore(item, this.model.rewind));
         return node;
       }
       case 'rewind':

@@ -51,6 +51,7 @@ export function outputSettings(
 type ContentBlock = (
   | ThinkingBlock
   | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string }
 ) & { cache_control?: typeof EPHEMERAL };
@@ -93,7 +94,13 @@ export function toAnthropicRequest(
         systemParts.push(message.content);
         break;
       case 'user':
-        if (message.content) push('user', [{ type: 'text', text: message.content }]);
+        // Images first, as Anthropic advises, then the text.
+        push('user', [
+          ...(message.images ?? []).map(
+            (image): ContentBlock => ({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.data } }),
+          ),
+          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
+        ]);
         break;
       case 'assistant':
         push('assistant', [

@@ -11,13 +11,14 @@ import type { EventBus } from '../core/events';
 import type { ToolRegistry } from '../core/registry';
 import type { ToolCallRequest, ToolCallResult, Scheduler } from '../core/scheduler';
 import type { CallEnvironment } from '../core/tool';
-import type { TranscriptMessage, TranscriptToolCall } from '../core/transcript';
+import type { ImagePart, TranscriptMessage, TranscriptToolCall } from '../core/transcript';
 import { INTERRUPTED_OUTPUT, recoveryNoticeText, type Store } from '../store/store';
 import { estimateRequest, estimateTokens, messageCharacters, RequestEstimator } from '../core/token-budget';
 import { resolveContextWindow, type ContextWindow } from './context-window';
 import { environmentBlock, instructionsBlock, instructionsNotice, loadProjectContext, type ProjectContext } from './project-context';
 import { isAbortError, ProviderError, type ModelProvider, type ModelResponse, type TokenUsage, type ToolDefinition } from './provider';
 import { contextBudget, SessionContext } from './compaction';
+import { imageRefusal } from './images';
 import { costUsd, priceFor } from '../core/pricing';
 
 export type FinishReason = 'done' | 'step-limit' | 'cancelled' | 'error';
@@ -32,6 +33,8 @@ export interface AgentRunOptions {
   /** Continue this session (after a crash too); a new session is created when absent. */
   readonly sessionId?: string;
   readonly prompt: string;
+  /** Images pasted with the prompt (issue 14); refused before anything starts unless `model.images` is on. */
+  readonly images?: readonly ImagePart[];
   /** Cancels the model request and the running tools; the run then finishes as `cancelled`. */
   readonly signal: AbortSignal;
   /** An agent's exact tool allowlist, replacing the default surface (SPEC A1). */
@@ -67,6 +70,11 @@ export interface AgentRunResult {
   readonly text: string;
   /** Set when the reason is `error`: what failed, for people. */
   readonly error?: Error;
+}
+
+/** A prompt with images for a model that is not set up to take them; nothing was started. */
+export class ImagesRefusedError extends Error {
+  override readonly name = 'ImagesRefusedError';
 }
 
 /** `--session ID` names a session the state dir does not hold. */
@@ -177,6 +185,8 @@ function overflowError(refusal: ProviderError, estimate: number, window: Context
 export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult> {
   const { store, provider, scheduler, registry, env, events, signal } = options;
   const maxSteps = options.maxSteps ?? env.config.model.max_steps;
+  const refusal = imageRefusal(env.config, options.images?.length ?? 0);
+  if (refusal !== undefined) throw new ImagesRefusedError(refusal);
 
   let sessionId: string;
   if (options.sessionId !== undefined) {
@@ -272,7 +282,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   };
 
   deliverRecoveryNotices();
-  append({ role: 'user', content: options.prompt });
+  append({ role: 'user', content: options.prompt, ...(options.images?.length ? { images: options.images } : {}) });
   scheduler.checkpoints?.notePrompt(sessionId, { messageIndex: transcript.length - 1, text: options.prompt });
   events.emit(sessionId, { type: 'user-message', text: options.prompt });
 

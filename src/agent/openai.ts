@@ -29,8 +29,11 @@ import {
 import { isLocalBaseUrl, modelsListWindow, ollamaWindow } from './context-window';
 import { readServerSentEvents } from './sse';
 
+type OpenAIContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
 type OpenAIMessage =
-  | { role: 'system' | 'user'; content: string }
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | OpenAIContentPart[] }
   | {
       role: 'assistant';
       content: string;
@@ -44,8 +47,22 @@ export function toOpenAIMessages(system: string, messages: readonly TranscriptMe
   for (const message of messages) {
     switch (message.role) {
       case 'system':
+        wire.push({ role: 'system', content: message.content });
+        break;
       case 'user':
-        wire.push({ role: message.role, content: message.content });
+        // Images as data URLs in `image_url` parts; a message without images stays a plain string, which every server takes.
+        wire.push({
+          role: 'user',
+          content: message.images?.length
+            ? [
+                { type: 'text', text: message.content },
+                ...message.images.map((image) => ({
+                  type: 'image_url' as const,
+                  image_url: { url: `data:${image.mediaType};base64,${image.data}` },
+                })),
+              ]
+            : message.content,
+        });
         break;
       case 'assistant': {
         const calls = message.toolCalls ?? [];
@@ -218,6 +235,24 @@ class AnswerBuilder {
   }
 }
 
+/**
+ * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5, also behind a vendor prefix such as
+ * `openai/o3`) refuse `max_tokens` and want `max_completion_tokens`; other servers know only `max_tokens`.
+ */
+export function wantsMaxCompletionTokens(model: string): boolean {
+  return /(^|\/)(o\d+(-|$)|gpt-5)/i.test(model);
+}
+
+/** A server that refuses `max_tokens` names the field it wants instead (OpenAI: "Use 'max_completion_tokens' instead"). */
+function rejectsMaxTokens(error: unknown): boolean {
+  return (
+    error instanceof ProviderError &&
+    error.status === 400 &&
+    /max_tokens/.test(error.message) &&
+    /max_completion_tokens/.test(error.message)
+  );
+}
+
 /** A server that refuses `stream_options` says so in a 400 naming it (older Azure API versions, some proxies). */
 function rejectsStreamOptions(error: unknown): boolean {
   return error instanceof ProviderError && error.status === 400 && /stream_options|include_usage/i.test(error.message);
@@ -230,6 +265,8 @@ export class OpenAIProvider implements ModelProvider {
   private readonly fetch: typeof fetch;
   /** Cleared for good once the server refuses `stream_options`; its answers then carry no usage, and the loop estimates. */
   private askForUsage = true;
+  /** Which name the output limit goes under; switched for good when the server refuses `max_tokens`. */
+  private limitField: 'max_tokens' | 'max_completion_tokens';
   private window: Promise<number | undefined> | undefined;
 
   constructor(private readonly options: HttpProviderOptions) {
@@ -237,6 +274,7 @@ export class OpenAIProvider implements ModelProvider {
     this.model = options.model;
     this.local = isLocalBaseUrl(options.baseUrl);
     this.fetch = options.fetch ?? globalThis.fetch;
+    this.limitField = wantsMaxCompletionTokens(options.model) ? 'max_completion_tokens' : 'max_tokens';
   }
 
   /** `/v1/models` first (OpenRouter, LM Studio, vLLM), then Ollama's `/api/show`; asked once per provider. */
@@ -284,7 +322,7 @@ export class OpenAIProvider implements ModelProvider {
             ...(withUsage ? { stream_options: { include_usage: true } } : {}),
             ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
             // Only when configured: servers that do not know a field may refuse it.
-            ...(this.options.maxOutputTokens !== undefined ? { max_tokens: this.options.maxOutputTokens } : {}),
+            ...(this.options.maxOutputTokens !== undefined ? { [this.limitField]: this.options.maxOutputTokens } : {}),
             ...(this.options.reasoningEffort !== undefined ? { reasoning_effort: this.options.reasoningEffort } : {}),
           },
           signal,
@@ -295,9 +333,10 @@ export class OpenAIProvider implements ModelProvider {
     try {
       response = await post(this.askForUsage);
     } catch (error) {
-      if (!this.askForUsage || !rejectsStreamOptions(error)) throw error;
-      this.askForUsage = false;
-      response = await post(false);
+      if (this.askForUsage && rejectsStreamOptions(error)) this.askForUsage = false;
+      else if (this.limitField === 'max_tokens' && rejectsMaxTokens(error)) this.limitField = 'max_completion_tokens';
+      else throw error;
+      response = await post(this.askForUsage);
     }
     alive();
     const answer = new AnswerBuilder(onDelta);

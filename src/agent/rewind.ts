@@ -223,5 +223,7 @@ function forkSession(store: Store, sessionId: string, record: CheckpointRecord, 
     ts: Date.now(),
     session_id: fork.id,
   });
+  // Not a run that stopped halfway: the chat would otherwise open the fork with an "Interrupted" notice.
+  store.setSessionStatus(fork.id, 'done');
   return fork.id;
 }

@@ -292,6 +292,8 @@ export const configSchema = z.strictObject({
       max_output_tokens: boundedInt(0, 1_000_000, 0),
       /** How hard a reasoning model thinks: OpenAI's `reasoning_effort`, an Anthropic thinking budget. Unset: the model's default, no thinking for Claude. */
       reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+      /** The model takes images (issue 14): pasted images are sent to it; without this they are refused before any request. */
+      images: z.boolean().default(false),
       /** US dollars per million tokens, by model name, for the cost shown with usage (issue 10 item 7). */
       prices: z.record(z.string().min(1), priceSchema).default({}),
     })

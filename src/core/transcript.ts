@@ -10,6 +10,16 @@ export type ThinkingBlock =
   | { readonly type: 'thinking'; readonly thinking: string; readonly signature: string }
   | { readonly type: 'redacted_thinking'; readonly data: string };
 
+/** The image formats both Chat Completions and Anthropic Messages accept. */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+/** An image the user pasted into a message (issue 14), as base64 without a `data:` prefix. */
+export interface ImagePart {
+  readonly mediaType: ImageMediaType;
+  readonly data: string;
+}
+
 export interface TranscriptToolCall {
   readonly id: string;
   readonly name: string;
@@ -19,7 +29,7 @@ export interface TranscriptToolCall {
 
 export type TranscriptMessage =
   | { readonly role: 'system'; readonly content: string }
-  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'user'; readonly content: string; readonly images?: readonly ImagePart[] }
   | {
       readonly role: 'assistant';
       readonly content: string;

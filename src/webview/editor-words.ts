@@ -29,6 +29,7 @@ const REWRITES: readonly (readonly [RegExp, string])[] = [
     /Check the model name \(--model or model\.name\) and the base URL \(--base-url or model\.base_url\)\./g,
     'Check the model and its server with "Zuno: Select Model" (the zuno.model.name and zuno.model.baseUrl settings).',
   ],
+  [/model\.images \(the setting zuno\.model\.images in the editor\)/g, 'the zuno.model.images setting'],
   [/model\.max_steps/g, 'the zuno.model.maxSteps setting'],
 ];
 

@@ -5,9 +5,10 @@
  * time, never the whole transcript per token.
  */
 import { z } from 'zod';
-import type { PermissionRule } from '../core/config';
+import { PERMISSION_MODES, type PermissionRule } from '../core/config';
 import type { Declarations } from '../core/declarations';
 import type { ZunoEvent } from '../core/events';
+import { IMAGE_MEDIA_TYPES } from '../core/transcript';
 import { ERROR_ACTIONS, type ErrorAction } from './editor-words';
 
 export interface SessionSummary {
@@ -110,6 +111,8 @@ export interface QueuedMessage {
 export interface ViewStatus {
   readonly permissionMode: string;
   readonly modelLabel: string;
+  /** The model's name alone, for the header's model picker; absent when none is set. */
+  readonly modelName?: string;
   /** Set when no model is configured: exactly how to set one up. */
   readonly setupHint?: string;
   readonly running: boolean;
@@ -183,7 +186,25 @@ const id = z.string().min(1).max(200);
 
 export const fromWebviewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('send'), text: z.string().min(1).max(200_000) }),
+  z.strictObject({
+    type: z.literal('send'),
+    text: z.string().min(1).max(200_000),
+    /** Pasted images (issue 14), base64 without the `data:` prefix; at most 4 of about 5 MB each. */
+    images: z
+      .array(
+        z.strictObject({
+          mediaType: z.enum(IMAGE_MEDIA_TYPES),
+          data: z
+            .string()
+            .min(1)
+            .max(7_000_000)
+            .regex(/^[A-Za-z0-9+/]+={0,2}$/),
+        }),
+      )
+      .min(1)
+      .max(4)
+      .optional(),
+  }),
   z.strictObject({ type: z.literal('cancel') }),
   /** Continues a chat whose run was cut off, from the recovery card (issue 14 item 11). */
   z.strictObject({ type: z.literal('resume') }),
@@ -218,6 +239,8 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
     text: z.string().max(100_000).optional(),
   }),
   z.strictObject({ type: z.literal('configure-model') }),
+  /** The header's mode dropdown: writes zuno.permission.mode as "Set Permission Mode" does. */
+  z.strictObject({ type: z.literal('set-mode'), mode: z.enum(PERMISSION_MODES) }),
   z.strictObject({ type: z.literal('unqueue'), id }),
   z.strictObject({ type: z.literal('error-action'), action: z.enum(ERROR_ACTIONS) }),
   z.strictObject({ type: z.literal('rewind-preview'), checkpointId: id }),
@@ -225,7 +248,19 @@ export const fromWebviewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('mention-search'), query: z.string().max(500) }),
   z.strictObject({ type: z.literal('rewind-show-diff'), checkpointId: id, path: z.string().min(1).max(4096) }),
   /** `force` overwrites files changed outside Zuno since the checkpoint; `fork` continues in a new chat that ends before the message. */
-  z.strictObject({ type: z.literal('rewind-apply'), checkpointId: id, force: z.boolean(), fork: z.boolean() }),
+  z.strictObject({
+    type: z.literal('rewind-apply'),
+    checkpointId: id,
+    force: z.boolean(),
+    fork: z.boolean(),
+    /** Edit-and-resend with the files restored: sent in the fork once it is open. */
+    resend: z.string().min(1).max(200_000).optional(),
+  }),
+  /**
+   * Edit-and-resend or Retry (issue 14): continue from before the user's `ordinal`-th message (0-based)
+   * in a new chat, sending `text` as a new turn.
+   */
+  z.strictObject({ type: z.literal('resend'), ordinal: z.number().int().min(0).max(1_000_000), text: z.string().min(1).max(200_000) }),
 ]);
 
 export type FromWebview = z.infer<typeof fromWebviewSchema>;

@@ -23,6 +23,11 @@
  * Usage comes as the API sends it: `message_start` carries the input tokens (body length / 4,
  * split into uncached, cache-read and cache-write parts when `cache` is given) and
  * `message_delta` the cumulative output tokens.
+ * Image blocks are checked as the API checks them: `source` must be `{type: "base64", media_type:
+ * image/png|jpeg|gif|webp, data: <base64>}`, only in user turns; otherwise HTTP 400. `imagesSeen`
+ * lists each accepted request's image media types.
+ * With `apiKey`, every request (GET /v1/models included) whose `x-api-key` is missing or differs
+ * is refused with HTTP 401 and the API's `authentication_error` body, as the real API refuses it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from './loopback-server';
@@ -39,6 +44,7 @@ interface Block {
   readonly input?: unknown;
   readonly name?: string;
   readonly cache_control?: { readonly type: string };
+  readonly source?: { readonly type?: unknown; readonly media_type?: unknown; readonly data?: unknown };
 }
 
 export interface AnthropicRequestBody {
@@ -61,7 +67,30 @@ export interface ScriptedAnthropicServer {
   readonly baseUrl: string;
   readonly requests: RecordedAnthropicRequest[];
   readonly violations: string[];
+  /** Per accepted request, the media types of its image blocks, in order. */
+  readonly imagesSeen: string[][];
   readonly close: () => Promise<void>;
+}
+
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** The request's image media types, or the API's reason to refuse one. */
+export function anthropicImages(body: AnthropicRequestBody): { types: string[] } | { refusal: string } {
+  const types: string[] = [];
+  for (const [index, message] of body.messages.entries()) {
+    for (const block of blocksOf(message.content)) {
+      if (block.type !== 'image') continue;
+      if (message.role !== 'user') return { refusal: `messages.${index}: image blocks are only allowed in user turns` };
+      const source = block.source;
+      if (source?.type !== 'base64') return { refusal: `messages.${index}: image source type must be base64` };
+      if (typeof source.media_type !== 'string' || !IMAGE_TYPES.has(source.media_type))
+        return { refusal: `messages.${index}: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'` };
+      if (typeof source.data !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(source.data))
+        return { refusal: `messages.${index}: image data is not valid base64` };
+      types.push(source.media_type);
+    }
+  }
+  return { types };
 }
 
 const blocksOf = (content: string | readonly Block[]): readonly Block[] =>
@@ -254,9 +283,12 @@ export async function startScriptedAnthropic(options: {
   readonly cache?: { readonly read: number; readonly write: number };
   /** Reports cache reads and writes from the request's own `cache_control` breakpoints (see above). */
   readonly simulateCache?: boolean;
+  /** The only key accepted; without it any key is. */
+  readonly apiKey?: string;
 }): Promise<ScriptedAnthropicServer> {
   const requests: RecordedAnthropicRequest[] = [];
   const violations: string[] = [];
+  const imagesSeen: string[][] = [];
   const signed: Signed = { thoughts: new Map(), byToolUse: new Map() };
   const cached = new Set<string>();
   const usageFor = (raw: string): ScriptedAnthropicUsage => {
@@ -269,6 +301,13 @@ export async function startScriptedAnthropic(options: {
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = new URL(incoming.url ?? '/', 'http://127.0.0.1').pathname;
     const raw = await readBody(incoming);
+    const key = incoming.headers['x-api-key'];
+    if (options.apiKey !== undefined && key !== options.apiKey) {
+      response.writeHead(401, { 'content-type': 'application/json' });
+      const message = key === undefined ? 'x-api-key header is required' : 'invalid x-api-key';
+      response.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message } }));
+      return;
+    }
     if (incoming.method === 'GET' && path === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ data: (options.models ?? ['claude-scripted']).map((id) => ({ id, type: 'model' })), has_more: false }));
@@ -285,6 +324,13 @@ export async function startScriptedAnthropic(options: {
     const number = requests.length;
     for (const problem of anthropicPairingViolations(body)) violations.push(`request ${number}: ${problem}`);
     if (!incoming.headers['anthropic-version']) violations.push(`request ${number}: no anthropic-version header`);
+    const images = anthropicImages(body);
+    if ('refusal' in images) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: images.refusal } }));
+      return;
+    }
+    imagesSeen.push(images.types);
     const marks = cacheBreakpoints(body).length;
     if (marks > 4) {
       response.writeHead(400, { 'content-type': 'application/json' });
@@ -322,6 +368,7 @@ export async function startScriptedAnthropic(options: {
     baseUrl: server.baseUrl,
     requests,
     violations,
+    imagesSeen,
     close: server.close,
   };
 }

@@ -39,6 +39,16 @@
  *   chunk with `choices: []` and `usage` (prompt tokens = the request body's length / 4, or
  *   `usage(request)` when given). With `rejectStreamOptions`, such a request is refused with
  *   HTTP 400 naming the parameter, as older Azure API versions and some proxies do.
+ * - A request for an o-series or gpt-5 model (`o1`, `o3-mini`, `openai/o4-mini`, `gpt-5`) that
+ *   carries `max_tokens` is refused with HTTP 400 and OpenAI's `unsupported_parameter` wording
+ *   ("Use 'max_completion_tokens' instead"), as the real API refuses it.
+ * - A user message's content may be a list of parts, as the API allows: `{type: "text", text}` or
+ *   `{type: "image_url", image_url: {url: "data:image/png;base64,…"}}` (png, jpeg, gif or webp,
+ *   valid base64). Any other part, or a malformed data URL, is refused with HTTP 400 as OpenAI
+ *   refuses it; with `images: false` (a model without vision) every image part is refused.
+ *   `imagesSeen` lists the media types of the images each chat request carried.
+ * - With `apiKey`, every request (GET /v1/models included) without `Authorization: Bearer <that
+ *   key>` is refused with HTTP 401 and OpenAI's `invalid_api_key` body.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from './loopback-server';
@@ -112,6 +122,10 @@ export interface ScriptedOpenAIOptions {
   readonly rejectStreamOptions?: boolean;
   /** The usage reported for a request; by default body length / 4 in, answer length / 4 out. */
   readonly usage?: (request: RecordedRequest, index: number) => ScriptedUsage;
+  /** The only key accepted; without it any key (or none) is. */
+  readonly apiKey?: string;
+  /** False: the model has no vision, and image parts are refused as OpenAI refuses them. */
+  readonly images?: boolean;
 }
 
 export interface ScriptedOpenAIServer {
@@ -125,7 +139,33 @@ export interface ScriptedOpenAIServer {
   readonly violations: string[];
   /** The chat numbers (1-based) of requests refused as longer than the window (`enforceWindow`). */
   readonly refusedAsTooLong: number[];
+  /** Per chat request that got past the checks, the media types of its images, in order. */
+  readonly imagesSeen: string[][];
   readonly close: () => Promise<void>;
+}
+
+const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]+={0,2})$/;
+
+/** Checks a request's user content parts as the API does: the media types of its images, or why it is refused. */
+export function imageParts(messages: readonly ChatMessage[], acceptsImages: boolean): { types: string[] } | { refusal: string } {
+  const types: string[] = [];
+  for (const message of messages) {
+    // The API allows a list of parts where ChatMessage says string; checked at run time.
+    const content: unknown = message.content;
+    if (!Array.isArray(content)) continue;
+    if (message.role !== 'user') return { refusal: `Invalid value for 'content': ${message.role} messages take a string here.` };
+    for (const part of content as unknown[]) {
+      const typed = part as { type?: unknown; text?: unknown; image_url?: { url?: unknown } };
+      if (typed.type === 'text' && typeof typed.text === 'string') continue;
+      if (typed.type !== 'image_url') return { refusal: `Invalid value: '${String(typed.type)}'. Supported values are: 'text' and 'image_url'.` };
+      if (!acceptsImages) return { refusal: 'Invalid content type. image_url is only supported by certain models.' };
+      const url = typed.image_url?.url;
+      const match = typeof url === 'string' ? DATA_URL.exec(url) : null;
+      if (match === null) return { refusal: "Invalid image URL: 'image_url.url' must be a URL or a base64 data URL of a png, jpeg, gif or webp image." };
+      types.push(match[1] ?? '');
+    }
+  }
+  return { types };
 }
 
 /** Checks one request's transcript: every tool call answered exactly once, in order, before anything else. */
@@ -262,6 +302,7 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const refusedAsTooLong: number[] = [];
+  const imagesSeen: string[][] = [];
   const models = options.models ?? ['scripted-model'];
   let chatCount = 0;
 
@@ -281,6 +322,16 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
     const body = raw ? (JSON.parse(raw) as ChatRequestBody) : undefined;
     const recorded: RecordedRequest = { method: incoming.method ?? 'GET', path, headers: incoming.headers, body };
     requests.push(recorded);
+    const authorization = incoming.headers.authorization;
+    if (options.apiKey !== undefined && authorization !== `Bearer ${options.apiKey}`) {
+      response.writeHead(401, { 'content-type': 'application/json' });
+      const message =
+        authorization === undefined
+          ? "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
+          : 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.';
+      response.end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+      return;
+    }
     if (incoming.method === 'GET' && path === '/v1/models') {
       response.writeHead(200, { 'content-type': 'application/json' });
       const window = options.contextWindow !== undefined ? { context_length: options.contextWindow } : {};
@@ -309,6 +360,21 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
       );
       return;
     }
+    if ('max_tokens' in body && /(^|\/)(o\d+(-|$)|gpt-5)/i.test(body.model)) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+      response.end(
+        JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } }),
+      );
+      return;
+    }
+    const images = imageParts(body.messages, options.images ?? true);
+    if ('refusal' in images) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: images.refusal, type: 'invalid_request_error', param: 'messages', code: null } }));
+      return;
+    }
+    imagesSeen.push(images.types);
     const index = chatCount++;
     const problems = pairingViolations(body.messages);
     for (const problem of problems) violations.push(`chat request ${index + 1}: ${problem}`);
@@ -350,6 +416,7 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions): Promi
     chatRequests: () => requests.filter((request) => request.method === 'POST'),
     violations,
     refusedAsTooLong,
+    imagesSeen,
     close: server.close,
   };
 }

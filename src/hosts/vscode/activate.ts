@@ -162,7 +162,6 @@ export class ZunoExtension implements vscode.Disposable {
         controller,
         config,
         apiKeys,
-        secrets: context.secrets,
         log,
         registrations,
         openStore: () => this.backend.open(),

@@ -8,13 +8,15 @@
 import * as vscode from 'vscode';
 import { createProvider, createRuntime, modelTuning, type Runtime } from '../../agent/runtime';
 import { compactSession } from '../../agent/compaction';
+import { forkBeforeUserMessage } from '../../agent/resend';
 import { ProviderError, type ModelProvider } from '../../agent/provider';
-import type { McpServerConfig, ZunoConfig } from '../../core/config';
+import type { McpServerConfig, PermissionMode, ZunoConfig } from '../../core/config';
 import type { McpClients } from '../../core/mcp';
 import type { McpInputSource } from '../../hosts/node/mcp';
 import { ConfigError } from '../../core/errors';
 import type { ZunoEvent } from '../../core/events';
 import type { Host } from '../../core/host';
+import type { ImagePart } from '../../core/transcript';
 import type { ToolRegistration } from '../../core/registry';
 import { agentRunner, contextWindowFor, type AgentRequest, type AgentRunResult } from '../../agent/loop';
 import type { CallEnvironment, Tool } from '../../core/tool';
@@ -25,6 +27,7 @@ import type { ChatBackend } from './chat-controller';
 import type { ConfigSource } from './config-source';
 import { LanguageModelProvider, resolveChatModel } from './lm-provider';
 import { EditorRewinds } from './rewinds';
+import { writePermissionMode } from './model-picker';
 import { WorkspaceFiles } from './workspace-files';
 import { keyEnvironmentVariables, secretKeyFor, setupHint, type ModelProviderName } from './model-setup';
 
@@ -243,7 +246,13 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
       .flatMap((name) => (name.startsWith('mcp__') ? [runtime.registry.get(name)].filter((tool) => tool !== undefined) : []));
   }
 
-  async run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void> {
+  async run(
+    prompt: string,
+    sessionId: string | undefined,
+    signal: AbortSignal,
+    takeQueued?: () => readonly string[],
+    images?: readonly ImagePart[],
+  ): Promise<void> {
     const { runtime, run } = await this.ensureRuntime();
     // A server of .vscode/mcp.json starts only once the user allowed it (issue 11).
     await this.options.mcp?.askPending();
@@ -254,6 +263,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
       signal,
       ...(sessionId !== undefined ? { sessionId } : {}),
       ...(takeQueued !== undefined ? { takeQueuedMessages: takeQueued } : {}),
+      ...(images !== undefined ? { images } : {}),
     });
     const status = result.error instanceof ProviderError ? result.error.status : undefined;
     if (status === 401 || status === 403) {
@@ -322,6 +332,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     return {
       permissionMode: config.permission.mode,
       modelLabel,
+      ...(name !== undefined ? { modelName: name } : provider === 'vscode-lm' ? { modelName: 'first VS Code model' } : {}),
       ...(hint ? { setupHint: hint } : {}),
       running,
       ...(checkpointsOff !== undefined ? { checkpointsOff } : {}),
@@ -341,6 +352,16 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
 
   configureModel(): void {
     this.options.configureModel();
+  }
+
+  async forkBefore(sessionId: string, ordinal: number): Promise<string> {
+    const { runtime } = await this.ensureRuntime();
+    if (this.options.workspaceRoot === undefined) throw new Error(NO_FOLDER);
+    return forkBeforeUserMessage(runtime.store, sessionId, ordinal, this.options.workspaceRoot);
+  }
+
+  setPermissionMode(mode: PermissionMode): Promise<void> {
+    return writePermissionMode(this.options.config, mode);
   }
 
   rememberSession(sessionId: string | undefined): void {

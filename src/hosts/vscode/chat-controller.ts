@@ -11,7 +11,9 @@
  * - One turn at a time: the approvals and the terminal belong to it. Switching chats while it
  *   runs is refused with a clear message rather than hiding its pending approvals.
  */
+import type { PermissionMode } from '../../core/config';
 import type { ZunoEvent } from '../../core/events';
+import type { ImagePart } from '../../core/transcript';
 import { editorWording, errorActions } from '../../webview/editor-words';
 import { parseFromWebview, type FromWebview, type ToWebview, type ViewStatus } from '../../webview/protocol';
 import type { ApprovalBroker } from './approval-state';
@@ -40,12 +42,22 @@ export interface ChatBackend {
    * when the run is over; rejects when it cannot start (no model, invalid config, no ripgrep).
    * `takeQueued` hands over the messages typed meanwhile, at each step.
    */
-  run(prompt: string, sessionId: string | undefined, signal: AbortSignal, takeQueued?: () => readonly string[]): Promise<void>;
+  run(
+    prompt: string,
+    sessionId: string | undefined,
+    signal: AbortSignal,
+    takeQueued?: () => readonly string[],
+    images?: readonly ImagePart[],
+  ): Promise<void>;
   /** Compacts the session's turns before its newest one (issue 10 item 2); false when there were none. */
   compact(sessionId: string, signal: AbortSignal): Promise<boolean>;
   status(running: boolean): ViewStatus;
   /** "Set up a model" from the view: the Select Model command. */
   configureModel(): void;
+  /** A new session holding the chat before the user's `ordinal`-th message (edit-and-resend, Retry); its id. */
+  forkBefore(sessionId: string, ordinal: number): Promise<string>;
+  /** The header's mode dropdown: writes the setting as "Set Permission Mode" does. */
+  setPermissionMode(mode: PermissionMode): Promise<void>;
   /** An error card's Set API Key or Open settings button: the editor command behind it. */
   editorAction(action: 'set-api-key' | 'open-settings'): void;
   /** Remembers the chat shown, so a reloaded window reopens it. */
@@ -106,6 +118,7 @@ export class ChatController {
         sessionId: () => this.currentSession,
         running: () => this.running,
         openSession: (id) => this.openSession(id),
+        send: (text) => this.send(text),
       });
     this.history = new ChatHistory({
       list: () => backend.sessions(),
@@ -173,7 +186,7 @@ export class ChatController {
       case 'ready':
         return this.sendSnapshot();
       case 'send':
-        return this.send(message.text);
+        return this.send(message.text, message.images);
       case 'cancel':
         this.cancel();
         return;
@@ -216,6 +229,16 @@ export class ChatController {
       case 'configure-model':
         this.backend.configureModel();
         return;
+      case 'set-mode':
+        try {
+          await this.backend.setPermissionMode(message.mode);
+        } finally {
+          // Also after a failed write: the dropdown goes back to the mode that is really set.
+          this.refreshStatus();
+        }
+        return;
+      case 'resend':
+        return this.resend(message.ordinal, message.text);
       case 'unqueue':
         this.queue.remove(message.id);
         return;
@@ -237,7 +260,13 @@ export class ChatController {
    * step; what a turn leaves in the queue is sent when it ends, or handed back to the composer
    * when it was cancelled, so nothing typed is lost (issue 14 item 7).
    */
-  async send(typed: string): Promise<void> {
+  async send(typed: string, images?: readonly ImagePart[]): Promise<void> {
+    if (this.turn && images !== undefined) {
+      // A queued message is text the run takes at a step; an image waits for a new turn.
+      this.post({ type: 'error', text: 'Zuno is working: send the message with its image when this turn has finished.' });
+      this.post({ type: 'restore-draft', text: typed });
+      return;
+    }
     // The model reads the files the text @-mentions; the chat and the queue keep what was typed.
     const prompt = this.backend.mentions ? await this.backend.mentions.expand(typed) : typed;
     if (this.turn) {
@@ -252,10 +281,16 @@ export class ChatController {
     this.refreshStatus();
     let started = false;
     try {
-      await this.backend.run(prompt, this.currentSession, turn.controller.signal, () => {
-        started = true;
-        return this.queue.take().map((text) => this.queuedPrompts.get(text) ?? text);
-      });
+      await this.backend.run(
+        prompt,
+        this.currentSession,
+        turn.controller.signal,
+        () => {
+          started = true;
+          return this.queue.take().map((text) => this.queuedPrompts.get(text) ?? text);
+        },
+        images,
+      );
     } catch (error) {
       this.postError(error instanceof Error ? error.message : String(error));
       // The run never started (no model, invalid config): the text goes back to the composer.
@@ -272,6 +307,23 @@ export class ChatController {
     if (left.length === 0) return;
     if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text: left.join('\n\n') });
     else await this.send(left.join('\n\n'));
+  }
+
+  /**
+   * Edit-and-resend and Retry (issue 14): the chat goes on from before that message in a new
+   * chat (the old one stays in History), and the text is a new turn: nothing the later turns
+   * did is replayed. Files are restored only through the checkpoint restore, which the view asks for.
+   */
+  private async resend(ordinal: number, text: string): Promise<void> {
+    const sessionId = this.currentSession;
+    if (sessionId === undefined) throw new Error('There is no message to edit or retry in this chat yet: type one below.');
+    if (this.refuseWhileRunning('edit or retry a message')) return;
+    if (ordinal === 0) this.switchTo(undefined);
+    else {
+      await this.backend.open();
+      this.switchTo(await this.backend.forkBefore(sessionId, ordinal));
+    }
+    await this.send(text);
   }
 
   /**

@@ -34,6 +34,8 @@ export interface ChatRewindsOptions {
   readonly running: () => boolean;
   /** Shows the forked chat. */
   readonly openSession: (sessionId: string) => Promise<boolean>;
+  /** Sends a message in the chat shown (an edited message resent in the fork). */
+  readonly send: (text: string) => Promise<void>;
 }
 
 /**
@@ -138,6 +140,8 @@ export class ChatRewinds {
       return;
     }
     this.options.post({ type: 'rewind-closed', checkpointId: message.checkpointId });
-    if (outcome.forkedSessionId !== undefined) await this.options.openSession(outcome.forkedSessionId);
+    if (outcome.forkedSessionId === undefined) return;
+    const opened = await this.options.openSession(outcome.forkedSessionId);
+    if (opened && message.type === 'rewind-apply' && message.resend !== undefined) await this.options.send(message.resend);
   }
 }

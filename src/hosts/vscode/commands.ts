@@ -3,25 +3,22 @@
  * loop. The `Record<CommandId, …>` type makes a missing or an extra handler a compile error.
  */
 import * as vscode from 'vscode';
-import { PERMISSION_MODES, type PermissionMode, type ZunoConfig } from '../../core/config';
+import type { ZunoConfig } from '../../core/config';
 import type { ToolRegistration } from '../../core/registry';
 import type { CallEnvironment, Tool } from '../../core/tool';
 import type { ApiKeys } from './backend';
 import type { ChatController } from './chat-controller';
 import { sessionSummary, type StoredSession } from './chat-history';
 import type { ConfigSource } from './config-source';
-import { availableChatModels } from './lm-provider';
 import { addSelectionToChat, exportChat } from './composer-commands';
 import { CHAT_VIEW_ID, COMMAND_IDS, type CommandId } from './manifest';
-import { listServerModels } from '../../agent/provider';
-import { DEFAULT_BASE_URLS, modelListRequest, secretKeyFor, type ModelProviderName } from './model-setup';
+import { pickPermissionMode, selectModel } from './model-picker';
 import { SETTINGS_PREFIX } from './settings';
 
 export interface CommandContext {
   readonly controller: ChatController;
   readonly config: ConfigSource;
   readonly apiKeys: ApiKeys;
-  readonly secrets: vscode.SecretStorage;
   readonly log: vscode.LogOutputChannel;
   /** The registered tools, for Toggle Tools (no store or ripgrep needed). */
   readonly registrations: () => readonly ToolRegistration[];
@@ -37,18 +34,6 @@ export interface CommandContext {
   /** Approve or Deny in a proposal's diff editor title bar (proposal-title.ts). */
   readonly decideProposal: (approved: boolean) => Promise<void>;
 }
-
-const MODE_DESCRIPTIONS: Readonly<Record<PermissionMode, string>> = {
-  strict: 'Every side-effecting call asks for a fresh approval, unless a visible allow rule covers it.',
-  'auto-edit': 'File edits inside the workspace and plan/todo/goal updates run without asking; commands and other effects still ask.',
-  auto: 'Nothing asks. Deny rules and hooks still apply.',
-};
-
-const PROVIDER_LABELS: Readonly<Record<ModelProviderName, string>> = {
-  openai: 'OpenAI-compatible server (Ollama, LM Studio, vLLM, llama.cpp, OpenRouter, OpenAI)',
-  anthropic: 'Anthropic Messages',
-  'vscode-lm': 'VS Code Language Model (models other extensions provide, e.g. Copilot)',
-};
 
 function currentConfig(context: CommandContext): ZunoConfig {
   const resolved = context.config.current;
@@ -103,103 +88,6 @@ async function toggleTools(context: CommandContext): Promise<void> {
     else delete next[item.label];
   }
   await context.config.write(key, next, 'workspace');
-}
-
-async function setPermissionMode(context: CommandContext): Promise<void> {
-  const current = context.config.current.ok ? context.config.current.config.permission.mode : undefined;
-  const chosen = await vscode.window.showQuickPick(
-    PERMISSION_MODES.map((mode) => ({ label: mode, description: mode === current ? '(current)' : '', detail: MODE_DESCRIPTIONS[mode] })),
-    { title: 'Zuno: permission mode' },
-  );
-  if (chosen) await context.config.write(`${SETTINGS_PREFIX}.permission.mode`, chosen.label, 'workspace');
-}
-
-async function fetchModelIds(
-  provider: Exclude<ModelProviderName, 'vscode-lm'>,
-  baseUrl: string,
-  apiKey: string | undefined,
-): Promise<string[]> {
-  const { headers } = modelListRequest(provider, baseUrl, apiKey);
-  try {
-    const ids = await listServerModels(fetch, baseUrl, headers, AbortSignal.timeout(5000));
-    return [...(ids ?? [])].sort((left, right) => left.localeCompare(right));
-  } catch {
-    // Unreachable or not listing: the user types the name instead.
-    return [];
-  }
-}
-
-async function selectModel(context: CommandContext): Promise<void> {
-  const config = currentConfig(context);
-  const providerItem = await vscode.window.showQuickPick(
-    (Object.keys(PROVIDER_LABELS) as ModelProviderName[]).map((provider) => ({
-      label: provider,
-      description: provider === config.model.provider ? '(current)' : '',
-      detail: PROVIDER_LABELS[provider],
-    })),
-    { title: 'Zuno: model provider' },
-  );
-  if (!providerItem) return;
-  const provider = providerItem.label;
-  if (provider === 'vscode-lm') {
-    const models = await availableChatModels();
-    if (models.length === 0) {
-      void vscode.window.showWarningMessage(
-        'VS Code offers no language model. Install and sign in to an extension that provides one (for example GitHub Copilot Chat).',
-      );
-      return;
-    }
-    const model = await vscode.window.showQuickPick(
-      models.map((candidate) => ({
-        label: candidate.name,
-        description: candidate.id,
-        detail: `${candidate.vendor} · ${candidate.family}`,
-        id: candidate.id,
-      })),
-      { title: 'Zuno: VS Code language model' },
-    );
-    if (!model) return;
-    await context.config.write(`${SETTINGS_PREFIX}.model.provider`, provider, 'user');
-    await context.config.write(`${SETTINGS_PREFIX}.model.name`, model.id, 'user');
-    return;
-  }
-  const baseUrl = await vscode.window.showInputBox({
-    title: `Zuno: ${provider === 'openai' ? 'OpenAI-compatible' : 'Anthropic'} server`,
-    prompt: 'The base URL of the server’s API',
-    value: config.model.provider === provider ? config.model.base_url : DEFAULT_BASE_URLS[provider],
-    validateInput: (value) =>
-      URL.canParse(value) && /^https?:/.test(value) ? undefined : 'An http:// or https:// URL, e.g. http://127.0.0.1:11434/v1',
-  });
-  if (!baseUrl) return;
-  const apiKey = await context.secrets.get(secretKeyFor(provider, baseUrl));
-  const ids = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Asking ${baseUrl} for its models…` },
-    () => fetchModelIds(provider, baseUrl, apiKey),
-  );
-  let name: string | undefined;
-  const typeName = 'Type a model name…';
-  if (ids.length > 0) {
-    const picked = await vscode.window.showQuickPick([...ids.map((id) => ({ label: id })), { label: typeName }], {
-      title: `Zuno: model at ${baseUrl}`,
-    });
-    if (!picked) return;
-    name = picked.label === typeName ? undefined : picked.label;
-  }
-  name ??= await vscode.window.showInputBox({
-    title: `Zuno: model at ${baseUrl}`,
-    prompt:
-      ids.length === 0 ? 'The server did not list its models (unreachable, or it needs a key): type the model name.' : 'The model name',
-    value: config.model.name ?? '',
-    validateInput: (value) => (value.trim() ? undefined : 'A model name, e.g. qwen2.5-coder:7b'),
-  });
-  if (!name) return;
-  await context.config.write(`${SETTINGS_PREFIX}.model.provider`, provider, 'user');
-  await context.config.write(`${SETTINGS_PREFIX}.model.baseUrl`, baseUrl, 'user');
-  await context.config.write(`${SETTINGS_PREFIX}.model.name`, name.trim(), 'user');
-  if (!apiKey && !baseUrl.startsWith('http://127.0.0.1') && !baseUrl.startsWith('http://localhost')) {
-    const choice = await vscode.window.showInformationMessage(`Does ${baseUrl} need an API key?`, 'Set API Key');
-    if (choice) await vscode.commands.executeCommand('zuno.setApiKey');
-  }
 }
 
 async function setApiKey(context: CommandContext): Promise<void> {
@@ -259,7 +147,7 @@ function handlers(context: CommandContext): Record<CommandId, () => unknown> {
     'zuno.cancel': () => context.controller.cancel(),
     'zuno.showHistory': () => showHistory(context),
     'zuno.toggleTools': () => toggleTools(context),
-    'zuno.setPermissionMode': () => setPermissionMode(context),
+    'zuno.setPermissionMode': () => pickPermissionMode(context),
     'zuno.selectModel': () => selectModel(context),
     'zuno.setApiKey': () => setApiKey(context),
     'zuno.openToolLog': () => context.log.show(true),

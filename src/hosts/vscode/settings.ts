@@ -203,6 +203,10 @@ const SETTING_INFO: Readonly<Record<string, SettingInfo>> = {
     description:
       "How hard a reasoning model thinks: sent as `reasoning_effort` to OpenAI-compatible servers, and as an extended-thinking budget to Anthropic (low 2,048, medium 8,192, high 24,576 tokens). Unset: the model's default.",
   },
+  'model.images': {
+    description:
+      'Whether the model takes images (for example gpt-4o or Claude). On: images pasted into the chat are sent to it (OpenAI-compatible `image_url` data URLs, Anthropic image blocks). Off (default): a message with an image is refused before anything is sent, naming this setting. VS Code language models are sent text only.',
+  },
   'model.prices': {
     description:
       'Prices in US dollars per million tokens, by model name, for the cost shown next to the token counts: `{"gpt-4o": {"input": 2.5, "output": 10, "cached_input": 1.25}}` (also `cache_write`). Zuno ships no prices; a model without an entry shows tokens only.',

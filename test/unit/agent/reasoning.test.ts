@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnthropicProvider, outputSettings } from '../../../src/agent/anthropic';
-import { OpenAIProvider } from '../../../src/agent/openai';
+import { OpenAIProvider, wantsMaxCompletionTokens } from '../../../src/agent/openai';
 import type { HttpProviderOptions, ModelProvider } from '../../../src/agent/provider';
 import { createRuntime } from '../../../src/agent/runtime';
 import { parseConfig } from '../../../src/core/config';
@@ -166,4 +166,60 @@ test('issue 10 item 4: OpenAI-compatible reasoning_content is kept on the stored
     !('reasoning_effort' in plainBody) && !('max_tokens' in plainBody),
     'unset settings are not sent: some servers refuse unknown fields',
   );
+});
+
+test('issue 10: o-series and gpt-5 models get max_completion_tokens (the scripted server refuses max_tokens for them as OpenAI does); other models keep max_tokens', async () => {
+  assert.equal(wantsMaxCompletionTokens('o1'), true);
+  assert.equal(wantsMaxCompletionTokens('o3-mini'), true);
+  assert.equal(wantsMaxCompletionTokens('openai/o4-mini'), true);
+  assert.equal(wantsMaxCompletionTokens('gpt-5-mini'), true);
+  assert.equal(wantsMaxCompletionTokens('gpt-4o'), false);
+  assert.equal(wantsMaxCompletionTokens('qwen2.5-coder:7b'), false);
+  assert.equal(wantsMaxCompletionTokens('olmo2'), false);
+
+  const ask = (provider: OpenAIProvider) =>
+    provider.stream(
+      { system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], signal: new AbortController().signal },
+      () => undefined,
+    );
+  const server = await startScriptedOpenAI({ script: [{ text: 'one' }, { text: 'two' }] });
+  cleanups.push(() => server.close());
+  const reasoning = await ask(new OpenAIProvider(options(server.baseUrl, { model: 'o3-mini', maxOutputTokens: 5000 })));
+  assert.equal(reasoning.text, 'one');
+  const oBody = server.chatRequests()[0]?.body as unknown as Record<string, unknown>;
+  assert.equal(oBody['max_completion_tokens'], 5000);
+  assert.ok(!('max_tokens' in oBody));
+  await ask(new OpenAIProvider(options(server.baseUrl, { model: 'gpt-4o', maxOutputTokens: 5000 })));
+  const plainBody = server.chatRequests()[1]?.body as unknown as Record<string, unknown>;
+  assert.equal(plainBody['max_tokens'], 5000);
+  assert.ok(!('max_completion_tokens' in plainBody));
+  assert.deepEqual(server.violations, []);
+});
+
+test('issue 10: a deployment whose name hides a reasoning model is retried once with max_completion_tokens after the server refuses max_tokens', async () => {
+  const server = await startScriptedOpenAI({ script: [{ text: 'answered' }] });
+  cleanups.push(() => server.close());
+  const sent: Record<string, unknown>[] = [];
+  const wrapped = new OpenAIProvider(
+    options(server.baseUrl, {
+      model: 'prod-reasoner',
+      maxOutputTokens: 700,
+      fetch: async (input, init) => {
+        const body = JSON.parse(typeof init?.body === 'string' ? init.body : '{}') as Record<string, unknown>;
+        sent.push(body);
+        // What the deployment serves is an o-series model: the server sees that name.
+        return fetch(input, { ...init, body: JSON.stringify({ ...body, model: 'o3' }) });
+      },
+    }),
+  );
+  const answer = await wrapped.stream(
+    { system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], signal: new AbortController().signal },
+    () => undefined,
+  );
+  assert.equal(answer.text, 'answered');
+  assert.deepEqual(
+    sent.map((body) => ('max_tokens' in body ? 'max_tokens' : 'max_completion_tokens' in body ? 'max_completion_tokens' : 'none')),
+    ['max_tokens', 'max_completion_tokens'],
+  );
+  assert.deepEqual(server.violations, []);
 });

@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiKeyHint, connectionError, statusError } from '../../../src/agent/provider';
+import { imageRefusal } from '../../../src/agent/images';
+import { parseConfig } from '../../../src/core/config';
 import { editorWording, errorActions } from '../../../src/webview/editor-words';
 import { sessionEndLabel } from '../../../media/presentation';
 import { ViewModel } from '../../../media/view-model';
@@ -58,4 +60,10 @@ test("issue 14 item 7: the view keeps an error's buttons until it is dismissed",
   assert.deepEqual([model.error, model.errorActions], [undefined, []]);
   model.receive({ type: 'error', text: 'refused' });
   assert.deepEqual(model.errorActions, [], 'a plain refusal has no buttons');
+});
+
+test('issue 14: the refusal of an image names the editor setting, not the config key', () => {
+  const said = editorWording(imageRefusal(parseConfig({ model: { name: 'qwen' } }), 1) ?? '');
+  assert.match(said, /turn on the zuno\.model\.images setting; otherwise remove the images/);
+  assert.doesNotMatch(said, /model\.images \(/);
 });

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { EventBus, type ZunoEvent, type ZunoEventBody } from '../../../../src/core/events';
 import type { ApprovalRequest } from '../../../../src/core/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
+import type { PermissionMode } from '../../../../src/core/config';
+import type { ImagePart } from '../../../../src/core/transcript';
 import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
 import { RESUME_PROMPT } from '../../../../src/webview/recovery-words';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
@@ -56,16 +58,43 @@ class FakeBackend implements ChatBackend {
     return sessionId !== 'fresh';
   }
 
-  async run(_prompt: string, sessionId: string | undefined, signal: AbortSignal, _takeQueued?: () => readonly string[]): Promise<void> {
+  async run(
+    _prompt: string,
+    sessionId: string | undefined,
+    signal: AbortSignal,
+    _takeQueued?: () => readonly string[],
+    _images?: readonly ImagePart[],
+  ): Promise<void> {
     const id = sessionId ?? `s${++this.sessionCounter}`;
     this.bus.emit(id, { type: 'session-started' });
     await this.script((body) => this.bus.emit(id, body), signal);
   }
+  mode: PermissionMode = 'strict';
+  /** Set to make the next mode write fail, as a settings write can. */
+  failModeWrite = false;
   status(running: boolean): ViewStatus {
-    return { permissionMode: 'strict', modelLabel: 'test-model', running };
+    return { permissionMode: this.mode, modelLabel: 'test-model', running };
   }
   configureModel(): void {
     this.configureRequests++;
+  }
+  readonly forks: { readonly from: string; readonly ordinal: number; readonly id: string }[] = [];
+  async forkBefore(sessionId: string, ordinal: number): Promise<string> {
+    const id = `fork${this.forks.length + 1}`;
+    this.forks.push({ from: sessionId, ordinal, id });
+    // What the store's fork holds: the events before the user's `ordinal`-th message.
+    const events = this.stored.get(sessionId) ?? [];
+    let seen = -1;
+    const cut = events.findIndex((event) => event.type === 'user-message' && ++seen === ordinal);
+    this.stored.set(
+      id,
+      events.slice(0, cut).map((event) => ({ ...event, session_id: id })),
+    );
+    return id;
+  }
+  async setPermissionMode(mode: PermissionMode): Promise<void> {
+    if (this.failModeWrite) throw new Error('Unable to write to Workspace Settings.');
+    this.mode = mode;
   }
   readonly editorActions: string[] = [];
   editorAction(action: 'set-api-key' | 'open-settings'): void {
@@ -519,4 +548,93 @@ test('issue 10 item 2: Compact Chat Context needs a chat, is refused while a tur
 
   const fresh = setup('fresh');
   assert.match((await fresh.controller.compact()) ?? '', /Nothing to compact yet/);
+});
+
+test('issue 14 item 12: the header mode dropdown writes the mode through the backend and the view gets the new status; a failed write puts the dropdown back', async () => {
+  const { backend, controller, view } = setup();
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'set-mode', mode: 'auto-edit' });
+  assert.equal(backend.mode, 'auto-edit');
+  const statuses = () => view.flatMap((message) => (message.type === 'status' ? [message.status.permissionMode] : []));
+  assert.equal(statuses().at(-1), 'auto-edit');
+  backend.failModeWrite = true;
+  await controller.receive({ type: 'set-mode', mode: 'auto' });
+  assert.equal(backend.mode, 'auto-edit');
+  assert.equal(statuses().at(-1), 'auto-edit', 'the view is told the mode that is really set');
+  const errors = view.flatMap((message) => (message.type === 'error' ? [message.text] : []));
+  assert.match(errors.at(-1) ?? '', /Unable to write to Workspace Settings/, 'the failure is shown, not swallowed');
+  await controller.receive({ type: 'set-mode', mode: 'yolo' });
+  assert.equal(backend.mode, 'auto-edit', 'a mode that does not exist is refused at the protocol');
+  assert.match(backend.logs.at(-1) ?? '', /Ignored an invalid message/);
+});
+
+test('issue 14: edit-and-resend and Retry continue from before that message in a forked chat and send the text as a new turn; refused while a turn runs', async () => {
+  const { backend, controller, view } = setup();
+  const runs: { prompt: string; session: string | undefined }[] = [];
+  const original = backend.run.bind(backend);
+  backend.run = async (prompt, sessionId, signal, takeQueued) => {
+    runs.push({ prompt, session: sessionId });
+    backend.script = async (emit) => {
+      emit({ type: 'user-message', text: prompt });
+      emit({ type: 'assistant-message', text: `answer to ${prompt}` });
+      emit({ type: 'session-finished', reason: 'done' });
+    };
+    await original(prompt, sessionId, signal, takeQueued);
+  };
+  await controller.receive({ type: 'ready' });
+  await controller.receive({ type: 'send', text: 'first' });
+  const chat = controller.sessionId ?? '';
+  await controller.receive({ type: 'send', text: 'second' });
+
+  // Edit the second message: a fork of the chat before it, shown, and the edited text sent there.
+  await controller.receive({ type: 'resend', ordinal: 1, text: 'second, edited' });
+  assert.deepEqual(backend.forks, [{ from: chat, ordinal: 1, id: 'fork1' }]);
+  assert.equal(controller.sessionId, 'fork1');
+  assert.deepEqual(runs.at(-1), { prompt: 'second, edited', session: 'fork1' });
+  const snapshot = view.filter((message) => message.type === 'snapshot').at(-1);
+  assert.deepEqual(
+    snapshot?.type === 'snapshot' ? snapshot.events.flatMap((event) => (event.type === 'user-message' ? [event.text] : [])) : [],
+    ['first'],
+    'the forked chat shows the history before the edited message',
+  );
+
+  // Retry of the only message of a chat: a new chat with the same prompt.
+  await controller.receive({ type: 'resend', ordinal: 0, text: 'first' });
+  assert.deepEqual(runs.at(-1), { prompt: 'first', session: undefined });
+  assert.equal(backend.forks.length, 1, 'nothing to fork before the first message');
+
+  // While a turn runs, nothing is forked or sent.
+  const hold = deferred();
+  backend.run = async () => hold.promise;
+  const running = controller.receive({ type: 'send', text: 'long' });
+  await controller.receive({ type: 'resend', ordinal: 0, text: 'again' });
+  assert.match(
+    view.flatMap((message) => (message.type === 'error' ? [message.text] : [])).at(-1) ?? '',
+    /Cancel it first, then edit or retry/,
+  );
+  assert.equal(backend.forks.length, 1);
+  hold.release();
+  await running;
+});
+
+test('issue 14: pasted images go to the run with their message; while a turn runs they are not queued, and the text goes back to the composer', async () => {
+  const { backend, controller, view } = setup();
+  const pixel = { mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' };
+  const received: { prompt: string; images: readonly unknown[] | undefined }[] = [];
+  const hold = deferred();
+  backend.run = async (prompt, _sessionId, _signal, _takeQueued, images) => {
+    received.push({ prompt, images });
+    await hold.promise;
+  };
+  await controller.receive({ type: 'ready' });
+  const running = controller.receive({ type: 'send', text: 'what is this?', images: [pixel] });
+  await controller.receive({ type: 'send', text: 'and this?', images: [pixel] });
+  assert.match(view.flatMap((message) => (message.type === 'error' ? [message.text] : [])).at(-1) ?? '', /when this turn has finished/);
+  assert.deepEqual(view.at(-1), { type: 'restore-draft', text: 'and this?' });
+  hold.release();
+  await running;
+  assert.deepEqual(received, [{ prompt: 'what is this?', images: [pixel] }]);
+  await controller.receive({ type: 'send', text: 'bad', images: [{ mediaType: 'image/svg+xml', data: 'PHN2Zz4=' }] });
+  assert.equal(received.length, 1, 'an SVG (which can carry script) is refused at the protocol');
+  assert.match(backend.logs.at(-1) ?? '', /Ignored an invalid message/);
 });

@@ -146,6 +146,8 @@ test('issue 14 item 14: the controller exports the chat shown, from the store, a
     compact: async () => false,
     status: (running) => ({ permissionMode: 'strict', modelLabel: 'm', running }),
     configureModel: () => undefined,
+    setPermissionMode: async () => undefined,
+    forkBefore: async () => Promise.reject(new Error('not used here')),
     editorAction: () => undefined,
     rememberSession: () => undefined,
     log: () => undefined,

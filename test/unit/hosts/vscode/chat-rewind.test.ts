@@ -41,6 +41,7 @@ async function setup(running = false) {
 
   const posted: ToWebview[] = [];
   const opened: string[] = [];
+  const sent: { readonly text: string; readonly inChat: string | undefined }[] = [];
   const backend = new RuntimeRewinds(async () => ({ checkpoints: { shadow, off: () => undefined }, store, events }), workspace);
   const rewinds = new ChatRewinds({
     backend: {
@@ -55,8 +56,11 @@ async function setup(running = false) {
       opened.push(id);
       return true;
     },
+    send: async (text) => {
+      sent.push({ text, inChat: opened.at(-1) });
+    },
   });
-  return { workspace, store, sessionId, rewinds, posted, opened, checkpointId: checkpoint.id };
+  return { workspace, store, sessionId, rewinds, posted, opened, sent, checkpointId: checkpoint.id };
 }
 
 test('issue 13: the chat previews a restore (each file with its diff), restores on confirmation, and the session records the rewind', async () => {
@@ -125,6 +129,23 @@ test('issue 13: "Restore and fork" restores the files and opens the new chat, wh
     store.events(fork).map((event) => event.type),
     ['notice'],
   );
+});
+
+test('issue 14: edit-and-resend with files restored: the confirmed restore forks, opens the fork, then sends the edited message there (and only then)', async () => {
+  const { workspace, store, rewinds, opened, sent, checkpointId } = await setup();
+  await rewinds.handle({ type: 'rewind-apply', checkpointId, force: false, fork: true, resend: 'change a, but gently' });
+  assert.equal(readFileSync(join(workspace, 'a.txt'), 'utf8'), 'original\n');
+  assert.equal(opened.length, 1);
+  assert.equal(store.getSession(opened[0] ?? '')?.status, 'done', 'the fork does not open as an interrupted run');
+  assert.deepEqual(sent, [{ text: 'change a, but gently', inChat: opened[0] }]);
+});
+
+test('issue 14: an edit whose restore is refused (a file changed outside Zuno) sends nothing until the user decides', async () => {
+  const { workspace, rewinds, sent, posted, checkpointId } = await setup();
+  writeFileSync(join(workspace, 'a.txt'), 'edited by hand\n');
+  await rewinds.handle({ type: 'rewind-apply', checkpointId, force: false, fork: true, resend: 'again' });
+  assert.equal(posted.at(-1)?.type, 'rewind-preview', 'the preview comes back naming the conflict');
+  assert.deepEqual(sent, []);
 });
 
 test('issue 13: a diff asked for by the view opens only files inside the workspace (the view is untrusted input)', () => {

@@ -108,6 +108,8 @@ async function chat(
     compact: async () => false,
     status: (running) => ({ permissionMode: 'strict', modelLabel: 'scripted-model', running }),
     configureModel: () => undefined,
+    setPermissionMode: async () => undefined,
+    forkBefore: async () => Promise.reject(new Error('not used here')),
     editorAction: () => undefined,
     rememberSession: () => undefined,
     log: () => undefined,

@@ -94,6 +94,8 @@ function setup(root: string, running?: Promise<void>) {
     compact: async () => false,
     status: (running) => ({ permissionMode: 'strict', modelLabel: 'm', running }),
     configureModel: () => undefined,
+    setPermissionMode: async () => undefined,
+    forkBefore: async () => Promise.reject(new Error('not used here')),
     editorAction: () => undefined,
     rememberSession: () => undefined,
     log: () => undefined,
