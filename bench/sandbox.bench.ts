@@ -34,7 +34,9 @@ function spawnTime(argv: readonly string[]): Promise<number> {
     const [command = 'true', ...args] = argv;
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${argv.join(' ')} exited ${String(code)}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(performance.now() - started) : reject(new Error(`${argv.join(' ')} exited ${String(code)}`)),
+    );
   });
 }
 
@@ -53,14 +55,12 @@ export default async function bench(): Promise<BenchResult[]> {
   });
   if (!defaultPlan) throw new Error('the default config has a sandbox');
   const plan: SandboxPlan = defaultPlan;
-  const viaRunner =
-    (sandbox: SandboxPlan | undefined) =>
-    async (): Promise<number> => {
-      const started = performance.now();
-      const result = await runner.run({ command: 'true', shell: true, cwd: workspace, ...(sandbox ? { sandbox } : {}) });
-      if (result.exitCode !== 0) throw new Error(`true exited ${String(result.exitCode)}`);
-      return performance.now() - started;
-    };
+  const viaRunner = (sandbox: SandboxPlan | undefined) => async (): Promise<number> => {
+    const started = performance.now();
+    const result = await runner.run({ command: 'true', shell: true, cwd: workspace, ...(sandbox ? { sandbox } : {}) });
+    if (result.exitCode !== 0) throw new Error(`true exited ${String(result.exitCode)}`);
+    return performance.now() - started;
+  };
   const command = ['--', '/bin/sh', '-c', 'true'];
   const namespaces = [bwrap, '--unshare-user', '--unshare-pid', '--unshare-ipc', '--ro-bind', '/', '/'];
   const mounts = ['--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
@@ -108,7 +108,12 @@ export default async function bench(): Promise<BenchResult[]> {
     part('part: bwrap, its namespaces and the read-only root', 'bwrapNamespaces', 'plain', 'user, PID and IPC namespaces'),
     part('part: + the network namespace', 'bwrapNetwork', 'bwrapNamespaces', '--unshare-net'),
     part('part: + /dev, /proc and the private /tmp', 'bwrapMounts', 'bwrapNetwork', 'three mounts'),
-    part("part: + the plan's binds (the whole argv)", 'bwrapWholeArgv', 'bwrapMounts', 'workspace, .git/.zuno/.vscode, hidden secrets, --cap-drop, --new-session'),
+    part(
+      "part: + the plan's binds (the whole argv)",
+      'bwrapWholeArgv',
+      'bwrapMounts',
+      'workspace, .git/.zuno/.vscode, hidden secrets, --cap-drop, --new-session',
+    ),
     {
       name: 'part: the pids cgroup, through the runner',
       value: at('runnerSandboxed'),
@@ -123,6 +128,11 @@ export default async function bench(): Promise<BenchResult[]> {
       baseline: { name: 'the same plan with sandbox.network on', value: at('runnerNetworkOn') },
       detail: added('runnerSandboxed', 'runnerNetworkOn'),
     },
-    { name: "part: the bwrap argv (the plan's paths checked on disk)", value: argvMs, unit: 'ms', detail: 'per call, synchronous, mean of 100' },
+    {
+      name: "part: the bwrap argv (the plan's paths checked on disk)",
+      value: argvMs,
+      unit: 'ms',
+      detail: 'per call, synchronous, mean of 100',
+    },
   ];
 }

@@ -18,7 +18,10 @@ export function renderDelegation(delegation: Delegation, approvalFor: (callId: s
     }),
   );
   if (delegation.calls.length === 0) return box;
-  const list = element('ol', { className: 'child-calls', attributes: { 'data-testid': 'child-calls', 'aria-label': 'Calls of the delegated agent' } });
+  const list = element('ol', {
+    className: 'child-calls',
+    attributes: { 'data-testid': 'child-calls', 'aria-label': 'Calls of the delegated agent' },
+  });
   for (const call of delegation.calls) {
     const label = childCallLabel(call);
     const tone = call.outcome ?? (call.state === 'running' ? 'running' : 'pending');

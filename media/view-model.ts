@@ -176,7 +176,8 @@ export class ViewModel {
 
   /** The other pending approvals redraw too: their "Approve all N" counts them all (issue 14). */
   private touchPendingApprovals(): void {
-    for (const approval of this.approvals.values()) this.transcript.touchCall(this.transcript.delegatingCard(approval)?.callId ?? approval.callId);
+    for (const approval of this.approvals.values())
+      this.transcript.touchCall(this.transcript.delegatingCard(approval)?.callId ?? approval.callId);
   }
 
   private addQuestion(question: PendingQuestion): void {

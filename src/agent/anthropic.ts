@@ -96,9 +96,10 @@ export function toAnthropicRequest(
       case 'user':
         // Images first, as Anthropic advises, then the text.
         push('user', [
-          ...(message.images ?? []).map(
-            (image): ContentBlock => ({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.data } }),
-          ),
+          ...(message.images ?? []).map((image): ContentBlock => ({
+            type: 'image',
+            source: { type: 'base64', media_type: image.mediaType, data: image.data },
+          })),
           ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
         ]);
         break;

@@ -239,7 +239,8 @@ export const configSchema = z.strictObject({
             .superRefine((entry, context) => {
               if (!isGlobEntry(entry)) return;
               const problem = globProblem(entry, 'path') ?? globCostProblem(entry);
-              if (problem !== undefined) context.addIssue({ code: 'custom', message: `${JSON.stringify(entry)} is not a valid glob: ${problem}` });
+              if (problem !== undefined)
+                context.addIssue({ code: 'custom', message: `${JSON.stringify(entry)} is not a valid glob: ${problem}` });
               else if (['/', '', '~'].includes(splitGlob(entry).base))
                 context.addIssue({
                   code: 'custom',

@@ -115,10 +115,7 @@ const within = (path: string, folder: string): boolean => path === folder || pat
  * writable (a match inside the workspace adds nothing, and a concurrent command there could swap
  * it for a symlink before bwrap binds it). Paths are real (symlinks resolved).
  */
-export function globMatchAllowed(
-  match: string,
-  plan: Pick<SandboxPlan, 'writable' | 'readOnly' | 'hidden'>,
-): boolean {
+export function globMatchAllowed(match: string, plan: Pick<SandboxPlan, 'writable' | 'readOnly' | 'hidden'>): boolean {
   if ([...plan.readOnly, ...plan.hidden].some((kept) => within(kept, match))) return false;
   return ![...plan.hidden, ...plan.writable].some((folder) => within(match, folder));
 }

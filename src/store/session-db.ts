@@ -219,7 +219,10 @@ export class SessionDb extends SessionEngine {
   recordEvent(event: ZunoEvent): void {
     const seq = this.nextSeq('events', event.session_id);
     this.write([
-      ['INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, CAST(? AS TEXT))', [event.session_id, seq, event.type, JSON.stringify(event)]],
+      [
+        'INSERT INTO events (session_id, seq, type, json) VALUES (?, ?, ?, CAST(? AS TEXT))',
+        [event.session_id, seq, event.type, JSON.stringify(event)],
+      ],
     ]);
     this.advance('events', event.session_id, seq);
   }
@@ -306,25 +309,28 @@ export class SessionDb extends SessionEngine {
             `(replay ${existing.replay}). Only a Safe call whose last attempt failed may start again, with a higher attempt number; call ids must be unique within a session.`,
         );
       }
-      seq = this.write([
+      seq = this.write(
         [
-          // The failed attempt's output moves from the call row (where the latest attempt's output is kept, once) to its attempt row.
-          `UPDATE call_attempts SET status = 'error', output = COALESCE(output, ?, ?), finished_at = COALESCE(finished_at, ?) WHERE session_id = ? AND call_id = ? AND attempt = ?`,
           [
-            existing.output ?? null,
-            `This attempt failed; the call was tried again as attempt ${start.attempt}.`,
-            start.startedAt,
-            start.sessionId,
-            start.callId,
-            existing.attempt,
+            // The failed attempt's output moves from the call row (where the latest attempt's output is kept, once) to its attempt row.
+            `UPDATE call_attempts SET status = 'error', output = COALESCE(output, ?, ?), finished_at = COALESCE(finished_at, ?) WHERE session_id = ? AND call_id = ? AND attempt = ?`,
+            [
+              existing.output ?? null,
+              `This attempt failed; the call was tried again as attempt ${start.attempt}.`,
+              start.startedAt,
+              start.sessionId,
+              start.callId,
+              existing.attempt,
+            ],
           ],
+          [
+            `UPDATE calls SET status = 'running', attempt = ?, category = NULL, output = NULL, truncated = 0, metadata_json = NULL, finished_at = NULL, duration_ms = NULL WHERE session_id = ? AND call_id = ?`,
+            [start.attempt, start.sessionId, start.callId],
+          ],
+          attemptRow,
         ],
-        [
-          `UPDATE calls SET status = 'running', attempt = ?, category = NULL, output = NULL, truncated = 0, metadata_json = NULL, finished_at = NULL, duration_ms = NULL WHERE session_id = ? AND call_id = ?`,
-          [start.attempt, start.sessionId, start.callId],
-        ],
-        attemptRow,
-      ], true);
+        true,
+      );
     } else {
       const insert = this.insertCall(start, 'running');
       seq = this.write([insert.operation, attemptRow], true);
@@ -412,27 +418,30 @@ export class SessionDb extends SessionEngine {
         `Call ${finish.callId} of session ${finish.sessionId} cannot finish attempt ${finish.attempt}: it is ${existing.status} at attempt ${existing.attempt}.`,
       );
     }
-    const seq = this.write([
+    const seq = this.write(
       [
-        `UPDATE calls SET status = ?, category = ?, output = CAST(? AS TEXT), truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
         [
-          finish.outcome,
-          finish.category ?? null,
-          finish.output,
-          finish.truncated ? 1 : 0,
-          metadataJson(finish.metadata),
-          finish.finishedAt,
-          finish.durationMs,
-          finish.sessionId,
-          finish.callId,
+          `UPDATE calls SET status = ?, category = ?, output = CAST(? AS TEXT), truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
+          [
+            finish.outcome,
+            finish.category ?? null,
+            finish.output,
+            finish.truncated ? 1 : 0,
+            metadataJson(finish.metadata),
+            finish.finishedAt,
+            finish.durationMs,
+            finish.sessionId,
+            finish.callId,
+          ],
+        ],
+        [
+          // The output is stored once, in the call row; callAttempts reads it from there (issue 9).
+          `UPDATE call_attempts SET status = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ? AND attempt = ?`,
+          [finish.outcome, finish.finishedAt, finish.durationMs, finish.sessionId, finish.callId, finish.attempt],
         ],
       ],
-      [
-        // The output is stored once, in the call row; callAttempts reads it from there (issue 9).
-        `UPDATE call_attempts SET status = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ? AND attempt = ?`,
-        [finish.outcome, finish.finishedAt, finish.durationMs, finish.sessionId, finish.callId, finish.attempt],
-      ],
-    ], true);
+      true,
+    );
     this.startedHere.delete(`${finish.sessionId}\u0000${finish.callId}`);
     await this.journal?.syncThrough(seq);
   }

@@ -130,7 +130,8 @@ function textAsBytePositions(sql: string): readonly number[] {
       const close = sql.indexOf(char, at + 1);
       at = close === -1 ? sql.length : close;
     } else if (char === '?') {
-      if (/CAST\(\s*$/i.test(sql.slice(Math.max(0, at - 16), at)) && /^\s+AS\s+TEXT\s*\)/i.test(sql.slice(at + 1, at + 20))) found.push(index);
+      if (/CAST\(\s*$/i.test(sql.slice(Math.max(0, at - 16), at)) && /^\s+AS\s+TEXT\s*\)/i.test(sql.slice(at + 1, at + 20)))
+        found.push(index);
       index++;
     }
   }

@@ -22,7 +22,11 @@ test('issue 14 item 3: the delegated task card ends Done with its child calls in
     // One queue serves parent and child in the order they ask: parent, child, child, parent.
     replies.push(
       { toolCalls: [{ id: 'call_deleg_task', name: 'task', arguments: { goal: 'Write CHANGELOG.md with one entry' } }] },
-      { toolCalls: [{ id: 'call_deleg_write', name: 'write', arguments: { path: 'CHANGELOG.md', content: '# Changelog\n\n- Cart total fixed\n' } }] },
+      {
+        toolCalls: [
+          { id: 'call_deleg_write', name: 'write', arguments: { path: 'CHANGELOG.md', content: '# Changelog\n\n- Cart total fixed\n' } },
+        ],
+      },
       { text: 'Wrote CHANGELOG.md.' },
       { text: 'The delegated agent wrote the changelog.' },
     );
@@ -52,9 +56,11 @@ test('issue 14 item 3: the delegated task card ends Done with its child calls in
     assert.equal(readFileSync(join(editor.workspace, 'CHANGELOG.md'), 'utf8'), '# Changelog\n\n- Cart total fixed\n');
     const last = requests().at(-1);
     assert.ok(last);
-    assert.match(toolResults(last).get('call_deleg_task') ?? '', /^The delegated agent \(general\) finished\.[\s\S]*- write CHANGELOG\.md: ok/);
-  }),
-);
+    assert.match(
+      toolResults(last).get('call_deleg_task') ?? '',
+      /^The delegated agent \(general\) finished\.[\s\S]*- write CHANGELOG\.md: ok/,
+    );
+  }));
 
 test('issue 14 batch approvals: two writes of one turn wait together; "Approve all 2" approves both, each recorded as approved, and both run', (t) =>
   shared.scenario(t, async ({ editor, replies, requests }) => {
@@ -84,8 +90,7 @@ test('issue 14 batch approvals: two writes of one turn wait together; "Approve a
     const last = requests().at(-1);
     assert.ok(last);
     assert.equal(toolResults(last).size, 2, 'the model got both results');
-  }),
-);
+  }));
 
 /** A delegated child's reply, by its goal ("Write A.md" writes A.md) and its step: write, then report. */
 function childReply(request: RecordedRequest): ScriptedReply {
@@ -134,8 +139,7 @@ test('issue 14 batch approvals: two writes pending at once (two delegated agents
       assert.equal(await row.getAttribute('data-outcome'), 'ok');
     }
     assert.equal(await approveAll.count(), 0, 'nothing left to approve');
-  }),
-);
+  }));
 
 /** A button of the active editor's title bar, by the start of its label (the command's title). */
 const titleAction = (editor: { readonly page: Page }, label: string) =>
@@ -152,7 +156,10 @@ test('issue 14 item 13: Approve and Deny from the diff editor title bar, whose t
     await sendPrompt(chat, 'Fix the total, then add notes.');
 
     // Approve from the title bar: the diff of the edit, named after the file, with its buttons.
-    await chat.locator(`${testId('show-diff')}[data-call-id="call_title_edit"]`).first().click();
+    await chat
+      .locator(`${testId('show-diff')}[data-call-id="call_title_edit"]`)
+      .first()
+      .click();
     await activeDiffEditor(editor.page).waitFor();
     await editor.waitFor(async () => (await activeTabLabel(editor.page)).startsWith('cart.js (proposed by Zuno)'), {
       message: 'the diff tab "cart.js (proposed by Zuno)"',
@@ -163,7 +170,10 @@ test('issue 14 item 13: Approve and Deny from the diff editor title bar, whose t
     assert.equal(readFileSync(join(editor.workspace, 'src/cart.js'), 'utf8'), 'export const total = 42;\n');
 
     // Deny from the title bar: the new file's diff, then nothing written and the card says so.
-    await chat.locator(`${testId('show-diff')}[data-call-id="call_title_new"]`).first().click();
+    await chat
+      .locator(`${testId('show-diff')}[data-call-id="call_title_new"]`)
+      .first()
+      .click();
     await editor.waitFor(async () => (await activeTabLabel(editor.page)).startsWith('NOTES.md (new file proposed by Zuno)'), {
       message: 'the diff tab "NOTES.md (new file proposed by Zuno)"',
     });
@@ -178,5 +188,4 @@ test('issue 14 item 13: Approve and Deny from the diff editor title bar, whose t
     const last = requests().at(-1);
     assert.ok(last);
     assert.match(toolResults(last).get('call_title_new') ?? '', /declined/);
-  }),
-);
+  }));

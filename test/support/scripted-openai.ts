@@ -157,11 +157,13 @@ export function imageParts(messages: readonly ChatMessage[], acceptsImages: bool
     for (const part of content as unknown[]) {
       const typed = part as { type?: unknown; text?: unknown; image_url?: { url?: unknown } };
       if (typed.type === 'text' && typeof typed.text === 'string') continue;
-      if (typed.type !== 'image_url') return { refusal: `Invalid value: '${String(typed.type)}'. Supported values are: 'text' and 'image_url'.` };
+      if (typed.type !== 'image_url')
+        return { refusal: `Invalid value: '${String(typed.type)}'. Supported values are: 'text' and 'image_url'.` };
       if (!acceptsImages) return { refusal: 'Invalid content type. image_url is only supported by certain models.' };
       const url = typed.image_url?.url;
       const match = typeof url === 'string' ? DATA_URL.exec(url) : null;
-      if (match === null) return { refusal: "Invalid image URL: 'image_url.url' must be a URL or a base64 data URL of a png, jpeg, gif or webp image." };
+      if (match === null)
+        return { refusal: "Invalid image URL: 'image_url.url' must be a URL or a base64 data URL of a png, jpeg, gif or webp image." };
       types.push(match[1] ?? '');
     }
   }

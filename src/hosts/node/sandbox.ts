@@ -6,7 +6,18 @@
  * the profile are built by pure functions, so they are tested as text.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, type Dirent, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  type Dirent,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { rmdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';

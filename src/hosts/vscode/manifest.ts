@@ -76,7 +76,9 @@ export function contributedManifest(): ContributedManifest {
   });
   const editorTitle = COMMAND_IDS.flatMap((command) => {
     const definition: CommandDefinition = COMMANDS[command];
-    return definition.editorTitle ? [{ command, when: definition.editorTitle.when, group: `navigation@${definition.editorTitle.order}` }] : [];
+    return definition.editorTitle
+      ? [{ command, when: definition.editorTitle.when, group: `navigation@${definition.editorTitle.order}` }]
+      : [];
   });
   // A command that acts on the editor it is shown for makes no sense from the palette elsewhere.
   const commandPalette = COMMAND_IDS.flatMap((command) => {

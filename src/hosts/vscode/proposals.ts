@@ -176,9 +176,15 @@ export class EditorApprovals implements ApprovalEnvironment {
       } else {
         left = vscode.Uri.file(change.path);
       }
-      await vscode.commands.executeCommand('vscode.diff', left, right, proposalTitle(change.kind, basename(change.path), basename(target)), {
-        preview: false,
-      });
+      await vscode.commands.executeCommand(
+        'vscode.diff',
+        left,
+        right,
+        proposalTitle(change.kind, basename(change.path), basename(target)),
+        {
+          preview: false,
+        },
+      );
     }
   }
 

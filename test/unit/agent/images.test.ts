@@ -115,7 +115,9 @@ test('issue 14: the scripted servers refuse what the APIs refuse: image parts fo
 
   const strict = await startScriptedOpenAI({ script: [] });
   cleanups.push(() => strict.close());
-  const malformed = await ask(runtime, new OpenAIProvider(options(strict.baseUrl, 'gpt-4o')), [{ mediaType: 'image/png', data: 'not base64!' }]);
+  const malformed = await ask(runtime, new OpenAIProvider(options(strict.baseUrl, 'gpt-4o')), [
+    { mediaType: 'image/png', data: 'not base64!' },
+  ]);
   assert.match(malformed.error?.message ?? '', /Invalid image URL/);
 
   const anthropic = await startScriptedAnthropic({ script: [] });

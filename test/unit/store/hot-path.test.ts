@@ -16,7 +16,10 @@ test('issue 9: bindable turns only CAST(? AS TEXT) string parameters into bytes,
   const bound = bindable(`UPDATE t SET a = ?, b = CAST(? AS TEXT), c = '?', d = cast( ?  as text ) WHERE e = ?`, ['x', 'y', 'z', 'w']);
   assert.equal(bound[0], 'x');
   assert.ok(bound[1] instanceof Uint8Array && Buffer.from(bound[1]).toString('utf8') === 'y');
-  assert.ok(bound[2] instanceof Uint8Array && Buffer.from(bound[2]).toString('utf8') === 'z', 'the third ? is the third parameter: the quoted one is not counted');
+  assert.ok(
+    bound[2] instanceof Uint8Array && Buffer.from(bound[2]).toString('utf8') === 'z',
+    'the third ? is the third parameter: the quoted one is not counted',
+  );
   assert.equal(bound[3], 'w');
   assert.deepEqual(bindable('SELECT ? AS TEXT', ['plain']), ['plain'], 'AS TEXT outside a CAST binds as it is');
   assert.deepEqual(bindable('INSERT INTO t VALUES (CAST(? AS TEXT))', [null]), [null], 'NULL stays NULL');
@@ -33,7 +36,16 @@ test('issue 9: an output bound as bytes is stored as text and reads back unchang
     const store = await Store.open({ stateDir, compaction });
     store.createSession({ id, workspace: '/w' });
     await store.recordStart(callStart(id, 'c1', { argumentsJson: JSON.stringify({ content: output }) }));
-    await store.recordFinish({ sessionId: id, callId: 'c1', outcome: 'ok', output, truncated: false, attempt: 1, finishedAt: 2, durationMs: 1 });
+    await store.recordFinish({
+      sessionId: id,
+      callId: 'c1',
+      outcome: 'ok',
+      output,
+      truncated: false,
+      attempt: 1,
+      finishedAt: 2,
+      durationMs: 1,
+    });
     store.appendMessage(id, { role: 'assistant', content: output });
     assert.equal(store.getCall(id, 'c1')?.output, output, 'live');
     await store.close();

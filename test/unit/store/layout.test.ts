@@ -441,7 +441,10 @@ test('issue 9: with history.max_sessions set, creating a session leaves exactly 
   assert.deepEqual(readdirSync(join(stateDir, 'sessions')).sort(), [...left].sort(), 'the deleted one is gone with its files');
   store.createSession({ id: 'fifth', workspace: '/w' });
   assert.deepEqual(
-    store.listSessions().map((session) => session.id).sort(),
+    store
+      .listSessions()
+      .map((session) => session.id)
+      .sort(),
     ['fifth', 'fourth'],
     'sessions this store has open are kept and count toward the limit',
   );

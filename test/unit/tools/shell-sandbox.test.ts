@@ -96,7 +96,10 @@ test('issue 12: a .vscode or .zuno that does not exist yet cannot be created fro
     const tasks = await run('mkdir .vscode && echo x > .vscode/tasks.json');
     assert.equal(tasks.status, 'error');
     assert.match(tasks.output, /File exists/);
-    assert.match(tasks.output, /the failure looks like the sandbox refused it: the workspace's \.git, \.zuno and \.vscode cannot be created/);
+    assert.match(
+      tasks.output,
+      /the failure looks like the sandbox refused it: the workspace's \.git, \.zuno and \.vscode cannot be created/,
+    );
     const config = await run('mkdir -p .zuno && echo "{}" > .zuno/config.json');
     assert.equal(config.status, 'error');
     assert.match(config.output, /Read-only file system/);
@@ -318,7 +321,8 @@ test('issue 12: an unavailable sandbox is still said on every result, not only i
   const { run, notices } = schedulerOn('without bwrap', { permission: { mode: 'auto' } });
   const first = await run('1', { command: 'echo one' });
   const second = await run('2', { command: 'echo two' });
-  for (const result of [first, second]) assert.match(result?.output ?? '', /^exit code 0\n\[unsandboxed \(bwrap \(bubblewrap\) was not found on PATH\)/);
+  for (const result of [first, second])
+    assert.match(result?.output ?? '', /^exit code 0\n\[unsandboxed \(bwrap \(bubblewrap\) was not found on PATH\)/);
   assert.equal(notices.filter((text) => text.startsWith('Commands run unsandboxed: bwrap')).length, 1);
 });
 
@@ -367,15 +371,19 @@ test('issue 12: a bounded fork bomb is stopped at sandbox.max_processes', async 
   assert.ok(Number(/\n(\d+)\n/.exec(unlimited.output)?.[1]) > 150, 'without the limit every sleeper starts');
 });
 
-test('issue 12: as root the command is in its own pids cgroup from its first instruction (bwrap waits on --block-fd until it is)', {
-  skip: process.getuid?.() !== 0 && 'only root gets a cgroup; elsewhere ulimit -p binds',
-}, async () => {
-  const result = await shell({ command: 'cat /proc/self/cgroup; cat /proc/1/cgroup' });
-  assert.equal(result.status, 'ok', result.output);
-  const lines = result.output.split('\n').filter((line) => /(^|:)pids:|^0::/.test(line) && line.includes('zuno-'));
-  assert.equal(lines.length, 2, `the command and the sandbox's first process are both in zuno-<pid>-<n>:\n${result.output}`);
-  assert.match(lines[0] ?? '', new RegExp(`zuno-${process.pid}-\\d+`));
-});
+test(
+  'issue 12: as root the command is in its own pids cgroup from its first instruction (bwrap waits on --block-fd until it is)',
+  {
+    skip: process.getuid?.() !== 0 && 'only root gets a cgroup; elsewhere ulimit -p binds',
+  },
+  async () => {
+    const result = await shell({ command: 'cat /proc/self/cgroup; cat /proc/1/cgroup' });
+    assert.equal(result.status, 'ok', result.output);
+    const lines = result.output.split('\n').filter((line) => /(^|:)pids:|^0::/.test(line) && line.includes('zuno-'));
+    assert.equal(lines.length, 2, `the command and the sandbox's first process are both in zuno-<pid>-<n>:\n${result.output}`);
+    assert.match(lines[0] ?? '', new RegExp(`zuno-${process.pid}-\\d+`));
+  },
+);
 
 test('issue 12: a workspace reached through a symlink is writable in the sandbox', async () => {
   const link = join(home, 'linked-workspace');

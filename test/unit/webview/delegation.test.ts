@@ -28,7 +28,15 @@ function runningTask(): ViewModel {
     event({ type: 'tool-call-finished', call_id: 'call_1_0', tool: 'read', outcome: 'ok', duration_ms: 1, truncated: false }, PARENT),
     event({ type: 'tool-call-requested', call_id: 'call_2_0', tool: 'task', arguments: '{"goal":"Write CHANGELOG.md"}' }, PARENT),
     event(
-      { type: 'tool-call-started', call_id: 'call_2_0', tool: 'task', effect: 'Delegating', replay: 'Never', concurrency: 'ParallelSafe', attempt: 1 },
+      {
+        type: 'tool-call-started',
+        call_id: 'call_2_0',
+        tool: 'task',
+        effect: 'Delegating',
+        replay: 'Never',
+        concurrency: 'ParallelSafe',
+        attempt: 1,
+      },
       PARENT,
     ),
     event({ type: 'delegation-started', call_id: 'call_2_0', child_session_id: CHILD, agent: 'general' }, PARENT),
@@ -55,7 +63,10 @@ test('issue 14 item 3: child events go into the task card, even when the child r
   const itemsBefore = model.transcript.items.length;
   model.receive({
     type: 'event',
-    event: event({ type: 'tool-call-requested', call_id: 'call_1_0', tool: 'write', arguments: '{"path":"CHANGELOG.md","content":"x"}' }, CHILD),
+    event: event(
+      { type: 'tool-call-requested', call_id: 'call_1_0', tool: 'write', arguments: '{"path":"CHANGELOG.md","content":"x"}' },
+      CHILD,
+    ),
   });
   model.receive({ type: 'approval', approval: childApproval });
   const task = taskCard(model);
@@ -64,7 +75,15 @@ test('issue 14 item 3: child events go into the task card, even when the child r
   model.receive({ type: 'approval-closed', callId: 'call_1_0' });
   for (const body of [
     { type: 'approval-resolved', call_id: 'call_1_0', tool: 'write', approved: true },
-    { type: 'tool-call-started', call_id: 'call_1_0', tool: 'write', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 },
+    {
+      type: 'tool-call-started',
+      call_id: 'call_1_0',
+      tool: 'write',
+      effect: 'SideEffecting',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+    },
   ] as const)
     model.receive({ type: 'event', event: event(body, CHILD) });
   assert.equal(delegationActivity(task.delegation), 'Now: write CHANGELOG.md — Running');
@@ -76,7 +95,10 @@ test('issue 14 item 3: child events go into the task card, even when the child r
     model.receive({ type: 'event', event: event(body, CHILD) });
   model.receive({
     type: 'event',
-    event: event({ type: 'tool-call-finished', call_id: 'call_2_0', tool: 'task', outcome: 'ok', duration_ms: 9, truncated: false }, PARENT),
+    event: event(
+      { type: 'tool-call-finished', call_id: 'call_2_0', tool: 'task', outcome: 'ok', duration_ms: 9, truncated: false },
+      PARENT,
+    ),
   });
   model.receive({ type: 'event', event: event({ type: 'session-finished', reason: 'done' }, PARENT) });
 
@@ -97,7 +119,15 @@ test('issue 14 item 3: a child cut off by its run ending reads as cancelled or i
   const model = runningTask();
   for (const body of [
     { type: 'tool-call-requested', call_id: 'c1', tool: 'shell', arguments: '{"command":"npm test"}' },
-    { type: 'tool-call-started', call_id: 'c1', tool: 'shell', effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive', attempt: 1 },
+    {
+      type: 'tool-call-started',
+      call_id: 'c1',
+      tool: 'shell',
+      effect: 'SideEffecting',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+    },
     { type: 'tool-call-requested', call_id: 'c2', tool: 'write', arguments: '{"path":"b.txt"}' },
     { type: 'session-finished', reason: 'step-limit' },
   ] as const)
@@ -110,7 +140,10 @@ test('issue 14 item 3: a child cut off by its run ending reads as cancelled or i
       ['write', 'b.txt', 'cancelled'],
     ],
   );
-  assert.equal(delegationActivity(task.delegation), 'The delegated agent (general) made 2 calls and stopped at its step limit: its goal may be incomplete.');
+  assert.equal(
+    delegationActivity(task.delegation),
+    'The delegated agent (general) made 2 calls and stopped at its step limit: its goal may be incomplete.',
+  );
 });
 
 test("issue 14 item 3: the child's usage does not move this chat's context meter (it is the child's own context)", () => {
@@ -129,7 +162,14 @@ test("issue 14 item 3: the child's usage does not move this chat's context meter
 
 test('issue 14 item 3: an approval from a delegated agent whose task card is unknown keeps its own card (as before)', () => {
   const model = new ViewModel();
-  model.receive({ type: 'snapshot', sessionId: PARENT, events: [], approvals: [{ ...childApproval, callId: 'lone' }], questions: [], status });
+  model.receive({
+    type: 'snapshot',
+    sessionId: PARENT,
+    events: [],
+    approvals: [{ ...childApproval, callId: 'lone' }],
+    questions: [],
+    status,
+  });
   const card = model.transcript.card('lone');
   assert.equal(card?.state, 'awaiting-approval');
   assert.equal(card?.parentCallId, 'call_2_0');

@@ -8,8 +8,22 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type ZunoConfigInput } from '../../../../src/core/config';
-import { globMatchAllowed, planSandbox, sandboxRefusalNote, sandboxStatus, splitGlob, type SandboxPlan } from '../../../../src/core/sandbox';
-import { bwrapArguments, createSandboxSupport, expandWritableGlobs, rlimitExempt, seatbeltProfile, type PathKind } from '../../../../src/hosts/node/sandbox';
+import {
+  globMatchAllowed,
+  planSandbox,
+  sandboxRefusalNote,
+  sandboxStatus,
+  splitGlob,
+  type SandboxPlan,
+} from '../../../../src/core/sandbox';
+import {
+  bwrapArguments,
+  createSandboxSupport,
+  expandWritableGlobs,
+  rlimitExempt,
+  seatbeltProfile,
+  type PathKind,
+} from '../../../../src/hosts/node/sandbox';
 
 const plan = (config: ZunoConfigInput = {}): SandboxPlan => {
   const planned = planSandbox({
@@ -81,8 +95,15 @@ test('issue 12: globs in sandbox.writable are kept as absolute globs (~/ and rel
   assert.deepEqual(splitGlob('/home/dev/.cache/*/bin'), { base: '/home/dev/.cache', rest: '*/bin' });
   assert.deepEqual(splitGlob('/*'), { base: '/', rest: '*' });
   for (const top of ['/*', '/**', '~/*', '*', 'build-*'])
-    assert.throws(() => parseConfig({ sandbox: { writable: [top] } }), /at the top of the disk, of the home folder or of the workspace/, top);
-  assert.throws(() => parseConfig({ sandbox: { writable: ['~/.cache/[a-'] } }), /sandbox\.writable\[0\].*is not a valid glob: a "\[" is never closed/);
+    assert.throws(
+      () => parseConfig({ sandbox: { writable: [top] } }),
+      /at the top of the disk, of the home folder or of the workspace/,
+      top,
+    );
+  assert.throws(
+    () => parseConfig({ sandbox: { writable: ['~/.cache/[a-'] } }),
+    /sandbox\.writable\[0\].*is not a valid glob: a "\[" is never closed/,
+  );
   assert.throws(() => parseConfig({ sandbox: { writable: ['/var/*a*b*c*d'] } }), /is not a valid glob: it has 4 wildcards/);
 });
 
@@ -100,7 +121,8 @@ test('issue 12: a glob match never makes writable a parent of what the plan keep
 test('issue 12: a glob expands against the disk: real paths, no symlinks followed, no match that holds the workspace', () => {
   const root = mkdtempSync(join(tmpdir(), 'zuno-globs-'));
   try {
-    for (const folder of ['cache-a', 'cache-b/bin', 'other', 'project/.git', 'deep/x/bin']) mkdirSync(join(root, folder), { recursive: true });
+    for (const folder of ['cache-a', 'cache-b/bin', 'other', 'project/.git', 'deep/x/bin'])
+      mkdirSync(join(root, folder), { recursive: true });
     symlinkSync(join(root, 'other'), join(root, 'cache-link'));
     writeFileSync(join(root, 'cache-file'), '');
     const base = { ...plan(), writable: [join(root, 'project')], readOnly: [join(root, 'project', '.git')], hidden: [] };
@@ -113,7 +135,10 @@ test('issue 12: a glob expands against the disk: real paths, no symlinks followe
     assert.deepEqual(expand([`${root}/nothing-*`]), []);
     assert.deepEqual(expand([`${join(root, 'absent')}/*`]), []);
     const args = bwrapArguments({ ...base, writableGlobs: [`${root}/cache-*`] }, root);
-    assert.ok(mounts(args).indexOf(`--bind ${join(root, 'cache-a')} ${join(root, 'cache-a')}`) < mounts(args).indexOf(`--ro-bind ${join(root, 'project', '.git')} ${join(root, 'project', '.git')}`));
+    assert.ok(
+      mounts(args).indexOf(`--bind ${join(root, 'cache-a')} ${join(root, 'cache-a')}`) <
+        mounts(args).indexOf(`--ro-bind ${join(root, 'project', '.git')} ${join(root, 'project', '.git')}`),
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -238,7 +263,11 @@ test('issue 12: the pids cgroup is used only where RLIMIT_NPROC does not bind: r
   assert.equal(rlimitExempt(1000, status('0000000000200000')), true, 'CAP_SYS_ADMIN');
   assert.equal(rlimitExempt(1000, status('0000000001000000')), true, 'CAP_SYS_RESOURCE');
   assert.equal(rlimitExempt(1000, status('00000000000000c0')), false, 'CAP_SETGID and CAP_SETUID do not lift it');
-  assert.equal(rlimitExempt(1000, () => ''), false, 'no status: a plain user');
+  assert.equal(
+    rlimitExempt(1000, () => ''),
+    false,
+    'no status: a plain user',
+  );
 });
 
 test('issue 12: a .vscode, .zuno or .git that does not exist yet gets an empty read-only placeholder in workspace-write, not in read-only mode', () => {

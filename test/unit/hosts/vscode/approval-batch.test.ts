@@ -116,6 +116,10 @@ test('issue 14 batch approvals: the view offers "Approve all N" only for two or 
   for (const junk of [undefined, '', 'a b', '["a"]', '[1,2]', '{"a":1}', '["a",""]']) assert.deepEqual(parseBatch(junk), [], String(junk));
 
   assert.equal(parseFromWebview({ type: 'approve-all', callIds: ['a', 'b'] }).ok, true);
-  for (const bad of [{ type: 'approve-all', callIds: ['a'] }, { type: 'approve-all', callIds: 'a' }, { type: 'approve-all', callIds: ['a', ''] }])
+  for (const bad of [
+    { type: 'approve-all', callIds: ['a'] },
+    { type: 'approve-all', callIds: 'a' },
+    { type: 'approve-all', callIds: ['a', ''] },
+  ])
     assert.equal(parseFromWebview(bad).ok, false, JSON.stringify(bad));
 });

@@ -94,7 +94,13 @@ async function chat(
     models: modelSource(provider),
   });
   cleanups.push(() => runtime.close());
-  const run = agentRunner({ store: runtime.store, scheduler: runtime.scheduler, registry: runtime.registry, env: runtime.env, events: runtime.events });
+  const run = agentRunner({
+    store: runtime.store,
+    scheduler: runtime.scheduler,
+    registry: runtime.registry,
+    env: runtime.env,
+    events: runtime.events,
+  });
   const backend: ChatBackend = {
     open: async () => undefined,
     events: (sessionId) => runtime.store.events(sessionId),
@@ -123,7 +129,8 @@ async function chat(
     view.receive(message);
     // The user approves each approval as it shows up.
     if (message.type === 'approval') onApproval?.(view, message.approval);
-    if (message.type === 'approval') setImmediate(() => void chatController.receive({ type: 'approval-decision', callId: message.approval.callId, approved: true }));
+    if (message.type === 'approval')
+      setImmediate(() => void chatController.receive({ type: 'approval-decision', callId: message.approval.callId, approved: true }));
   });
   await chatController.receive({ type: 'ready' });
   return { controller: chatController, view, posted, workspace, send: (text) => chatController.send(text) };
@@ -138,7 +145,10 @@ test('issue 14 item 3: a delegated task whose child wrote CHANGELOG.md ends Done
       { toolCalls: [{ id: 'call_2_0', name: 'task', arguments: { goal: 'Write CHANGELOG.md' } }] },
       { text: 'The changelog is written.' },
     ],
-    [{ toolCalls: [{ id: 'call_1_0', name: 'write', arguments: { path: 'CHANGELOG.md', content: '# Changelog\n' } }] }, { text: 'Wrote CHANGELOG.md.' }],
+    [
+      { toolCalls: [{ id: 'call_1_0', name: 'write', arguments: { path: 'CHANGELOG.md', content: '# Changelog\n' } }] },
+      { text: 'Wrote CHANGELOG.md.' },
+    ],
   );
   await setup.send('Delegate the changelog.');
   assert.equal(readFileSync(join(setup.workspace, 'CHANGELOG.md'), 'utf8'), '# Changelog\n');
@@ -189,7 +199,10 @@ test('issue 14 item 3: while the child works, its pending approval is drawn in t
       const task = toolCards(view).find((card) => card.tool === 'task');
       seen = {
         taskState: task?.state,
-        current: task?.delegation === undefined ? undefined : `${currentChildCall(task.delegation)?.tool} ${currentChildCall(task.delegation)?.state}`,
+        current:
+          task?.delegation === undefined
+            ? undefined
+            : `${currentChildCall(task.delegation)?.tool} ${currentChildCall(task.delegation)?.state}`,
         topLevel: toolCards(view).length,
       };
     },
