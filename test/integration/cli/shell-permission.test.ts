@@ -50,7 +50,7 @@ test('issue 8 item 1, E1 §9: with {shell, "git *", allow} in strict mode and --
       ],
     }),
   });
-  const server = await shellCalls(lines, { id: 'control', command: 'git init -q' });
+  const server = await shellCalls(lines, { id: 'control', command: 'git init -q repo' });
   const run = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'deny', 'try the lines'), { cwd: workspace });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(existsSync(join(workspace, 'marker')), false, 'a payload ran');
@@ -61,7 +61,7 @@ test('issue 8 item 1, E1 §9: with {shell, "git *", allow} in strict mode and --
   // Every bypass was asked (and refused by --approve deny), not silently allowed.
   assert.equal(eventsOf(run.events, 'approval-requested').length, lines.length);
   assert.deepEqual(finished.get('control'), ['ok', null]);
-  assert.ok(existsSync(join(workspace, '.git')), 'the allowed git init ran');
+  assert.ok(existsSync(join(workspace, 'repo', '.git')), 'the allowed git init ran');
 });
 
 test('issue 8 item 1, E1 §9: with {shell, "rm *", deny} in auto mode, none of the disguises of rm runs; an unrelated command does', async () => {
