@@ -19,11 +19,11 @@ test('issue 14 item 10: history search finds a chat by what was said in it; rena
     const chat = await editor.openZuno();
     await sendPrompt(chat, 'Where is the cart total computed?');
     await waitForAnswer(chat, 'checkout.js');
-    await chat.locator(`${testId('status')}[data-running="false"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await chat.locator(`${testId('status')}[data-running="false"]`).waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
     await chat.locator(testId('new-chat')).click();
     await sendPrompt(chat, 'Write the README install steps');
     await waitForAnswer(chat, 'install steps');
-    await chat.locator(`${testId('status')}[data-running="false"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await chat.locator(`${testId('status')}[data-running="false"]`).waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
 
     await chat.locator(testId('history')).click();
     const panel = chat.locator(testId('history-panel'));

@@ -204,7 +204,7 @@ const bytesOf = (path: string): Buffer => readFileSync(join(editor.workspace, pa
 async function newChat(): Promise<void> {
   const cancel = chat.locator(testId('cancel'));
   if (await cancel.isEnabled()) await cancel.click();
-  await chat.locator(`${testId('status')}[data-running="false"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+  await chat.locator(`${testId('status')}[data-running="false"]`).waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
   const dismiss = chat.locator(testId('dismiss-error'));
   if (await dismiss.isVisible()) await dismiss.click();
   await chat.locator(testId('new-chat')).click();

@@ -46,12 +46,13 @@ export interface SharedEditor {
 
 /**
  * Stops a turn an earlier scenario may have left running (it failed halfway), waits until none
- * runs (the status line's `data-running`), then starts a new, empty chat.
+ * runs (the status line's `data-running`; attached, not visible, since an idle status line is empty),
+ * then starts a new, empty chat.
  */
 export async function startNewChat(chat: Frame): Promise<void> {
   const cancel = chat.locator(testId('cancel'));
   if (await cancel.isEnabled()) await cancel.click();
-  await chat.locator(`${testId('status')}[data-running="false"]`).waitFor();
+  await chat.locator(`${testId('status')}[data-running="false"]`).waitFor({ state: 'attached' });
   await chat.locator(testId('new-chat')).click();
   await chat.locator(testId('message')).first().waitFor({ state: 'detached' });
   await chat.locator(testId('tool-card')).first().waitFor({ state: 'detached' });
