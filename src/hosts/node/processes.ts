@@ -78,7 +78,7 @@ interface Launch {
   readonly env?: Readonly<Record<string, string>>;
   /** Undoes what the sandbox set up for this child (a temp dir, a cgroup), once it is gone. */
   readonly cleanup?: () => Promise<void>;
-  /** Holds the command until it is in its pids cgroup, through two more descriptors (`ProcessLimit`). */
+  /** The pids cgroup the command starts in (`ProcessLimit`). */
   readonly limit?: ProcessLimit;
 }
 
@@ -115,7 +115,7 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
     const argv = limit ? command : withProcessLimit(command, plan.maxProcesses);
     return {
       command: executable,
-      args: [...(limit?.bwrapArguments ?? []), ...bwrapArguments(plan, spec.cwd), '--', ...argv],
+      args: [...(limit?.kind === 'admitted' ? limit.bwrapArguments : []), ...bwrapArguments(plan, spec.cwd), '--', ...argv],
       shell: false,
       env: { TMPDIR: SANDBOX_TEMP },
       ...(limit ? { limit, cleanup: releaseLater(limit) } : {}),
@@ -182,20 +182,44 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       const launch = await sandboxed(withMergedStderr(spec), spec, options.sandbox);
       // Held open until the child is gone: on Linux the child changes into the descriptor itself.
       const pinned = spec.verifiedCwd ? await pinDirectory(spec.cwd, options.verification) : undefined;
-      const subprocess = execa(launch.command, launch.args, {
-        cwd: pinned?.cwd ?? spec.cwd,
-        shell: launch.shell,
-        // Not extended from process.env: the child sees exactly the filtered environment.
-        env: { ...environment(), ...spec.env, ...launch.env },
-        extendEnv: false,
-        // A new group on POSIX; on Windows `detached` would open a console window instead.
-        detached: !isWindows,
-        ...(spec.stdin !== undefined ? { input: spec.stdin } : {}),
-        // Beyond stderr: bwrap's info and block descriptors, when the command waits for its cgroup.
-        stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(launch.limit ? (['pipe', 'pipe'] as const) : [])],
-        buffer: false,
-        reject: false,
-      });
+      const { limit } = launch;
+      let spawnedPid: number | undefined;
+      const start = () => {
+        const child = execa(launch.command, launch.args, {
+          cwd: pinned?.cwd ?? spec.cwd,
+          shell: launch.shell,
+          // Not extended from process.env: the child sees exactly the filtered environment.
+          env: { ...environment(), ...spec.env, ...launch.env },
+          extendEnv: false,
+          // A new group on POSIX; on Windows `detached` would open a console window instead.
+          detached: !isWindows,
+          ...(spec.stdin !== undefined ? { input: spec.stdin } : {}),
+          // Beyond stderr: bwrap's info and block descriptors, when the command waits for its cgroup.
+          stdio: [
+            spec.stdin !== undefined ? 'pipe' : 'ignore',
+            'pipe',
+            'pipe',
+            ...(limit?.kind === 'admitted' ? (['pipe', 'pipe'] as const) : []),
+          ],
+          buffer: false,
+          reject: false,
+        });
+        spawnedPid = child.pid;
+        return child;
+      };
+      let subprocess: ReturnType<typeof start>;
+      if (limit?.kind !== 'born-inside') subprocess = start();
+      else
+        try {
+          subprocess = limit.spawnInside(start);
+        } catch (error) {
+          // The cgroup could not be entered (nothing started), or this thread could not leave it: then
+          // the command is killed before it runs unwatched.
+          if (spawnedPid !== undefined) signalGroup(spawnedPid, 'SIGKILL');
+          await pinned?.close();
+          await launch.cleanup?.();
+          throw new Error(`Nothing ran: the sandbox could not put the command in its process-count cgroup (${String(error)}).`);
+        }
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
         subprocess.once('exit', (code, signal) => resolve({ code, signal }));
       });
@@ -225,12 +249,12 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       spec.signal?.addEventListener('abort', onAbort, { once: true });
 
       try {
-        if (launch.limit) {
+        if (limit?.kind === 'admitted') {
           // Node makes each extra descriptor a socket; execa's types do not follow a spread stdio.
           const [info, block] = [SANDBOX_INFO_FD, SANDBOX_BLOCK_FD].map((fd) => (subprocess.stdio as readonly unknown[])[fd]);
           const admitted =
             info instanceof Duplex && block instanceof Duplex
-              ? await launch.limit.admit(info, block).catch((error: unknown) => error)
+              ? await limit.admit(info, block).catch((error: unknown) => error)
               : new Error('bwrap got no info and block descriptors');
           if (admitted !== true) {
             // Killed before the block descriptor closes, since bwrap would start the command at its end.

@@ -315,29 +315,35 @@ export function sandboxExecutable(availability: Extract<SandboxAvailability, { a
   return availability.mechanism === 'bubblewrap' ? availability.detail : '/usr/bin/sandbox-exec';
 }
 
-/** The pids cgroup a child can be put in: v1's `pids` hierarchy, or a v2 folder that delegates `pids`. */
-function findPidsCgroupParent(): string | undefined {
+/**
+ * Where this thread's pids cgroup is, when a child cgroup can be made there: v1's `pids`
+ * hierarchy, or a v2 folder that delegates `pids`. Only v1 moves one thread at a time.
+ */
+interface PidsCgroup {
+  readonly folder: string;
+  readonly version: 1 | 2;
+}
+
+function findPidsCgroup(): PidsCgroup | undefined {
   let membership: string;
   try {
-    membership = readFileSync('/proc/self/cgroup', 'utf8');
+    // This thread's, not the process's: it is this thread that moves (see `createProcessLimit`).
+    membership = readFileSync('/proc/thread-self/cgroup', 'utf8');
   } catch {
     return undefined;
   }
-  const candidates: string[] = [];
+  const candidates: PidsCgroup[] = [];
   for (const line of membership.split('\n')) {
     const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
     if (path === undefined) continue;
-    if (controllers?.split(',').includes('pids')) candidates.push(join('/sys/fs/cgroup/pids', path));
-    else if (controllers === '') candidates.push(join('/sys/fs/cgroup', path));
+    if (controllers?.split(',').includes('pids')) candidates.push({ folder: join('/sys/fs/cgroup/pids', path), version: 1 });
+    else if (controllers === '') candidates.push({ folder: join('/sys/fs/cgroup', path), version: 2 });
   }
-  return candidates.find((folder) => {
+  return candidates.find(({ folder, version }) => {
     try {
       accessSync(folder, constants.W_OK);
       // v1 has pids.max in every child it makes; v2 only where the parent delegates the controller.
-      return (
-        folder.startsWith('/sys/fs/cgroup/pids') ||
-        readFileSync(join(folder, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('pids')
-      );
+      return version === 1 || readFileSync(join(folder, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('pids');
     } catch {
       return false;
     }
@@ -359,9 +365,9 @@ export function rlimitExempt(uid: number | undefined, status: () => string): boo
 }
 
 /** Decided once per process: who it runs as and where its cgroups are does not change. */
-let cgroupParent: { readonly folder: string | undefined } | undefined;
+let cgroupParent: { readonly cgroup: PidsCgroup | undefined } | undefined;
 
-function processLimitParent(): string | undefined {
+function processLimitParent(): PidsCgroup | undefined {
   if (cgroupParent === undefined) {
     const exempt = rlimitExempt(process.getuid?.(), () => {
       try {
@@ -370,11 +376,11 @@ function processLimitParent(): string | undefined {
         return '';
       }
     });
-    const folder = exempt ? findPidsCgroupParent() : undefined;
-    if (folder !== undefined) sweepStaleCgroups(folder);
-    cgroupParent = { folder };
+    const cgroup = exempt ? findPidsCgroup() : undefined;
+    if (cgroup !== undefined) sweepStaleCgroups(cgroup.folder);
+    cgroupParent = { cgroup };
   }
-  return cgroupParent.folder;
+  return cgroupParent.cgroup;
 }
 
 let cgroupCount = 0;
@@ -410,31 +416,50 @@ function sweepStaleCgroups(parent: string): void {
   }
 }
 
-/** The descriptors bwrap is given to hold the command until it is in its cgroup (see `ProcessLimit`). */
+/** The descriptors bwrap is given to hold the command until it is in its cgroup (v2, see `ProcessLimit`). */
 export const SANDBOX_INFO_FD = 3;
 export const SANDBOX_BLOCK_FD = 4;
 
 /**
- * A pids cgroup for one command. bwrap reports its sandbox's first process on `--info-fd` and
- * waits on `--block-fd` before it starts the command; `admit` moves that process into the cgroup
- * and only then lets it go, so the command and all it forks are inside from their first
- * instruction. Moving a process costs the kernel an RCU grace period (about 10 ms, more under
- * load); done this way it overlaps bwrap's own mount setup instead of adding to it, and no shell
- * runs in front of bwrap to do it.
+ * A pids cgroup for one command, entered in one of two ways, so that the command and all it forks
+ * are inside from their first instruction.
+ *
+ * `born-inside` (cgroup v1): the calling thread moves itself into the cgroup, starts bwrap, and
+ * moves back, all synchronously; bwrap is forked inside and everything it starts stays there. The
+ * kernel moves a thread that writes "0" to `tasks` without its global threadgroup lock, so this
+ * costs microseconds, where moving another process costs an RCU grace period (about 10 ms, more
+ * under load) on every call. bwrap's own monitor process is inside too, so the cgroup holds one
+ * more than the command may have.
+ *
+ * `admitted` (cgroup v2, where only whole processes move): bwrap reports its sandbox's first
+ * process on `--info-fd` and waits on `--block-fd` before it starts the command; `admit` moves
+ * that process into the cgroup and only then lets it go, so the grace period overlaps bwrap's own
+ * mount setup instead of adding to it.
  */
-export interface ProcessLimit {
-  /** Given to bwrap before its other arguments. */
-  readonly bwrapArguments: readonly string[];
-  /**
-   * Reads the sandbox's first pid from `info`, moves it into the cgroup, then writes to `block`.
-   * Resolves false when bwrap made no sandbox (it failed, and says why on stderr). Whenever it
-   * does not resolve true, the caller must kill the process group before `block` is closed,
-   * because bwrap goes on at its end.
-   */
-  admit(info: Readable, block: Writable): Promise<boolean>;
-  /** Removes the cgroup once its processes are gone; off the call's path. */
-  release(): Promise<void>;
-}
+export type ProcessLimit =
+  | {
+      readonly kind: 'born-inside';
+      /**
+       * Runs `start` (which must spawn synchronously) with this thread inside the cgroup. Throws,
+       * without calling `start`, when the cgroup cannot be entered.
+       */
+      spawnInside<T>(start: () => T): T;
+      /** Removes the cgroup once its processes are gone; off the call's path. */
+      release(): Promise<void>;
+    }
+  | {
+      readonly kind: 'admitted';
+      /** Given to bwrap before its other arguments. */
+      readonly bwrapArguments: readonly string[];
+      /**
+       * Reads the sandbox's first pid from `info`, moves it into the cgroup, then writes to `block`.
+       * Resolves false when bwrap made no sandbox (it failed, and says why on stderr). Whenever it
+       * does not resolve true, the caller must kill the process group before `block` is closed,
+       * because bwrap goes on at its end.
+       */
+      admit(info: Readable, block: Writable): Promise<boolean>;
+      release(): Promise<void>;
+    };
 
 /** The `child-pid` bwrap writes on its info descriptor; undefined when bwrap ended before it made one. */
 function childPid(info: Readable): Promise<number | undefined> {
@@ -452,6 +477,9 @@ function childPid(info: Readable): Promise<number | undefined> {
   });
 }
 
+/** Moves the calling thread (only it: "0" in `tasks` is the writer) into a v1 cgroup. */
+const moveThisThread = (folder: string): void => writeFileSync(join(folder, 'tasks'), '0');
+
 /**
  * A pids cgroup holding at most `max` processes, where RLIMIT_NPROC does not bind (root) and this
  * process may make one (root, or a delegated cgroup): that is what stops a fork bomb there.
@@ -460,14 +488,42 @@ function childPid(info: Readable): Promise<number | undefined> {
 export function createProcessLimit(max: number): ProcessLimit | undefined {
   const parent = processLimitParent();
   if (parent === undefined) return undefined;
-  const folder = join(parent, `zuno-${process.pid}-${++cgroupCount}`);
+  const folder = join(parent.folder, `zuno-${process.pid}-${++cgroupCount}`);
   try {
     mkdirSync(folder);
-    writeFileSync(join(folder, 'pids.max'), String(max));
+    writeFileSync(join(folder, 'pids.max'), String(parent.version === 1 ? max + 1 : max));
   } catch {
     return undefined;
   }
+  const release = async (): Promise<void> => {
+    // Removable once its last process is gone, which may take a moment after the call ends.
+    for (let attempt = 0; attempt < 40; attempt++) {
+      try {
+        await rmdir(folder);
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  };
+  if (parent.version === 1) {
+    return {
+      kind: 'born-inside',
+      spawnInside(start) {
+        moveThisThread(folder);
+        try {
+          return start();
+        } finally {
+          // Back where the process's other threads are: that cgroup exists while they do, and
+          // whoever could write this one's `tasks` can write it.
+          moveThisThread(parent.folder);
+        }
+      },
+      release,
+    };
+  }
   return {
+    kind: 'admitted',
     bwrapArguments: ['--info-fd', String(SANDBOX_INFO_FD), '--block-fd', String(SANDBOX_BLOCK_FD)],
     async admit(info, block) {
       const pid = await childPid(info);
@@ -476,16 +532,6 @@ export function createProcessLimit(max: number): ProcessLimit | undefined {
       await new Promise<void>((resolve, reject) => block.end('1', (error?: Error | null) => (error ? reject(error) : resolve())));
       return true;
     },
-    async release() {
-      // Removable once its last process is gone, which may take a moment after the call ends.
-      for (let attempt = 0; attempt < 40; attempt++) {
-        try {
-          await rmdir(folder);
-          return;
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      }
-    },
+    release,
   };
 }

@@ -372,7 +372,7 @@ test('issue 12: a bounded fork bomb is stopped at sandbox.max_processes', async 
 });
 
 test(
-  'issue 12: as root the command is in its own pids cgroup from its first instruction (bwrap waits on --block-fd until it is)',
+  'issue 12: as root the command is in its own pids cgroup from its first instruction (bwrap is born inside it), and this thread is back in its own cgroup once bwrap is started',
   {
     skip: process.getuid?.() !== 0 && 'only root gets a cgroup; elsewhere ulimit -p binds',
   },
@@ -382,6 +382,9 @@ test(
     const lines = result.output.split('\n').filter((line) => /(^|:)pids:|^0::/.test(line) && line.includes('zuno-'));
     assert.equal(lines.length, 2, `the command and the sandbox's first process are both in zuno-<pid>-<n>:\n${result.output}`);
     assert.match(lines[0] ?? '', new RegExp(`zuno-${process.pid}-\\d+`));
+    // The thread that started bwrap moved in for the fork only: left inside, Zuno itself would be under the limit.
+    const own = readFileSync('/proc/thread-self/cgroup', 'utf8');
+    assert.ok(!own.includes('zuno-'), `this thread left the command's cgroup:\n${own}`);
   },
 );
 
