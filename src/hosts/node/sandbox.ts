@@ -18,8 +18,8 @@ import {
   rmdirSync,
   writeFileSync,
 } from 'node:fs';
-import { rmdir, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { mkdir, mkdtemp, rm, rmdir, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { compileGlob } from '../../core/glob';
@@ -228,6 +228,59 @@ function probe(executable: string, args: readonly string[]): Promise<ProbeOutcom
   });
 }
 
+/** What the bwrap probe lays out in its scratch folder, one entry per kind of mount a command gets. */
+const PROBE_ENTRIES = { readOnly: 'read-only', placeholder: '.git', hiddenFolder: 'hidden', hiddenFile: 'secret' } as const;
+
+/** What the probe prints when bwrap ran but one of its mounts did not hold. */
+const PROBE_UNENFORCED = 'zuno-sandbox-unenforced';
+
+/**
+ * The bwrap probe's argv: the real builder's, for a plan over a scratch folder laid out (by
+ * `createSandboxSupport`) so that every kind of mount a command gets is made: a writable bind, a
+ * read-only bind inside it, a read-only placeholder, a hidden folder and a hidden file, the
+ * network off. The command then checks that they hold, so a bwrap or a kernel that starts but
+ * refuses or ignores any of them is found at detection, not at a command.
+ */
+export function bwrapProbeArguments(
+  scratch: string,
+  kindOf: (path: string) => PathKind = pathKind,
+  real: (path: string) => string = realPath,
+): string[] {
+  const plan: SandboxPlan = {
+    mode: 'workspace-write',
+    writable: [scratch],
+    writableGlobs: [],
+    readOnly: [join(scratch, PROBE_ENTRIES.readOnly), join(scratch, PROBE_ENTRIES.placeholder)],
+    hidden: [join(scratch, PROBE_ENTRIES.hiddenFolder), join(scratch, PROBE_ENTRIES.hiddenFile)],
+    network: false,
+    maxProcesses: 0,
+  };
+  const checks = [
+    'touch written',
+    `! touch ${PROBE_ENTRIES.readOnly}/x`,
+    `! touch ${PROBE_ENTRIES.placeholder}/x`,
+    `! test -e ${PROBE_ENTRIES.hiddenFolder}/x`,
+    `! test -s ${PROBE_ENTRIES.hiddenFile}`,
+  ];
+  const script = `{ ${checks.join(' && ')}; } 2>/dev/null && echo zuno-sandbox-ok || echo ${PROBE_UNENFORCED}`;
+  return [...bwrapArguments(plan, scratch, kindOf, real, []), '--', '/bin/sh', '-c', script];
+}
+
+/** Runs the bwrap probe in a scratch folder made for it. */
+async function probeBwrap(executable: string): Promise<ProbeOutcome> {
+  const scratch = await mkdtemp(join(tmpdir(), 'zuno-sandbox-probe-'));
+  try {
+    await Promise.all([
+      mkdir(join(scratch, PROBE_ENTRIES.readOnly)),
+      mkdir(join(scratch, PROBE_ENTRIES.hiddenFolder)).then(() => writeFile(join(scratch, PROBE_ENTRIES.hiddenFolder, 'x'), '')),
+      writeFile(join(scratch, PROBE_ENTRIES.hiddenFile), 'secret'),
+    ]);
+    return await probe(executable, bwrapProbeArguments(scratch));
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 const BWRAP_FIX = 'Install bubblewrap (Debian/Ubuntu: apt install bubblewrap) or set sandbox.bwrap_path to it.';
 const USERNS_FIX =
   'Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap), ' +
@@ -269,24 +322,14 @@ export function createSandboxSupport(options: SandboxDetectionOptions = {}): San
     if (executable === undefined) return { available: false, reason: 'bwrap (bubblewrap) was not found on PATH', fix: BWRAP_FIX };
     if (pathKind(executable) === undefined)
       return { available: false, reason: `sandbox.bwrap_path ${executable} does not exist`, fix: BWRAP_FIX };
-    const result = await probe(executable, [
-      '--unshare-user',
-      '--unshare-pid',
-      '--unshare-net',
-      '--die-with-parent',
-      '--cap-drop',
-      'ALL',
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      '--',
-      '/bin/echo',
-      'zuno-sandbox-ok',
-    ]);
+    const result = await probeBwrap(executable);
+    if (result.output === PROBE_UNENFORCED) {
+      return {
+        available: false,
+        reason: `${executable} started a sandbox in which a path to be read-only or hidden was not`,
+        fix: `Point sandbox.bwrap_path at bubblewrap itself, not a wrapper, or reinstall it. ${BWRAP_FIX}`,
+      };
+    }
     if (!result.ok) {
       return {
         available: false,
