@@ -31,8 +31,9 @@ export type PathKind = 'file' | 'directory' | undefined;
 /** What is at `path`, without following a final symlink (a link is mounted over as what it is not). */
 export function pathKind(path: string): PathKind {
   try {
-    const stat = lstatSync(path);
-    return stat.isDirectory() ? 'directory' : stat.isFile() || stat.isSymbolicLink() ? 'file' : undefined;
+    // No exception for a missing path: most of the home secrets are missing, and this runs per command.
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    return stat === undefined ? undefined : stat.isDirectory() ? 'directory' : stat.isFile() || stat.isSymbolicLink() ? 'file' : undefined;
   } catch {
     return undefined;
   }
@@ -44,14 +45,19 @@ export function pathKind(path: string): PathKind {
  * workspace's real path; as given when the folder does not exist either.
  */
 function realPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
+  // The C realpath (node's own walks the path in JavaScript), and only on what exists: most home
+  // secrets do not, and an exception per missing path is most of this function's cost per command.
+  if (pathKind(path) !== undefined) {
     try {
-      return join(realpathSync(dirname(path)), basename(path));
+      return realpathSync.native(path);
     } catch {
-      return path;
+      // A dangling symlink: its folder resolved, as for a missing path.
     }
+  }
+  try {
+    return join(realpathSync.native(dirname(path)), basename(path));
+  } catch {
+    return path;
   }
 }
 
@@ -94,11 +100,11 @@ export function bwrapArguments(
     SANDBOX_TEMP,
   ];
   // Mounted at their real paths: a symlinked workspace or ~/.ssh then still resolves to the mount.
-  for (const path of plan.writable.map(real)) {
+  const writable = plan.writable.map(real);
+  for (const path of writable) {
     if (kindOf(path) !== undefined) args.push('--bind', path, path);
   }
   for (const path of globMatches) args.push('--bind', path, path);
-  const writable = plan.writable.map(real);
   for (const path of plan.readOnly.map(real)) {
     if (kindOf(path) !== undefined) args.push('--ro-bind', path, path);
     // Not there yet, in a writable folder: an empty read-only placeholder takes the name, so the
