@@ -83,13 +83,17 @@ interface Launch {
 }
 
 /**
- * The process-count limit, set inside the sandbox before the command starts: `ulimit -p` in dash,
- * `-u` in bash. Counted per user namespace, so it bounds this command's processes only. The
- * kernel does not apply it to root; a pids cgroup does that where one can be made.
+ * The launch as an argv, with the process-count limit set inside the sandbox before the command
+ * starts: `ulimit -p` in dash, `-u` in bash. Counted per user namespace, so it bounds this
+ * command's processes only. The kernel does not apply it to root; a pids cgroup does that where
+ * one can be made (then `maxProcesses` is 0 here). A shell command gets it as its first command,
+ * in its own shell; anything else through a shell that sets it and execs the command.
  */
-function withProcessLimit(argv: readonly string[], maxProcesses: number): readonly string[] {
-  if (maxProcesses <= 0) return argv;
-  return ['/bin/sh', '-c', `ulimit -p ${maxProcesses} 2>/dev/null || ulimit -u ${maxProcesses} 2>/dev/null; exec "$@"`, 'sh', ...argv];
+function sandboxArgv(launch: Launch, maxProcesses: number): readonly string[] {
+  if (maxProcesses <= 0) return launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args];
+  const limit = `ulimit -p ${maxProcesses} 2>/dev/null || ulimit -u ${maxProcesses} 2>/dev/null`;
+  if (launch.shell) return ['/bin/sh', '-c', `${limit}; ${launch.command}`];
+  return ['/bin/sh', '-c', `${limit}; exec "$@"`, 'sh', launch.command, ...launch.args];
 }
 
 /** The cgroup goes once its last process has: off the call's path, which must not wait for the kernel's teardown. */
@@ -107,12 +111,11 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
       `Nothing ran: the command was to run in the sandbox, and the sandbox cannot be used here${availability ? ` (${availability.reason})` : ''}.`,
     );
   }
-  const command = launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args];
   const executable = sandboxExecutable(availability);
   if (availability.mechanism === 'bubblewrap') {
     const limit = plan.maxProcesses > 0 ? createProcessLimit(plan.maxProcesses) : undefined;
     // A pids cgroup bounds everything already; the rlimit is what binds where none is needed or can be made.
-    const argv = limit ? command : withProcessLimit(command, plan.maxProcesses);
+    const argv = sandboxArgv(launch, limit ? 0 : plan.maxProcesses);
     return {
       command: executable,
       args: [...(limit?.kind === 'admitted' ? limit.bwrapArguments : []), ...bwrapArguments(plan, spec.cwd), '--', ...argv],
@@ -127,7 +130,7 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
     args: [
       '-p',
       seatbeltProfile({ ...plan, writable: [...plan.writable, ...expandWritableGlobs(plan)] }, temporary),
-      ...withProcessLimit(command, plan.maxProcesses),
+      ...sandboxArgv(launch, plan.maxProcesses),
     ],
     shell: false,
     env: { TMPDIR: temporary },
