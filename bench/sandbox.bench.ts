@@ -9,7 +9,7 @@
  * namespace and /proc, the IPC namespace, /dev, the network namespace, the private /tmp, the
  * hardening flags, and the plan's own binds and protections (the real argv). A minimal /dev made
  * of device binds is measured against `--dev` as an alternative. Through the runner: what the
- * runner adds around bwrap, the process limit (a pids cgroup as root, `ulimit` in a wrapper
+ * runner adds around bwrap, the process limit (a pids cgroup as root, `ulimit` in the command's
  * shell elsewhere) and the network namespace. Last, the JavaScript work per call before the
  * spawn (the plan and the argv, with the disk checks it makes), timed synchronously.
  *
@@ -188,7 +188,7 @@ export default async function bench(): Promise<BenchResult[]> {
       'part: the process limit, through the runner',
       'runnerSandboxed',
       'runnerNoLimit',
-      process.getuid?.() === 0 ? 'a pids cgroup bwrap is born in (root)' : '`ulimit -p` in a wrapper shell',
+      process.getuid?.() === 0 ? 'a pids cgroup bwrap is born in (root)' : "`ulimit -p`, the shell command's first command",
     ),
     part('part: the network namespace, through the runner', 'runnerSandboxed', 'runnerNetworkOn', 'against sandbox.network on'),
     {
