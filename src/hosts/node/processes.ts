@@ -102,7 +102,12 @@ const releaseLater = (limit: { release(): Promise<void> }) => async (): Promise<
 };
 
 /** Wraps a launch in the plan's sandbox; rejects, running nothing, when the sandbox cannot be used. */
-async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupport | undefined): Promise<Launch> {
+async function sandboxed(
+  launch: Launch,
+  spec: ProcessSpec,
+  support: SandboxSupport | undefined,
+  processLimit: (max: number) => ProcessLimit | undefined,
+): Promise<Launch> {
   const plan = spec.sandbox;
   if (!plan) return launch;
   const availability = support ? await support.availability(plan.bwrapPath) : undefined;
@@ -113,7 +118,7 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
   }
   const executable = sandboxExecutable(availability);
   if (availability.mechanism === 'bubblewrap') {
-    const limit = plan.maxProcesses > 0 ? createProcessLimit(plan.maxProcesses) : undefined;
+    const limit = plan.maxProcesses > 0 ? processLimit(plan.maxProcesses) : undefined;
     // A pids cgroup bounds everything already; the rlimit is what binds where none is needed or can be made.
     const argv = sandboxArgv(launch, limit ? 0 : plan.maxProcesses);
     return {
@@ -167,6 +172,8 @@ export interface ProcessRunnerOptions {
   readonly verification?: VerificationMode;
   /** Applies `ProcessSpec.sandbox`; without it a spec with a sandbox is refused. */
   readonly sandbox?: SandboxSupport;
+  /** Makes a sandboxed command's pids cgroup; tests force the cgroup v2 way (`admitted`) on v1. */
+  readonly processLimit?: (maxProcesses: number) => ProcessLimit | undefined;
 }
 
 /** This process's environment, secrets dropped by the default policy. */
@@ -182,7 +189,7 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         return { exitCode: null, signal: null, timedOut: false, cancelled: true, durationMs: 0 };
       }
       const { execa } = await loadExeca();
-      const launch = await sandboxed(withMergedStderr(spec), spec, options.sandbox);
+      const launch = await sandboxed(withMergedStderr(spec), spec, options.sandbox, options.processLimit ?? createProcessLimit);
       // Held open until the child is gone: on Linux the child changes into the descriptor itself.
       const pinned = spec.verifiedCwd ? await pinDirectory(spec.cwd, options.verification) : undefined;
       const { limit } = launch;

@@ -534,13 +534,18 @@ const moveThisThread = (folder: string): void => writeFileSync(join(folder, 'tas
  * process may make one (root, or a delegated cgroup): that is what stops a fork bomb there.
  * Undefined elsewhere, where `ulimit -p` in the sandbox does it.
  */
-export function createProcessLimit(max: number): ProcessLimit | undefined {
+export function createProcessLimit(
+  max: number,
+  /** How the command gets in: by the cgroup's version; tests force `admitted` to exercise v2's way on v1. */
+  entry?: ProcessLimit['kind'],
+): ProcessLimit | undefined {
   const parent = processLimitParent();
   if (parent === undefined) return undefined;
+  const kind = entry ?? (parent.version === 1 ? 'born-inside' : 'admitted');
   const folder = join(parent.folder, `zuno-${process.pid}-${++cgroupCount}`);
   try {
     mkdirSync(folder);
-    writeFileSync(join(folder, 'pids.max'), String(parent.version === 1 ? max + 1 : max));
+    writeFileSync(join(folder, 'pids.max'), String(kind === 'born-inside' ? max + 1 : max));
   } catch {
     return undefined;
   }
@@ -555,7 +560,7 @@ export function createProcessLimit(max: number): ProcessLimit | undefined {
       }
     }
   };
-  if (parent.version === 1) {
+  if (kind === 'born-inside') {
     return {
       kind: 'born-inside',
       spawnInside(start) {
