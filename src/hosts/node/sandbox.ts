@@ -261,10 +261,11 @@ export function bwrapProbeArguments(
     network: false,
     maxProcesses: 0,
   };
+  // Shell builtins only: the probe stands before a session's first command, so no process is spared.
   const checks = [
-    'touch written',
-    `! touch ${PROBE_ENTRIES.readOnly}/x`,
-    `! touch ${PROBE_ENTRIES.placeholder}/x`,
+    "printf '' > written",
+    `! printf '' > ${PROBE_ENTRIES.readOnly}/x`,
+    `! printf '' > ${PROBE_ENTRIES.placeholder}/x`,
     `! test -e ${PROBE_ENTRIES.hiddenFolder}/x`,
     `! test -s ${PROBE_ENTRIES.hiddenFile}`,
   ];
