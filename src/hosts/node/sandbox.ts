@@ -242,7 +242,7 @@ const PROBE_UNENFORCED = 'zuno-sandbox-unenforced';
 
 /**
  * The bwrap probe's argv: the real builder's, for a plan over a scratch folder laid out (by
- * `createSandboxSupport`) so that every kind of mount a command gets is made: a writable bind, a
+ * `probeBwrap`) so that every kind of mount a command gets is made: a writable bind, a
  * read-only bind inside it, a read-only placeholder, a hidden folder and a hidden file, the
  * network off. The command then checks that they hold, so a bwrap or a kernel that starts but
  * refuses or ignores any of them is found at detection, not at a command.
@@ -261,7 +261,7 @@ export function bwrapProbeArguments(
     network: false,
     maxProcesses: 0,
   };
-  // Shell builtins only: the probe stands before a session's first command, so no process is spared.
+  // Shell builtins, no process per check: a session's first command waits for the probe.
   const checks = [
     "printf '' > written",
     `! printf '' > ${PROBE_ENTRIES.readOnly}/x`,
@@ -365,15 +365,13 @@ export function sandboxExecutable(availability: Extract<SandboxAvailability, { a
   return availability.mechanism === 'bubblewrap' ? availability.detail : '/usr/bin/sandbox-exec';
 }
 
-/**
- * Where this thread's pids cgroup is, when a child cgroup can be made there: v1's `pids`
- * hierarchy, or a v2 folder that delegates `pids`. Only v1 moves one thread at a time.
- */
+/** A pids cgroup folder and its version: only v1 moves one thread at a time. */
 interface PidsCgroup {
   readonly folder: string;
   readonly version: 1 | 2;
 }
 
+/** This thread's pids cgroup, when a child can be made in it: v1's `pids` hierarchy, or a v2 folder that delegates `pids`. */
 function findPidsCgroup(): PidsCgroup | undefined {
   let membership: string;
   try {
