@@ -78,18 +78,22 @@ interface Launch {
   readonly env?: Readonly<Record<string, string>>;
   /** Undoes what the sandbox set up for this child (a temp dir, a cgroup), once it is gone. */
   readonly cleanup?: () => Promise<void>;
-  /** Holds the command until it is in its pids cgroup, through two more descriptors (`ProcessLimit`). */
+  /** The pids cgroup the command starts in (`ProcessLimit`). */
   readonly limit?: ProcessLimit;
 }
 
 /**
- * The process-count limit, set inside the sandbox before the command starts: `ulimit -p` in dash,
- * `-u` in bash. Counted per user namespace, so it bounds this command's processes only. The
- * kernel does not apply it to root; a pids cgroup does that where one can be made.
+ * The launch as an argv, with the process-count limit set inside the sandbox before the command
+ * starts: `ulimit -p` in dash, `-u` in bash. Counted per user namespace, so it bounds this
+ * command's processes only. The kernel does not apply it to root; a pids cgroup does that where
+ * one can be made (then `maxProcesses` is 0 here). A shell command gets it as its first command,
+ * in its own shell; anything else through a shell that sets it and execs the command.
  */
-function withProcessLimit(argv: readonly string[], maxProcesses: number): readonly string[] {
-  if (maxProcesses <= 0) return argv;
-  return ['/bin/sh', '-c', `ulimit -p ${maxProcesses} 2>/dev/null || ulimit -u ${maxProcesses} 2>/dev/null; exec "$@"`, 'sh', ...argv];
+function sandboxArgv(launch: Launch, maxProcesses: number): readonly string[] {
+  if (maxProcesses <= 0) return launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args];
+  const limit = `ulimit -p ${maxProcesses} 2>/dev/null || ulimit -u ${maxProcesses} 2>/dev/null`;
+  if (launch.shell) return ['/bin/sh', '-c', `${limit}; ${launch.command}`];
+  return ['/bin/sh', '-c', `${limit}; exec "$@"`, 'sh', launch.command, ...launch.args];
 }
 
 /** The cgroup goes once its last process has: off the call's path, which must not wait for the kernel's teardown. */
@@ -98,7 +102,12 @@ const releaseLater = (limit: { release(): Promise<void> }) => async (): Promise<
 };
 
 /** Wraps a launch in the plan's sandbox; rejects, running nothing, when the sandbox cannot be used. */
-async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupport | undefined): Promise<Launch> {
+async function sandboxed(
+  launch: Launch,
+  spec: ProcessSpec,
+  support: SandboxSupport | undefined,
+  processLimit: (max: number) => ProcessLimit | undefined,
+): Promise<Launch> {
   const plan = spec.sandbox;
   if (!plan) return launch;
   const availability = support ? await support.availability(plan.bwrapPath) : undefined;
@@ -107,15 +116,14 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
       `Nothing ran: the command was to run in the sandbox, and the sandbox cannot be used here${availability ? ` (${availability.reason})` : ''}.`,
     );
   }
-  const command = launch.shell ? ['/bin/sh', '-c', launch.command] : [launch.command, ...launch.args];
   const executable = sandboxExecutable(availability);
   if (availability.mechanism === 'bubblewrap') {
-    const limit = plan.maxProcesses > 0 ? createProcessLimit(plan.maxProcesses) : undefined;
+    const limit = plan.maxProcesses > 0 ? processLimit(plan.maxProcesses) : undefined;
     // A pids cgroup bounds everything already; the rlimit is what binds where none is needed or can be made.
-    const argv = limit ? command : withProcessLimit(command, plan.maxProcesses);
+    const argv = sandboxArgv(launch, limit ? 0 : plan.maxProcesses);
     return {
       command: executable,
-      args: [...(limit?.bwrapArguments ?? []), ...bwrapArguments(plan, spec.cwd), '--', ...argv],
+      args: [...(limit?.kind === 'admitted' ? limit.bwrapArguments : []), ...bwrapArguments(plan, spec.cwd), '--', ...argv],
       shell: false,
       env: { TMPDIR: SANDBOX_TEMP },
       ...(limit ? { limit, cleanup: releaseLater(limit) } : {}),
@@ -127,7 +135,7 @@ async function sandboxed(launch: Launch, spec: ProcessSpec, support: SandboxSupp
     args: [
       '-p',
       seatbeltProfile({ ...plan, writable: [...plan.writable, ...expandWritableGlobs(plan)] }, temporary),
-      ...withProcessLimit(command, plan.maxProcesses),
+      ...sandboxArgv(launch, plan.maxProcesses),
     ],
     shell: false,
     env: { TMPDIR: temporary },
@@ -164,6 +172,8 @@ export interface ProcessRunnerOptions {
   readonly verification?: VerificationMode;
   /** Applies `ProcessSpec.sandbox`; without it a spec with a sandbox is refused. */
   readonly sandbox?: SandboxSupport;
+  /** Makes a sandboxed command's pids cgroup; tests force the cgroup v2 way (`admitted`) on v1. */
+  readonly processLimit?: (maxProcesses: number) => ProcessLimit | undefined;
 }
 
 /** This process's environment, secrets dropped by the default policy. */
@@ -179,23 +189,47 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
         return { exitCode: null, signal: null, timedOut: false, cancelled: true, durationMs: 0 };
       }
       const { execa } = await loadExeca();
-      const launch = await sandboxed(withMergedStderr(spec), spec, options.sandbox);
+      const launch = await sandboxed(withMergedStderr(spec), spec, options.sandbox, options.processLimit ?? createProcessLimit);
       // Held open until the child is gone: on Linux the child changes into the descriptor itself.
       const pinned = spec.verifiedCwd ? await pinDirectory(spec.cwd, options.verification) : undefined;
-      const subprocess = execa(launch.command, launch.args, {
-        cwd: pinned?.cwd ?? spec.cwd,
-        shell: launch.shell,
-        // Not extended from process.env: the child sees exactly the filtered environment.
-        env: { ...environment(), ...spec.env, ...launch.env },
-        extendEnv: false,
-        // A new group on POSIX; on Windows `detached` would open a console window instead.
-        detached: !isWindows,
-        ...(spec.stdin !== undefined ? { input: spec.stdin } : {}),
-        // Beyond stderr: bwrap's info and block descriptors, when the command waits for its cgroup.
-        stdio: [spec.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(launch.limit ? (['pipe', 'pipe'] as const) : [])],
-        buffer: false,
-        reject: false,
-      });
+      const { limit } = launch;
+      let spawnedPid: number | undefined;
+      const start = () => {
+        const child = execa(launch.command, launch.args, {
+          cwd: pinned?.cwd ?? spec.cwd,
+          shell: launch.shell,
+          // Not extended from process.env: the child sees exactly the filtered environment.
+          env: { ...environment(), ...spec.env, ...launch.env },
+          extendEnv: false,
+          // A new group on POSIX; on Windows `detached` would open a console window instead.
+          detached: !isWindows,
+          ...(spec.stdin !== undefined ? { input: spec.stdin } : {}),
+          // Beyond stderr: bwrap's info and block descriptors, when the command waits for its cgroup.
+          stdio: [
+            spec.stdin !== undefined ? 'pipe' : 'ignore',
+            'pipe',
+            'pipe',
+            ...(limit?.kind === 'admitted' ? (['pipe', 'pipe'] as const) : []),
+          ],
+          buffer: false,
+          reject: false,
+        });
+        spawnedPid = child.pid;
+        return child;
+      };
+      let subprocess: ReturnType<typeof start>;
+      if (limit?.kind !== 'born-inside') subprocess = start();
+      else
+        try {
+          subprocess = limit.spawnInside(start);
+        } catch (error) {
+          // The cgroup could not be entered (nothing started), or this thread could not leave it: then
+          // the command is killed before it runs unwatched.
+          if (spawnedPid !== undefined) signalGroup(spawnedPid, 'SIGKILL');
+          await pinned?.close();
+          await launch.cleanup?.();
+          throw new Error(`Nothing ran: the sandbox could not put the command in its process-count cgroup (${String(error)}).`);
+        }
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
         subprocess.once('exit', (code, signal) => resolve({ code, signal }));
       });
@@ -225,12 +259,12 @@ export function createProcessRunner(options: ProcessRunnerOptions = {}): Process
       spec.signal?.addEventListener('abort', onAbort, { once: true });
 
       try {
-        if (launch.limit) {
+        if (limit?.kind === 'admitted') {
           // Node makes each extra descriptor a socket; execa's types do not follow a spread stdio.
           const [info, block] = [SANDBOX_INFO_FD, SANDBOX_BLOCK_FD].map((fd) => (subprocess.stdio as readonly unknown[])[fd]);
           const admitted =
             info instanceof Duplex && block instanceof Duplex
-              ? await launch.limit.admit(info, block).catch((error: unknown) => error)
+              ? await limit.admit(info, block).catch((error: unknown) => error)
               : new Error('bwrap got no info and block descriptors');
           if (admitted !== true) {
             // Killed before the block descriptor closes, since bwrap would start the command at its end.

@@ -18,8 +18,8 @@ import {
   rmdirSync,
   writeFileSync,
 } from 'node:fs';
-import { rmdir, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { mkdir, mkdtemp, rm, rmdir, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { compileGlob } from '../../core/glob';
@@ -31,8 +31,9 @@ export type PathKind = 'file' | 'directory' | undefined;
 /** What is at `path`, without following a final symlink (a link is mounted over as what it is not). */
 export function pathKind(path: string): PathKind {
   try {
-    const stat = lstatSync(path);
-    return stat.isDirectory() ? 'directory' : stat.isFile() || stat.isSymbolicLink() ? 'file' : undefined;
+    // No exception for a missing path: most of the home secrets are missing, and this runs per command.
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    return stat === undefined ? undefined : stat.isDirectory() ? 'directory' : stat.isFile() || stat.isSymbolicLink() ? 'file' : undefined;
   } catch {
     return undefined;
   }
@@ -44,14 +45,19 @@ export function pathKind(path: string): PathKind {
  * workspace's real path; as given when the folder does not exist either.
  */
 function realPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
+  // The C realpath (node's own walks the path in JavaScript), and only on what exists: most home
+  // secrets do not, and an exception per missing path is most of this function's cost per command.
+  if (pathKind(path) !== undefined) {
     try {
-      return join(realpathSync(dirname(path)), basename(path));
+      return realpathSync.native(path);
     } catch {
-      return path;
+      // A dangling symlink: its folder resolved, as for a missing path.
     }
+  }
+  try {
+    return join(realpathSync.native(dirname(path)), basename(path));
+  } catch {
+    return path;
   }
 }
 
@@ -94,11 +100,11 @@ export function bwrapArguments(
     SANDBOX_TEMP,
   ];
   // Mounted at their real paths: a symlinked workspace or ~/.ssh then still resolves to the mount.
-  for (const path of plan.writable.map(real)) {
+  const writable = plan.writable.map(real);
+  for (const path of writable) {
     if (kindOf(path) !== undefined) args.push('--bind', path, path);
   }
   for (const path of globMatches) args.push('--bind', path, path);
-  const writable = plan.writable.map(real);
   for (const path of plan.readOnly.map(real)) {
     if (kindOf(path) !== undefined) args.push('--ro-bind', path, path);
     // Not there yet, in a writable folder: an empty read-only placeholder takes the name, so the
@@ -228,6 +234,60 @@ function probe(executable: string, args: readonly string[]): Promise<ProbeOutcom
   });
 }
 
+/** What the bwrap probe lays out in its scratch folder, one entry per kind of mount a command gets. */
+const PROBE_ENTRIES = { readOnly: 'read-only', placeholder: '.git', hiddenFolder: 'hidden', hiddenFile: 'secret' } as const;
+
+/** What the probe prints when bwrap ran but one of its mounts did not hold. */
+const PROBE_UNENFORCED = 'zuno-sandbox-unenforced';
+
+/**
+ * The bwrap probe's argv: the real builder's, for a plan over a scratch folder laid out (by
+ * `probeBwrap`) so that every kind of mount a command gets is made: a writable bind, a
+ * read-only bind inside it, a read-only placeholder, a hidden folder and a hidden file, the
+ * network off. The command then checks that they hold, so a bwrap or a kernel that starts but
+ * refuses or ignores any of them is found at detection, not at a command.
+ */
+export function bwrapProbeArguments(
+  scratch: string,
+  kindOf: (path: string) => PathKind = pathKind,
+  real: (path: string) => string = realPath,
+): string[] {
+  const plan: SandboxPlan = {
+    mode: 'workspace-write',
+    writable: [scratch],
+    writableGlobs: [],
+    readOnly: [join(scratch, PROBE_ENTRIES.readOnly), join(scratch, PROBE_ENTRIES.placeholder)],
+    hidden: [join(scratch, PROBE_ENTRIES.hiddenFolder), join(scratch, PROBE_ENTRIES.hiddenFile)],
+    network: false,
+    maxProcesses: 0,
+  };
+  // Shell builtins, no process per check: a session's first command waits for the probe.
+  const checks = [
+    "printf '' > written",
+    `! printf '' > ${PROBE_ENTRIES.readOnly}/x`,
+    `! printf '' > ${PROBE_ENTRIES.placeholder}/x`,
+    `! test -e ${PROBE_ENTRIES.hiddenFolder}/x`,
+    `! test -s ${PROBE_ENTRIES.hiddenFile}`,
+  ];
+  const script = `{ ${checks.join(' && ')}; } 2>/dev/null && echo zuno-sandbox-ok || echo ${PROBE_UNENFORCED}`;
+  return [...bwrapArguments(plan, scratch, kindOf, real, []), '--', '/bin/sh', '-c', script];
+}
+
+/** Runs the bwrap probe in a scratch folder made for it. */
+async function probeBwrap(executable: string): Promise<ProbeOutcome> {
+  const scratch = await mkdtemp(join(tmpdir(), 'zuno-sandbox-probe-'));
+  try {
+    await Promise.all([
+      mkdir(join(scratch, PROBE_ENTRIES.readOnly)),
+      mkdir(join(scratch, PROBE_ENTRIES.hiddenFolder)).then(() => writeFile(join(scratch, PROBE_ENTRIES.hiddenFolder, 'x'), '')),
+      writeFile(join(scratch, PROBE_ENTRIES.hiddenFile), 'secret'),
+    ]);
+    return await probe(executable, bwrapProbeArguments(scratch));
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 const BWRAP_FIX = 'Install bubblewrap (Debian/Ubuntu: apt install bubblewrap) or set sandbox.bwrap_path to it.';
 const USERNS_FIX =
   'Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap), ' +
@@ -269,24 +329,14 @@ export function createSandboxSupport(options: SandboxDetectionOptions = {}): San
     if (executable === undefined) return { available: false, reason: 'bwrap (bubblewrap) was not found on PATH', fix: BWRAP_FIX };
     if (pathKind(executable) === undefined)
       return { available: false, reason: `sandbox.bwrap_path ${executable} does not exist`, fix: BWRAP_FIX };
-    const result = await probe(executable, [
-      '--unshare-user',
-      '--unshare-pid',
-      '--unshare-net',
-      '--die-with-parent',
-      '--cap-drop',
-      'ALL',
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      '--',
-      '/bin/echo',
-      'zuno-sandbox-ok',
-    ]);
+    const result = await probeBwrap(executable);
+    if (result.output === PROBE_UNENFORCED) {
+      return {
+        available: false,
+        reason: `${executable} started a sandbox in which a path to be read-only or hidden was not`,
+        fix: `Point sandbox.bwrap_path at bubblewrap itself, not a wrapper, or reinstall it. ${BWRAP_FIX}`,
+      };
+    }
     if (!result.ok) {
       return {
         available: false,
@@ -315,29 +365,33 @@ export function sandboxExecutable(availability: Extract<SandboxAvailability, { a
   return availability.mechanism === 'bubblewrap' ? availability.detail : '/usr/bin/sandbox-exec';
 }
 
-/** The pids cgroup a child can be put in: v1's `pids` hierarchy, or a v2 folder that delegates `pids`. */
-function findPidsCgroupParent(): string | undefined {
+/** A pids cgroup folder and its version: only v1 moves one thread at a time. */
+interface PidsCgroup {
+  readonly folder: string;
+  readonly version: 1 | 2;
+}
+
+/** This thread's pids cgroup, when a child can be made in it: v1's `pids` hierarchy, or a v2 folder that delegates `pids`. */
+function findPidsCgroup(): PidsCgroup | undefined {
   let membership: string;
   try {
-    membership = readFileSync('/proc/self/cgroup', 'utf8');
+    // This thread's, not the process's: it is this thread that moves (see `createProcessLimit`).
+    membership = readFileSync('/proc/thread-self/cgroup', 'utf8');
   } catch {
     return undefined;
   }
-  const candidates: string[] = [];
+  const candidates: PidsCgroup[] = [];
   for (const line of membership.split('\n')) {
     const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? [];
     if (path === undefined) continue;
-    if (controllers?.split(',').includes('pids')) candidates.push(join('/sys/fs/cgroup/pids', path));
-    else if (controllers === '') candidates.push(join('/sys/fs/cgroup', path));
+    if (controllers?.split(',').includes('pids')) candidates.push({ folder: join('/sys/fs/cgroup/pids', path), version: 1 });
+    else if (controllers === '') candidates.push({ folder: join('/sys/fs/cgroup', path), version: 2 });
   }
-  return candidates.find((folder) => {
+  return candidates.find(({ folder, version }) => {
     try {
       accessSync(folder, constants.W_OK);
       // v1 has pids.max in every child it makes; v2 only where the parent delegates the controller.
-      return (
-        folder.startsWith('/sys/fs/cgroup/pids') ||
-        readFileSync(join(folder, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('pids')
-      );
+      return version === 1 || readFileSync(join(folder, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('pids');
     } catch {
       return false;
     }
@@ -359,9 +413,9 @@ export function rlimitExempt(uid: number | undefined, status: () => string): boo
 }
 
 /** Decided once per process: who it runs as and where its cgroups are does not change. */
-let cgroupParent: { readonly folder: string | undefined } | undefined;
+let cgroupParent: { readonly cgroup: PidsCgroup | undefined } | undefined;
 
-function processLimitParent(): string | undefined {
+function processLimitParent(): PidsCgroup | undefined {
   if (cgroupParent === undefined) {
     const exempt = rlimitExempt(process.getuid?.(), () => {
       try {
@@ -370,11 +424,11 @@ function processLimitParent(): string | undefined {
         return '';
       }
     });
-    const folder = exempt ? findPidsCgroupParent() : undefined;
-    if (folder !== undefined) sweepStaleCgroups(folder);
-    cgroupParent = { folder };
+    const cgroup = exempt ? findPidsCgroup() : undefined;
+    if (cgroup !== undefined) sweepStaleCgroups(cgroup.folder);
+    cgroupParent = { cgroup };
   }
-  return cgroupParent.folder;
+  return cgroupParent.cgroup;
 }
 
 let cgroupCount = 0;
@@ -410,31 +464,50 @@ function sweepStaleCgroups(parent: string): void {
   }
 }
 
-/** The descriptors bwrap is given to hold the command until it is in its cgroup (see `ProcessLimit`). */
+/** The descriptors bwrap is given to hold the command until it is in its cgroup (v2, see `ProcessLimit`). */
 export const SANDBOX_INFO_FD = 3;
 export const SANDBOX_BLOCK_FD = 4;
 
 /**
- * A pids cgroup for one command. bwrap reports its sandbox's first process on `--info-fd` and
- * waits on `--block-fd` before it starts the command; `admit` moves that process into the cgroup
- * and only then lets it go, so the command and all it forks are inside from their first
- * instruction. Moving a process costs the kernel an RCU grace period (about 10 ms, more under
- * load); done this way it overlaps bwrap's own mount setup instead of adding to it, and no shell
- * runs in front of bwrap to do it.
+ * A pids cgroup for one command, entered in one of two ways, so that the command and all it forks
+ * are inside from their first instruction.
+ *
+ * `born-inside` (cgroup v1): the calling thread moves itself into the cgroup, starts bwrap, and
+ * moves back, all synchronously; bwrap is forked inside and everything it starts stays there. The
+ * kernel moves a thread that writes "0" to `tasks` without its global threadgroup lock, so this
+ * costs microseconds, where moving another process costs an RCU grace period (about 10 ms, more
+ * under load) on every call. bwrap's own monitor process is inside too, so the cgroup holds one
+ * more than the command may have.
+ *
+ * `admitted` (cgroup v2, where only whole processes move): bwrap reports its sandbox's first
+ * process on `--info-fd` and waits on `--block-fd` before it starts the command; `admit` moves
+ * that process into the cgroup and only then lets it go, so the grace period overlaps bwrap's own
+ * mount setup instead of adding to it.
  */
-export interface ProcessLimit {
-  /** Given to bwrap before its other arguments. */
-  readonly bwrapArguments: readonly string[];
-  /**
-   * Reads the sandbox's first pid from `info`, moves it into the cgroup, then writes to `block`.
-   * Resolves false when bwrap made no sandbox (it failed, and says why on stderr). Whenever it
-   * does not resolve true, the caller must kill the process group before `block` is closed,
-   * because bwrap goes on at its end.
-   */
-  admit(info: Readable, block: Writable): Promise<boolean>;
-  /** Removes the cgroup once its processes are gone; off the call's path. */
-  release(): Promise<void>;
-}
+export type ProcessLimit =
+  | {
+      readonly kind: 'born-inside';
+      /**
+       * Runs `start` (which must spawn synchronously) with this thread inside the cgroup. Throws,
+       * without calling `start`, when the cgroup cannot be entered.
+       */
+      spawnInside<T>(start: () => T): T;
+      /** Removes the cgroup once its processes are gone; off the call's path. */
+      release(): Promise<void>;
+    }
+  | {
+      readonly kind: 'admitted';
+      /** Given to bwrap before its other arguments. */
+      readonly bwrapArguments: readonly string[];
+      /**
+       * Reads the sandbox's first pid from `info`, moves it into the cgroup, then writes to `block`.
+       * Resolves false when bwrap made no sandbox (it failed, and says why on stderr). Whenever it
+       * does not resolve true, the caller must kill the process group before `block` is closed,
+       * because bwrap goes on at its end.
+       */
+      admit(info: Readable, block: Writable): Promise<boolean>;
+      release(): Promise<void>;
+    };
 
 /** The `child-pid` bwrap writes on its info descriptor; undefined when bwrap ended before it made one. */
 function childPid(info: Readable): Promise<number | undefined> {
@@ -452,22 +525,58 @@ function childPid(info: Readable): Promise<number | undefined> {
   });
 }
 
+/** Moves the calling thread (only it: "0" in `tasks` is the writer) into a v1 cgroup. */
+const moveThisThread = (folder: string): void => writeFileSync(join(folder, 'tasks'), '0');
+
 /**
  * A pids cgroup holding at most `max` processes, where RLIMIT_NPROC does not bind (root) and this
  * process may make one (root, or a delegated cgroup): that is what stops a fork bomb there.
  * Undefined elsewhere, where `ulimit -p` in the sandbox does it.
  */
-export function createProcessLimit(max: number): ProcessLimit | undefined {
+export function createProcessLimit(
+  max: number,
+  /** How the command gets in: by the cgroup's version; tests force `admitted` to exercise v2's way on v1. */
+  entry?: ProcessLimit['kind'],
+): ProcessLimit | undefined {
   const parent = processLimitParent();
   if (parent === undefined) return undefined;
-  const folder = join(parent, `zuno-${process.pid}-${++cgroupCount}`);
+  const kind = entry ?? (parent.version === 1 ? 'born-inside' : 'admitted');
+  const folder = join(parent.folder, `zuno-${process.pid}-${++cgroupCount}`);
   try {
     mkdirSync(folder);
-    writeFileSync(join(folder, 'pids.max'), String(max));
+    writeFileSync(join(folder, 'pids.max'), String(kind === 'born-inside' ? max + 1 : max));
   } catch {
     return undefined;
   }
+  const release = async (): Promise<void> => {
+    // Removable once its last process is gone, which may take a moment after the call ends.
+    for (let attempt = 0; attempt < 40; attempt++) {
+      try {
+        await rmdir(folder);
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  };
+  if (kind === 'born-inside') {
+    return {
+      kind: 'born-inside',
+      spawnInside(start) {
+        moveThisThread(folder);
+        try {
+          return start();
+        } finally {
+          // Back where the process's other threads are: that cgroup exists while they do, and
+          // whoever could write this one's `tasks` can write it.
+          moveThisThread(parent.folder);
+        }
+      },
+      release,
+    };
+  }
   return {
+    kind: 'admitted',
     bwrapArguments: ['--info-fd', String(SANDBOX_INFO_FD), '--block-fd', String(SANDBOX_BLOCK_FD)],
     async admit(info, block) {
       const pid = await childPid(info);
@@ -476,16 +585,6 @@ export function createProcessLimit(max: number): ProcessLimit | undefined {
       await new Promise<void>((resolve, reject) => block.end('1', (error?: Error | null) => (error ? reject(error) : resolve())));
       return true;
     },
-    async release() {
-      // Removable once its last process is gone, which may take a moment after the call ends.
-      for (let attempt = 0; attempt < 40; attempt++) {
-        try {
-          await rmdir(folder);
-          return;
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      }
-    },
+    release,
   };
 }

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type ZunoConfigInput } from '../../../../src/core/config';
@@ -18,6 +18,7 @@ import {
 } from '../../../../src/core/sandbox';
 import {
   bwrapArguments,
+  bwrapProbeArguments,
   createSandboxSupport,
   expandWritableGlobs,
   rlimitExempt,
@@ -254,6 +255,62 @@ test('issue 12: a bwrap the kernel refuses (a container without user namespaces)
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+});
+
+/** The option names (`--bind`, `--cap-drop`, …) of a bwrap argv, up to the command. */
+const options = (args: readonly string[]): Set<string> =>
+  new Set(args.slice(0, args.includes('--') ? args.indexOf('--') : args.length).filter((arg) => /^--[a-z]/.test(arg)));
+
+test('issue 12 the bwrap probe comes from the argv builder: it makes every kind of mount and takes every option a real call does', () => {
+  const probe = bwrapProbeArguments('/tmp/scratch', existing(['/tmp/scratch/.git'], ['/tmp/scratch/secret']), (path) => path);
+  const real = bwrapArguments(plan(), '/work/project', existing(['/work/project/.vscode'], ['/home/dev/.netrc']), (path) => path);
+  for (const option of options(real)) assert.ok(options(probe).has(option), `the probe takes ${option} too`);
+  const order = mounts(probe);
+  for (const mount of [
+    '--ro-bind / /',
+    '--tmpfs /tmp',
+    '--bind /tmp/scratch /tmp/scratch',
+    '--ro-bind /tmp/scratch/read-only /tmp/scratch/read-only',
+    '--tmpfs /tmp/scratch/.git',
+    '--remount-ro /tmp/scratch/.git',
+    '--tmpfs /tmp/scratch/hidden',
+    '--remount-ro /tmp/scratch/hidden',
+    '--ro-bind /dev/null /tmp/scratch/secret',
+  ])
+    assert.ok(order.includes(mount), `${mount} in ${order.join(', ')}`);
+  assert.deepEqual(probe.slice(probe.indexOf('--chdir'), probe.indexOf('--chdir') + 3), ['--chdir', '/tmp/scratch', '--']);
+});
+
+/** A fake bwrap in a folder of its own, for `createSandboxSupport({ path })`. */
+async function availabilityWith(script: string) {
+  const folder = mkdtempSync(join(tmpdir(), 'zuno-fake-bwrap-'));
+  try {
+    writeFileSync(join(folder, 'bwrap'), script);
+    chmodSync(join(folder, 'bwrap'), 0o755);
+    return await createSandboxSupport({ platform: 'linux', path: folder }).availability();
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+test('issue 12: a bwrap that refuses an option only real calls used to get (--new-session) is found unavailable by the probe', async () => {
+  const refused = await availabilityWith(
+    '#!/bin/sh\nfor arg; do [ "$arg" = --new-session ] && { echo "bwrap: Unknown option --new-session" >&2; exit 1; }; done\nexec /usr/bin/bwrap "$@"\n',
+  );
+  assert.ok(!refused.available);
+  assert.equal(refused.reason, 'bwrap could not create a sandbox (bwrap: Unknown option --new-session)');
+  const working = await availabilityWith('#!/bin/sh\nexec /usr/bin/bwrap "$@"\n');
+  assert.equal(working.available, true, 'the same wrapper without the refusal passes');
+});
+
+test('issue 12: a bwrap that starts but does not hold its mounts (runs the command as is) is found unavailable, not trusted', async () => {
+  // Skips every option, changes into --chdir's folder and runs the command unsandboxed.
+  const ignoring = await availabilityWith(
+    '#!/bin/sh\nwhile [ "$1" != -- ]; do [ "$1" = --chdir ] && cd "$2"; shift; done\nshift\nexec "$@"\n',
+  );
+  assert.ok(!ignoring.available);
+  assert.match(ignoring.reason, /started a sandbox in which a path to be read-only or hidden was not$/);
+  assert.match(ignoring.fix, /sandbox\.bwrap_path/);
 });
 
 test('issue 12: the pids cgroup is used only where RLIMIT_NPROC does not bind: root, or CAP_SYS_ADMIN / CAP_SYS_RESOURCE', () => {
