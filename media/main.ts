@@ -8,6 +8,7 @@
 import type { FromWebview, ToWebview } from '../src/webview/protocol';
 import { Chrome } from './chrome';
 import { groupKey, ItemRenderer } from './render';
+import { childDetailsKey } from './delegation-view';
 import { toolKey } from './transcript';
 import { restoredDraft } from './drafts';
 import { chosenMode } from './header-format';
@@ -343,6 +344,14 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   },
   'toggle-details': (_target, callId) => {
     ui.toggleExpanded(callId);
+    persist();
+    list.invalidate(toolKey(callId));
+  },
+  // A delegated child's call, inside its task's card: `callId` is the task's.
+  'toggle-child-details': (target, callId) => {
+    const childCallId = target.dataset.childCallId;
+    if (childCallId === undefined) return;
+    ui.toggleExpanded(childDetailsKey(callId, childCallId));
     persist();
     list.invalidate(toolKey(callId));
   },

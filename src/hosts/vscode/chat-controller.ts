@@ -89,6 +89,8 @@ export class ChatController {
   private readonly liveOutput = new Map<string, string>();
   /** Calls that streamed output, so their final output is not sent a second time. */
   private readonly streamed = new Set<string>();
+  /** The same for delegated children's calls that are still running, by session and call id. */
+  private readonly childStreamed = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly queue = new MessageQueue((items) => this.post({ type: 'queue', items }));
   /** The last prompt sent, for an error card's Retry. */
@@ -300,6 +302,7 @@ export class ChatController {
       this.partialText = '';
       this.liveOutput.clear();
       this.streamed.clear();
+      this.childStreamed.clear();
       this.refreshStatus();
     }
     const left = this.queue.take();
@@ -435,7 +438,7 @@ export class ChatController {
   onEvent(event: ZunoEvent): void {
     const parent = this.childSessions.get(event.session_id);
     if (parent !== undefined) {
-      if (parent === this.currentSession || event.session_id === this.currentSession) this.post({ type: 'event', event });
+      if (parent === this.currentSession || event.session_id === this.currentSession) this.postChildEvent(event);
       return;
     }
     if (event.type === 'delegation-started') this.childSessions.set(event.child_session_id, event.session_id);
@@ -461,6 +464,20 @@ export class ChatController {
       // A call that streamed nothing still gets its output on its card, as after a reload.
       this.postFinalOutput(event);
     }
+  }
+
+  /**
+   * A delegated child's event, drawn in its task's card. As for the parent's cards, a call that
+   * streamed nothing gets its stored output once it finishes, so the user can open it (issue 14 item 3).
+   */
+  private postChildEvent(event: ZunoEvent): void {
+    this.post({ type: 'event', event });
+    // Keyed by session too: a child numbers its calls in its own session, so its ids can equal the parent's.
+    const key = `${event.session_id}\u0000${'call_id' in event ? event.call_id : ''}`;
+    if (event.type === 'tool-call-output') this.childStreamed.add(key);
+    if (event.type !== 'tool-call-finished') return;
+    if (event.outcome !== 'blocked' && !this.childStreamed.has(key)) this.postFinalOutput(event);
+    this.childStreamed.delete(key);
   }
 
   /** Keeps the turn's transient state, which the store does not persist, for snapshots. */
@@ -551,16 +568,12 @@ export class ChatController {
 
   private snapshotEvents(sessionId: string, runningHere: boolean): ZunoEvent[] {
     const events: ZunoEvent[] = [];
-    for (const event of this.backend.events(sessionId)) {
-      if (event.type === 'tool-call-finished' && event.outcome !== 'blocked') {
-        const output = this.backend.callOutput(sessionId, event.call_id);
-        if (output) events.push({ type: 'tool-call-output', call_id: event.call_id, chunk: output, ts: event.ts, session_id: sessionId });
-      }
+    for (const event of this.withOutputs(sessionId)) {
       events.push(event);
-      // A delegated child's calls are drawn inside its task's card; its events follow the start.
+      // A delegated child's calls are drawn inside its task's card; its events, outputs too, follow the start.
       if (event.type === 'delegation-started') {
         this.childSessions.set(event.child_session_id, sessionId);
-        events.push(...this.backend.events(event.child_session_id));
+        events.push(...this.withOutputs(event.child_session_id));
       }
     }
     if (runningHere) {
@@ -569,6 +582,19 @@ export class ChatController {
         if (chunk) events.push({ type: 'tool-call-output', call_id: callId, chunk, ts: now, session_id: sessionId });
       }
       if (this.partialText) events.push({ type: 'assistant-delta', text: this.partialText, ts: now, session_id: sessionId });
+    }
+    return events;
+  }
+
+  /** A session's stored events, each finished call's stored output just before its end. */
+  private withOutputs(sessionId: string): ZunoEvent[] {
+    const events: ZunoEvent[] = [];
+    for (const event of this.backend.events(sessionId)) {
+      if (event.type === 'tool-call-finished' && event.outcome !== 'blocked') {
+        const output = this.backend.callOutput(sessionId, event.call_id);
+        if (output) events.push({ type: 'tool-call-output', call_id: event.call_id, chunk: output, ts: event.ts, session_id: sessionId });
+      }
+      events.push(event);
     }
     return events;
   }

@@ -138,7 +138,7 @@ async function chat(
 
 const toolCards = (view: ViewModel): ToolItem[] => view.transcript.items.filter((item): item is ToolItem => item.kind === 'tool');
 
-test('issue 14 item 3: a delegated task whose child wrote CHANGELOG.md ends Done, not Cancelled, and no card of the run reads Cancelled', async () => {
+test('issue 14 item 3: a delegated task whose child wrote CHANGELOG.md ends Done, not Cancelled, no card of the run reads Cancelled, and the child call carries its output live and after a reload', async () => {
   const setup = await chat(
     [
       { toolCalls: [{ id: 'call_1_0', name: 'glob', arguments: { pattern: '*' } }] },
@@ -170,6 +170,9 @@ test('issue 14 item 3: a delegated task whose child wrote CHANGELOG.md ends Done
     delegation?.calls.map((call) => [call.callId, call.tool, call.state, call.outcome, call.approved]),
     [['call_1_0', 'write', 'finished', 'ok', true]],
   );
+  // The child's result is there to open in the task card, as a top-level write's is (the parent's glob kept its own).
+  assert.match(delegation?.calls[0]?.output ?? '', /^Created CHANGELOG\.md \(/);
+  assert.doesNotMatch(cards[0]?.output ?? '', /CHANGELOG/);
 
   // A reloaded view rebuilds the same card from the store: the parent's events, then the child's.
   const reloaded = new ViewModel();
@@ -184,8 +187,8 @@ test('issue 14 item 3: a delegated task whose child wrote CHANGELOG.md ends Done
     ],
   );
   assert.deepEqual(
-    again[1]?.delegation?.calls.map((call) => [call.tool, call.outcome]),
-    [['write', 'ok']],
+    again[1]?.delegation?.calls.map((call) => [call.tool, call.outcome, call.output]),
+    [['write', 'ok', delegation?.calls[0]?.output]],
   );
 });
 
