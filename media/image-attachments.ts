@@ -1,7 +1,7 @@
 /**
  * Images pasted into the composer (issue 14): shown as thumbnails with a remove button, sent with
- * the next message, and kept until the host shows that message as sent, so an image a model
- * cannot take (the host refuses it, naming zuno.model.images) is not lost.
+ * the next message, and kept until the host shows that message as sent or queued, so an image a
+ * model cannot take (the host refuses it, naming zuno.model.images) is not lost.
  */
 import type { ImagePart } from '../src/core/transcript';
 import { actionButton, element } from './dom';
@@ -51,6 +51,16 @@ export class ImageAttachments {
     this.render();
   }
 
+  /** Images handed back with their text (a queued message removed, a cancelled turn's queue): into the composer again. */
+  restore(images: readonly ImagePart[]): void {
+    for (const { mediaType, data } of images) {
+      this.note = attachRefusal(this.items.length);
+      if (this.note !== undefined) break;
+      this.items.push({ mediaType, data, id: `image-${++this.counter}` });
+    }
+    this.render();
+  }
+
   remove(id: string): void {
     this.items = this.items.filter((item) => item.id !== id);
     this.note = undefined;
@@ -63,7 +73,7 @@ export class ImageAttachments {
     return this.items.map(({ mediaType, data }) => ({ mediaType, data }));
   }
 
-  /** The host showed the message as sent: its images are gone from the composer. */
+  /** The host showed the message as sent, or queued it: its images are gone from the composer. */
   messageShown(): void {
     if (!this.sent) return;
     this.sent = false;

@@ -11,6 +11,7 @@
  * - One turn at a time: the approvals and the terminal belong to it. Switching chats while it
  *   runs is refused with a clear message rather than hiding its pending approvals.
  */
+import type { QueuedPrompt } from '../../agent/loop';
 import type { PermissionMode } from '../../core/config';
 import type { ZunoEvent } from '../../core/events';
 import type { ImagePart } from '../../core/transcript';
@@ -46,9 +47,14 @@ export interface ChatBackend {
     prompt: string,
     sessionId: string | undefined,
     signal: AbortSignal,
-    takeQueued?: () => readonly string[],
+    takeQueued?: () => readonly QueuedPrompt[],
     images?: readonly ImagePart[],
   ): Promise<void>;
+  /**
+   * Why `images` images cannot go to the model now (the model setting), for a message queued with
+   * them; without it they are checked only when the run takes them.
+   */
+  imageRefusal?(images: number): string | undefined;
   /** Compacts the session's turns before its newest one (issue 10 item 2); false when there were none. */
   compact(sessionId: string, signal: AbortSignal): Promise<boolean>;
   status(running: boolean): ViewStatus;
@@ -101,7 +107,7 @@ export class ChatController {
   private readonly history: ChatHistory;
   /** Text for the composer that arrived before the view was ready (Add Selection to Chat as it opens the view). */
   private pendingCompose: string[] = [];
-  /** What the model receives for each queued text, its @-mentions expanded when it was typed. */
+  /** What the model receives for each queued message (by its id), its @-mentions expanded when it was typed. */
   private readonly queuedPrompts = new Map<string, string>();
 
   constructor(
@@ -263,17 +269,17 @@ export class ChatController {
    * when it was cancelled, so nothing typed is lost (issue 14 item 7).
    */
   async send(typed: string, images?: readonly ImagePart[]): Promise<void> {
-    if (this.turn && images !== undefined) {
-      // A queued message is text the run takes at a step; an image waits for a new turn.
-      this.post({ type: 'error', text: 'Zuno is working: send the message with its image when this turn has finished.' });
+    const refusal = this.turn && images !== undefined ? this.backend.imageRefusal?.(images.length) : undefined;
+    if (refusal !== undefined) {
+      // Refused now, as a message sent while idle is: the text comes back, the images stay in the composer.
+      this.postError(refusal);
       this.post({ type: 'restore-draft', text: typed });
       return;
     }
     // The model reads the files the text @-mentions; the chat and the queue keep what was typed.
     const prompt = this.backend.mentions ? await this.backend.mentions.expand(typed) : typed;
     if (this.turn) {
-      this.queue.add(typed);
-      this.queuedPrompts.set(typed, prompt);
+      this.queuedPrompts.set(this.queue.add(typed, images).id, prompt);
       return;
     }
     const turn: Turn = { controller: new AbortController(), sessionId: this.currentSession };
@@ -289,7 +295,9 @@ export class ChatController {
         turn.controller.signal,
         () => {
           started = true;
-          return this.queue.take().map((text) => this.queuedPrompts.get(text) ?? text);
+          return this.queue
+            .take()
+            .map(({ id, text, images: pasted }) => ({ text: this.queuedPrompts.get(id) ?? text, ...(pasted ? { images: pasted } : {}) }));
         },
         images,
       );
@@ -308,8 +316,11 @@ export class ChatController {
     const left = this.queue.take();
     this.queuedPrompts.clear();
     if (left.length === 0) return;
-    if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text: left.join('\n\n') });
-    else await this.send(left.join('\n\n'));
+    const text = left.map((item) => item.text).join('\n\n');
+    const pasted = left.flatMap((item) => item.images ?? []);
+    const withImages = pasted.length > 0 ? { images: pasted } : {};
+    if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text, ...withImages });
+    else await this.send(text, withImages.images);
   }
 
   /**

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { EventBus, type ZunoEvent, type ZunoEventBody } from '../../../../src/core/events';
 import type { ApprovalRequest } from '../../../../src/core/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
+import type { QueuedPrompt } from '../../../../src/agent/loop';
 import type { PermissionMode } from '../../../../src/core/config';
 import type { ImagePart } from '../../../../src/core/transcript';
 import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
@@ -62,12 +63,16 @@ class FakeBackend implements ChatBackend {
     _prompt: string,
     sessionId: string | undefined,
     signal: AbortSignal,
-    _takeQueued?: () => readonly string[],
+    _takeQueued?: () => readonly QueuedPrompt[],
     _images?: readonly ImagePart[],
   ): Promise<void> {
     const id = sessionId ?? `s${++this.sessionCounter}`;
     this.bus.emit(id, { type: 'session-started' });
     await this.script((body) => this.bus.emit(id, body), signal);
+  }
+  /** Images are taken unless a test says otherwise. */
+  imageRefusal(_images: number): string | undefined {
+    return undefined;
   }
   mode: PermissionMode = 'strict';
   /** Set to make the next mode write fail, as a settings write can. */
@@ -436,7 +441,7 @@ test('S4 + issue 4: when the store cannot open (no ripgrep, no folder), the view
 test("issue 14 item 7: queued messages are taken at the run's next step, removable until then, and what is left is sent when the run ends", async () => {
   const { backend, controller, view } = setup();
   const prompts: string[] = [];
-  const taken: (readonly string[])[] = [];
+  const taken: (readonly QueuedPrompt[])[] = [];
   const step = deferred();
   let runs = 0;
   backend.run = async (prompt, _sessionId, _signal, takeQueued) => {
@@ -455,7 +460,7 @@ test("issue 14 item 7: queued messages are taken at the run's next step, removab
   assert.deepEqual(view.at(-1), { type: 'queue', items: [{ id: 'queued-1', text: 'also update the README' }] });
   step.release();
   await sending;
-  assert.deepEqual(taken, [['also update the README']], 'the step took the queue, without the removed message');
+  assert.deepEqual(taken, [[{ text: 'also update the README' }]], 'the step took the queue, without the removed message');
   assert.deepEqual(prompts, ['fix the test'], 'nothing was left, so no second run');
 
   // A message queued after the run's last step is not lost: it is sent when the run ends.
@@ -617,24 +622,60 @@ test('issue 14: edit-and-resend and Retry continue from before that message in a
   await running;
 });
 
-test('issue 14: pasted images go to the run with their message; while a turn runs they are not queued, and the text goes back to the composer', async () => {
+test('issue 14: pasted images go to the run with their message; while a turn runs they are queued with it and go with it at the next step', async () => {
   const { backend, controller, view } = setup();
   const pixel = { mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' };
   const received: { prompt: string; images: readonly unknown[] | undefined }[] = [];
+  const taken: (readonly QueuedPrompt[])[] = [];
   const hold = deferred();
-  backend.run = async (prompt, _sessionId, _signal, _takeQueued, images) => {
+  backend.run = async (prompt, _sessionId, _signal, takeQueued, images) => {
     received.push({ prompt, images });
     await hold.promise;
+    taken.push(takeQueued?.() ?? []);
   };
   await controller.receive({ type: 'ready' });
   const running = controller.receive({ type: 'send', text: 'what is this?', images: [pixel] });
-  await controller.receive({ type: 'send', text: 'and this?', images: [pixel] });
-  assert.match(view.flatMap((message) => (message.type === 'error' ? [message.text] : [])).at(-1) ?? '', /when this turn has finished/);
-  assert.deepEqual(view.at(-1), { type: 'restore-draft', text: 'and this?' });
+  await controller.receive({ type: 'send', text: 'and this?', images: [pixel, pixel] });
+  assert.deepEqual(view.at(-1), { type: 'queue', items: [{ id: 'queued-1', text: 'and this?', images: [pixel, pixel] }] });
+  assert.equal(
+    view.some((message) => message.type === 'error'),
+    false,
+    'queued, not refused',
+  );
   hold.release();
   await running;
   assert.deepEqual(received, [{ prompt: 'what is this?', images: [pixel] }]);
+  assert.deepEqual(taken, [[{ text: 'and this?', images: [pixel, pixel] }]], 'the step took the text with its images');
   await controller.receive({ type: 'send', text: 'bad', images: [{ mediaType: 'image/svg+xml', data: 'PHN2Zz4=' }] });
   assert.equal(received.length, 1, 'an SVG (which can carry script) is refused at the protocol');
   assert.match(backend.logs.at(-1) ?? '', /Ignored an invalid message/);
+});
+
+test('issue 14: an image queued for a model that does not take images is refused at once, naming the setting, with the text handed back; Cancel hands back queued text and images', async () => {
+  const { backend, controller, view } = setup();
+  const pixel = { mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' };
+  const hold = deferred();
+  let refuse = true;
+  backend.imageRefusal = (count) =>
+    refuse ? `Zuno did not send this message: it has ${count} image(s); turn on zuno.model.images.` : undefined;
+  backend.run = async (_prompt, _sessionId, signal) => {
+    await Promise.race([hold.promise, new Promise((resolve) => signal.addEventListener('abort', resolve))]);
+  };
+  await controller.receive({ type: 'ready' });
+  const running = controller.receive({ type: 'send', text: 'start' });
+  await controller.receive({ type: 'send', text: 'look at this', images: [pixel] });
+  assert.match(view.flatMap((message) => (message.type === 'error' ? [message.text] : [])).at(-1) ?? '', /zuno\.model\.images/);
+  assert.deepEqual(view.at(-1), { type: 'restore-draft', text: 'look at this' });
+  assert.equal(
+    view.some((message) => message.type === 'queue'),
+    false,
+    'nothing was queued',
+  );
+
+  refuse = false;
+  await controller.receive({ type: 'send', text: 'look at this', images: [pixel] });
+  await controller.receive({ type: 'send', text: 'and read me' });
+  controller.cancel();
+  await running;
+  assert.deepEqual(view.at(-1), { type: 'restore-draft', text: 'look at this\n\nand read me', images: [pixel] });
 });

@@ -88,7 +88,7 @@ function setup(root: string, running?: Promise<void>) {
       prompts.push(prompt);
       if (running) {
         await running;
-        taken.push(...(takeQueued?.() ?? []));
+        taken.push(...(takeQueued?.() ?? []).map((queued) => queued.text));
       }
     },
     compact: async () => false,
