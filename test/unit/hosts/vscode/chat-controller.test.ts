@@ -6,14 +6,15 @@ import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/
 import type { QueuedPrompt } from '../../../../src/agent/loop';
 import type { PermissionMode } from '../../../../src/core/config';
 import type { ImagePart } from '../../../../src/core/transcript';
-import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
+import { ChatController } from '../../../../src/hosts/vscode/chat-controller';
+import { FakeChatBackend } from './support/fake-backend';
 import { RESUME_PROMPT } from '../../../../src/webview/recovery-words';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 import { apiKeyHint, connectionError } from '../../../../src/agent/provider';
 import type { SessionSummary, ToWebview, ViewStatus } from '../../../../src/webview/protocol';
 
 /** A store-like backend: events are persisted (deltas and live output are not, as in the runtime). */
-class FakeBackend implements ChatBackend {
+class FakeBackend extends FakeChatBackend {
   readonly bus = new EventBus(() => 1000);
   readonly stored = new Map<string, ZunoEvent[]>();
   readonly outputs = new Map<string, string>();
@@ -26,6 +27,7 @@ class FakeBackend implements ChatBackend {
   private sessionCounter = 0;
 
   constructor() {
+    super();
     this.bus.on((event) => {
       if (event.type !== 'assistant-delta' && event.type !== 'tool-call-output') {
         const list = this.stored.get(event.session_id) ?? [];
@@ -34,32 +36,32 @@ class FakeBackend implements ChatBackend {
       }
     });
   }
-  async open(): Promise<void> {
+  override async open(): Promise<void> {
     this.opened++;
   }
-  events(sessionId: string): readonly ZunoEvent[] {
+  override events(sessionId: string): readonly ZunoEvent[] {
     return this.stored.get(sessionId) ?? [];
   }
-  callOutput(_sessionId: string, callId: string): string | undefined {
+  override callOutput(_sessionId: string, callId: string): string | undefined {
     return this.outputs.get(callId);
   }
-  sessions(): readonly SessionSummary[] {
+  override sessions(): readonly SessionSummary[] {
     return [...this.stored.keys()].map((id) => ({ id, title: `chat ${id}`, updatedAt: 1 }));
   }
-  hasSession(sessionId: string): boolean {
+  override hasSession(sessionId: string): boolean {
     return this.stored.has(sessionId);
   }
-  interrupted(sessionId: string): boolean {
+  override interrupted(sessionId: string): boolean {
     const events = this.stored.get(sessionId) ?? [];
     return events.some((event) => event.type === 'session-started') && !events.some((event) => event.type === 'session-finished');
   }
   compacted: string[] = [];
-  async compact(sessionId: string): Promise<boolean> {
+  override async compact(sessionId: string): Promise<boolean> {
     this.compacted.push(sessionId);
     return sessionId !== 'fresh';
   }
 
-  async run(
+  override async run(
     _prompt: string,
     sessionId: string | undefined,
     signal: AbortSignal,
@@ -70,21 +72,17 @@ class FakeBackend implements ChatBackend {
     this.bus.emit(id, { type: 'session-started' });
     await this.script((body) => this.bus.emit(id, body), signal);
   }
-  /** Images are taken unless a test says otherwise. */
-  imageRefusal(_images: number): string | undefined {
-    return undefined;
-  }
   mode: PermissionMode = 'strict';
   /** Set to make the next mode write fail, as a settings write can. */
   failModeWrite = false;
-  status(running: boolean): ViewStatus {
+  override status(running: boolean): ViewStatus {
     return { permissionMode: this.mode, modelLabel: 'test-model', running };
   }
-  configureModel(): void {
+  override configureModel(): void {
     this.configureRequests++;
   }
   readonly forks: { readonly from: string; readonly ordinal: number; readonly id: string }[] = [];
-  async forkBefore(sessionId: string, ordinal: number): Promise<string> {
+  override async forkBefore(sessionId: string, ordinal: number): Promise<string> {
     const id = `fork${this.forks.length + 1}`;
     this.forks.push({ from: sessionId, ordinal, id });
     // What the store's fork holds: the events before the user's `ordinal`-th message.
@@ -97,18 +95,18 @@ class FakeBackend implements ChatBackend {
     );
     return id;
   }
-  async setPermissionMode(mode: PermissionMode): Promise<void> {
+  override async setPermissionMode(mode: PermissionMode): Promise<void> {
     if (this.failModeWrite) throw new Error('Unable to write to Workspace Settings.');
     this.mode = mode;
   }
   readonly editorActions: string[] = [];
-  editorAction(action: 'set-api-key' | 'open-settings'): void {
+  override editorAction(action: 'set-api-key' | 'open-settings'): void {
     this.editorActions.push(action);
   }
-  rememberSession(sessionId: string | undefined): void {
+  override rememberSession(sessionId: string | undefined): void {
     this.remembered = sessionId;
   }
-  log(message: string): void {
+  override log(message: string): void {
     this.logs.push(message);
   }
 }

@@ -14,7 +14,8 @@ import { createRuntime } from '../../../../src/agent/runtime';
 import { parseConfig } from '../../../../src/core/config';
 import { createNodeHost } from '../../../../src/hosts/node/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
-import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
+import { ChatController } from '../../../../src/hosts/vscode/chat-controller';
+import { fakeBackend } from './support/fake-backend';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 import type { PendingApproval, ToWebview } from '../../../../src/webview/protocol';
 import { currentChildCall } from '../../../../media/delegation';
@@ -101,25 +102,15 @@ async function chat(
     env: runtime.env,
     events: runtime.events,
   });
-  const backend: ChatBackend = {
-    open: async () => undefined,
+  const backend = fakeBackend({
     events: (sessionId) => runtime.store.events(sessionId),
     callOutput: (sessionId, callId) => runtime.store.getCall(sessionId, callId)?.output,
-    sessions: () => [],
     hasSession: (sessionId) => runtime.store.getSession(sessionId) !== undefined,
-    interrupted: () => false,
     run: async (prompt, sessionId, signal) => {
       await run({ provider, prompt, signal, ...(sessionId !== undefined ? { sessionId } : {}) });
     },
-    compact: async () => false,
     status: (running) => ({ permissionMode: 'strict', modelLabel: 'scripted-model', running }),
-    configureModel: () => undefined,
-    setPermissionMode: async () => undefined,
-    forkBefore: async () => Promise.reject(new Error('not used here')),
-    editorAction: () => undefined,
-    rememberSession: () => undefined,
-    log: () => undefined,
-  };
+  });
   const view = new ViewModel();
   const posted: ToWebview[] = [];
   const chatController = new ChatController(backend, broker, new QuestionBroker((message) => chatController.post(message)));
