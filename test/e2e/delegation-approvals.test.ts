@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { toolResults, type RecordedRequest, type ScriptedReply } from '../support/scripted-openai';
 import { sendPrompt, testId, toolCard, waitForAnswer } from './support/chat';
 import { activeDiffEditor, activeTabLabel } from './support/diff-editor';
+import { screenshotThemes } from './support/screenshots';
 import { sharedEditor } from './support/session';
 
 const shared = sharedEditor({ workspace: { 'README.md': '# shop\n', 'src/cart.js': 'export const total = 41;\n' } });
@@ -58,6 +59,7 @@ test('issue 14 item 3: the delegated task card ends Done with its child calls in
     await output.waitFor();
     assert.match((await output.textContent()) ?? '', /^Created CHANGELOG\.md \(/);
     assert.match((await child.locator(testId('tool-details')).textContent()) ?? '', /Cart total fixed/, 'its arguments too');
+    await screenshotThemes(editor, 'delegated-task-child-output');
     assert.equal(await chat.locator(`${testId('tool-card')}[data-outcome="cancelled"]`).count(), 0, 'nothing reads Cancelled');
 
     // World: the file, and the parent was told the child's real outcome.

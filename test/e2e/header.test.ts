@@ -12,6 +12,7 @@ import type { Frame, Page } from 'playwright-core';
 import { startScriptedOpenAI } from '../support/scripted-openai';
 import { sendPrompt, testId, waitForAnswer } from './support/chat';
 import { E2E_API_KEY, SCRIPTED_MODEL, UI_TIMEOUT_MS, withEditor } from './support/editor';
+import { screenshotThemes } from './support/screenshots';
 
 function settingsIn(file: string): Record<string, unknown> {
   return existsSync(file) ? ((parseJsonc(readFileSync(file, 'utf8')) as Record<string, unknown> | undefined) ?? {}) : {};
@@ -234,6 +235,7 @@ test('issue 14: an image pasted into the composer shows as a removable thumbnail
     const queued = chat.locator(testId('queued-message'));
     await queued.waitFor();
     assert.equal(await queued.locator(testId('queued-image')).count(), 1, 'the queued message shows its image');
+    await screenshotThemes(editor, 'queued-message-with-image');
     assert.equal(await chat.locator(testId('error-banner')).isVisible(), false, 'not refused');
     await editor.waitFor(async () => (await chat.locator(testId('attachment')).count()) === 0, {
       message: 'the image went with the message',
