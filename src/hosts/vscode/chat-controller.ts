@@ -78,6 +78,9 @@ export interface ChatBackend {
 /** Longest live output kept per running call for a snapshot; the tail is what matters. */
 const LIVE_OUTPUT_LIMIT = 64 * 1024;
 
+/** A delegated child numbers its calls in its own session, so its ids can equal the parent's: keyed by both. */
+const childCallKey = (sessionId: string, callId: string): string => `${sessionId}\u0000${callId}`;
+
 interface Turn {
   readonly controller: AbortController;
   /** Undefined until a new chat's `session-started` names it. */
@@ -95,8 +98,11 @@ export class ChatController {
   private readonly liveOutput = new Map<string, string>();
   /** Calls that streamed output, so their final output is not sent a second time. */
   private readonly streamed = new Set<string>();
-  /** The same for delegated children's calls that are still running, by session and call id. */
-  private readonly childStreamed = new Set<string>();
+  /**
+   * Live output of delegated children's calls that have not finished, by child session and call id
+   * (a child's ids can equal the parent's): for a snapshot, and so their stored output is not sent twice.
+   */
+  private readonly childLiveOutput = new Map<string, { readonly sessionId: string; readonly callId: string; text: string }>();
   private readonly listeners = new Set<() => void>();
   private readonly queue = new MessageQueue((items) => this.post({ type: 'queue', items }));
   /** The last prompt sent, for an error card's Retry. */
@@ -310,7 +316,7 @@ export class ChatController {
       this.partialText = '';
       this.liveOutput.clear();
       this.streamed.clear();
-      this.childStreamed.clear();
+      this.childLiveOutput.clear();
       this.refreshStatus();
     }
     const left = this.queue.take();
@@ -483,12 +489,17 @@ export class ChatController {
    */
   private postChildEvent(event: ZunoEvent): void {
     this.post({ type: 'event', event });
-    // Keyed by session too: a child numbers its calls in its own session, so its ids can equal the parent's.
-    const key = `${event.session_id}\u0000${'call_id' in event ? event.call_id : ''}`;
-    if (event.type === 'tool-call-output') this.childStreamed.add(key);
+    if (event.type === 'tool-call-output') {
+      const key = childCallKey(event.session_id, event.call_id);
+      const live = this.childLiveOutput.get(key) ?? { sessionId: event.session_id, callId: event.call_id, text: '' };
+      const kept = live.text + event.chunk;
+      live.text = kept.length > LIVE_OUTPUT_LIMIT ? kept.slice(kept.length - LIVE_OUTPUT_LIMIT) : kept;
+      this.childLiveOutput.set(key, live);
+      return;
+    }
     if (event.type !== 'tool-call-finished') return;
-    if (event.outcome !== 'blocked' && !this.childStreamed.has(key)) this.postFinalOutput(event);
-    this.childStreamed.delete(key);
+    const streamed = this.childLiveOutput.delete(childCallKey(event.session_id, event.call_id));
+    if (event.outcome !== 'blocked' && !streamed) this.postFinalOutput(event);
   }
 
   /** Keeps the turn's transient state, which the store does not persist, for snapshots. */
@@ -591,6 +602,11 @@ export class ChatController {
       const now = events.at(-1)?.ts ?? 0;
       for (const [callId, chunk] of this.liveOutput) {
         if (chunk) events.push({ type: 'tool-call-output', call_id: callId, chunk, ts: now, session_id: sessionId });
+      }
+      // Delegated children's running calls too: the view puts them in their task cards by session.
+      for (const live of this.childLiveOutput.values()) {
+        if (live.text && this.childSessions.get(live.sessionId) === sessionId)
+          events.push({ type: 'tool-call-output', call_id: live.callId, chunk: live.text, ts: now, session_id: live.sessionId });
       }
       if (this.partialText) events.push({ type: 'assistant-delta', text: this.partialText, ts: now, session_id: sessionId });
     }

@@ -677,3 +677,78 @@ test('issue 14: an image queued for a model that does not take images is refused
   await running;
   assert.deepEqual(view.at(-1), { type: 'restore-draft', text: 'look at this\n\nand read me', images: [pixel] });
 });
+
+test("issue 14 item 3: a delegated child's call output reaches the view: streamed live, kept for a view reloaded mid-run, its stored output sent once when it streamed none", async () => {
+  const { backend, controller, view } = setup();
+  const gate = deferred();
+  // The child reuses the parent's id c1: its output must stay the child's.
+  const started = (call_id: string, tool: string): ZunoEventBody => ({
+    type: 'tool-call-started',
+    call_id,
+    tool,
+    effect: 'SideEffecting',
+    replay: 'Never',
+    concurrency: 'Exclusive',
+    attempt: 1,
+  });
+  backend.script = async (emit) => {
+    emit(started('c1', 'task'));
+    emit({ type: 'delegation-started', call_id: 'c1', child_session_id: 'child', agent: 'general' });
+    backend.bus.emit('child', started('c1', 'shell'));
+    backend.bus.emit('child', { type: 'tool-call-output', call_id: 'c1', chunk: 'step 1\n' });
+    await gate.promise;
+    backend.bus.emit('child', { type: 'tool-call-output', call_id: 'c1', chunk: 'step 2\n' });
+    backend.bus.emit('child', {
+      type: 'tool-call-finished',
+      call_id: 'c1',
+      tool: 'shell',
+      outcome: 'ok',
+      duration_ms: 1,
+      truncated: false,
+      exit_code: 0,
+    });
+    backend.bus.emit('child', started('c2', 'write'));
+    backend.bus.emit('child', {
+      type: 'tool-call-finished',
+      call_id: 'c2',
+      tool: 'write',
+      outcome: 'ok',
+      duration_ms: 1,
+      truncated: false,
+    });
+  };
+  backend.callOutput = (sessionId, callId) => (sessionId === 'child' && callId === 'c2' ? 'Created NOTES.md (1 line).' : undefined);
+  await controller.receive({ type: 'ready' });
+  const sending = controller.receive({ type: 'send', text: 'delegate' });
+  await Promise.resolve();
+
+  const reloaded: ToWebview[] = [];
+  controller.attachView((message) => reloaded.push(message));
+  await controller.receive({ type: 'ready' });
+  const snapshot = reloaded[0];
+  assert.equal(snapshot?.type, 'snapshot');
+  const childOutput = (messages: readonly ZunoEvent[]) =>
+    messages.flatMap((event) =>
+      event.type === 'tool-call-output' && event.session_id === 'child' ? [`${event.call_id}:${event.chunk}`] : [],
+    );
+  assert.deepEqual(
+    snapshot?.type === 'snapshot' ? childOutput(snapshot.events) : [],
+    ['c1:step 1\n'],
+    'the running child call keeps what it printed',
+  );
+
+  gate.release();
+  await sending;
+  const live = reloaded.flatMap((message) => (message.type === 'event' ? [message.event] : []));
+  assert.deepEqual(
+    childOutput(live),
+    ['c1:step 2\n', 'c2:Created NOTES.md (1 line).'],
+    'streamed output is not sent again; the write gets its stored output',
+  );
+  assert.equal(
+    live.some((event) => event.type === 'tool-call-output' && event.session_id !== 'child'),
+    false,
+    "nothing went to the parent's c1",
+  );
+  assert.ok(view.length > 0);
+});
