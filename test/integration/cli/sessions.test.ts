@@ -101,5 +101,8 @@ test('issue 14 item 10: zuno sessions nests a delegated task under the session t
   assert.equal(lines.length, 3);
   assert.match(lines[0] ?? '', new RegExp(`^${laterId}  .*  a later prompt$`));
   assert.match(lines[1] ?? '', new RegExp(`^${parentId}  .*  delegate the summary$`));
-  assert.match(lines[2] ?? '', new RegExp(`^  ${childId}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  done .*  task \\(general\\): Summarize a\\.txt for the notes$`));
+  assert.match(
+    lines[2] ?? '',
+    new RegExp(`^  ${childId}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  done .*  task \\(general\\): Summarize a\\.txt for the notes$`),
+  );
 });
