@@ -5,7 +5,7 @@
  */
 import type { ImagePart } from '../src/core/transcript';
 import { actionButton, element } from './dom';
-import { attachRefusal, imageFromDataUrl } from './image-format';
+import { attachRefusal, imageFromDataUrl, sendRefusal } from './image-format';
 
 interface Attachment extends ImagePart {
   readonly id: string;
@@ -51,13 +51,13 @@ export class ImageAttachments {
     this.render();
   }
 
-  /** Images handed back with their text (a queued message removed, a cancelled turn's queue): into the composer again. */
+  /**
+   * Images handed back with their text (a queued message removed, a cancelled turn's queue): into
+   * the composer again, all of them, even past the limit of one message, which sending then asks to fix.
+   */
   restore(images: readonly ImagePart[]): void {
-    for (const { mediaType, data } of images) {
-      this.note = attachRefusal(this.items.length);
-      if (this.note !== undefined) break;
-      this.items.push({ mediaType, data, id: `image-${++this.counter}` });
-    }
+    for (const { mediaType, data } of images) this.items.push({ mediaType, data, id: `image-${++this.counter}` });
+    this.note = sendRefusal(this.items.length);
     this.render();
   }
 
@@ -67,8 +67,13 @@ export class ImageAttachments {
     this.render();
   }
 
-  /** The images to send with a message now. */
-  takeForSend(): ImagePart[] {
+  /** The images to send with a message now; undefined (and the note says why) when there are too many to send. */
+  takeForSend(): ImagePart[] | undefined {
+    this.note = sendRefusal(this.items.length);
+    if (this.note !== undefined) {
+      this.render();
+      return undefined;
+    }
     this.sent = this.items.length > 0;
     return this.items.map(({ mediaType, data }) => ({ mediaType, data }));
   }

@@ -135,6 +135,8 @@ function send(): void {
   const text = chrome.composer.value;
   if (text.trim() === '') return;
   const images = attachments.takeForSend();
+  // Too many images to go with one message: the composer keeps everything, and its note says what to remove.
+  if (images === undefined) return;
   post({ type: 'send', text, ...(images.length > 0 ? { images } : {}) });
   // A new message answers whatever the banner said; it must not stay up for the rest of the chat.
   if (model.error !== undefined) model.dismissError();
