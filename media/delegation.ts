@@ -10,8 +10,10 @@
 import type { ZunoEvent } from '../src/core/events';
 import type { BlockedCategory, OutcomeKind } from '../src/core/outcome';
 import type { ToolState } from './transcript';
+import { appendOutput, type CallOutput } from './call-output';
 
-export interface ChildCallItem {
+/** A child call, with its output kept and capped as a top-level card's is, to be read when expanded. */
+export interface ChildCallItem extends CallOutput {
   readonly callId: string;
   tool: string;
   argumentsText: string;
@@ -21,6 +23,10 @@ export interface ChildCallItem {
   category?: BlockedCategory;
   /** The user's decision on the child's approval, once made. */
   approved?: boolean;
+  /** The exit code of a command that ran to its end. */
+  exitCode?: number;
+  /** The runtime truncated the result to its output cap (SPEC O1). */
+  truncated: boolean;
 }
 
 export interface Delegation {
@@ -41,7 +47,16 @@ export function startDelegation(childSessionId: string, agent: string): Delegati
 function childCall(delegation: Delegation, callId: string, tool: string | undefined): ChildCallItem {
   let call = delegation.calls.find((candidate) => candidate.callId === callId);
   if (call === undefined) {
-    call = { callId, tool: tool ?? '', argumentsText: '', state: 'requested' };
+    call = {
+      callId,
+      tool: tool ?? '',
+      argumentsText: '',
+      state: 'requested',
+      output: '',
+      droppedOutputChars: 0,
+      outputLines: 0,
+      truncated: false,
+    };
     delegation.calls.push(call);
   } else if (tool !== undefined && call.tool === '') call.tool = tool;
   return call;
@@ -70,12 +85,19 @@ export function applyChildEvent(delegation: Delegation, event: ZunoEvent): boole
       if (call.state !== 'finished') call.state = 'running';
       return true;
     }
+    case 'tool-call-output':
+      appendOutput(childCall(delegation, event.call_id, undefined), event.chunk);
+      return true;
     case 'dispatch-blocked':
     case 'tool-call-finished': {
       const call = childCall(delegation, event.call_id, event.tool);
       call.state = 'finished';
       call.outcome = event.type === 'dispatch-blocked' ? 'blocked' : event.outcome;
       if (event.category !== undefined) call.category = event.category;
+      if (event.type === 'tool-call-finished') {
+        call.truncated = event.truncated;
+        if (event.exit_code !== undefined) call.exitCode = event.exit_code;
+      }
       return true;
     }
     case 'assistant-message':

@@ -1,11 +1,11 @@
 /**
  * Images pasted into the composer (issue 14): shown as thumbnails with a remove button, sent with
- * the next message, and kept until the host shows that message as sent, so an image a model
- * cannot take (the host refuses it, naming zuno.model.images) is not lost.
+ * the next message, and kept until the host shows that message as sent or queued, so an image a
+ * model cannot take (the host refuses it, naming zuno.model.images) is not lost.
  */
 import type { ImagePart } from '../src/core/transcript';
 import { actionButton, element } from './dom';
-import { attachRefusal, imageFromDataUrl } from './image-format';
+import { attachRefusal, imageFromDataUrl, sendRefusal } from './image-format';
 
 interface Attachment extends ImagePart {
   readonly id: string;
@@ -51,19 +51,34 @@ export class ImageAttachments {
     this.render();
   }
 
+  /**
+   * Images handed back with their text (a queued message removed, a cancelled turn's queue): into
+   * the composer again, all of them, even past the limit of one message, which sending then asks to fix.
+   */
+  restore(images: readonly ImagePart[]): void {
+    for (const { mediaType, data } of images) this.items.push({ mediaType, data, id: `image-${++this.counter}` });
+    this.note = sendRefusal(this.items.length);
+    this.render();
+  }
+
   remove(id: string): void {
     this.items = this.items.filter((item) => item.id !== id);
     this.note = undefined;
     this.render();
   }
 
-  /** The images to send with a message now. */
-  takeForSend(): ImagePart[] {
+  /** The images to send with a message now; undefined (and the note says why) when there are too many to send. */
+  takeForSend(): ImagePart[] | undefined {
+    this.note = sendRefusal(this.items.length);
+    if (this.note !== undefined) {
+      this.render();
+      return undefined;
+    }
     this.sent = this.items.length > 0;
     return this.items.map(({ mediaType, data }) => ({ mediaType, data }));
   }
 
-  /** The host showed the message as sent: its images are gone from the composer. */
+  /** The host showed the message as sent, or queued it: its images are gone from the composer. */
   messageShown(): void {
     if (!this.sent) return;
     this.sent = false;

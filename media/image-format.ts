@@ -26,3 +26,10 @@ export function imageFromDataUrl(url: string): ImagePart | { readonly refusal: s
 export function attachRefusal(count: number): string | undefined {
   return count >= MAX_IMAGES ? `At most ${MAX_IMAGES} images go with one message: remove one first.` : undefined;
 }
+
+/** Why the attached images cannot be sent as they are (more than one message takes, after some came back from the queue). */
+export function sendRefusal(count: number): string | undefined {
+  return count > MAX_IMAGES
+    ? `${count} images are attached and at most ${MAX_IMAGES} go with one message: remove ${count - MAX_IMAGES} before sending.`
+    : undefined;
+}

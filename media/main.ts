@@ -5,9 +5,11 @@
  * delegated listeners (click and input) keyed by `data-action` / `data-input`, which is also why
  * no inline handler is needed under the CSP.
  */
-import type { FromWebview, ToWebview } from '../src/webview/protocol';
+import type { FromWebview, QueuedMessage, ToWebview } from '../src/webview/protocol';
+import type { ImagePart } from '../src/core/transcript';
 import { Chrome } from './chrome';
 import { groupKey, ItemRenderer } from './render';
+import { childDetailsKey } from './delegation-view';
 import { toolKey } from './transcript';
 import { restoredDraft } from './drafts';
 import { chosenMode } from './header-format';
@@ -92,8 +94,9 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     work.reset();
     for (const event of typed.events) work.apply(event);
   } else if (typed.type === 'event') work.apply(typed.event);
-  if (typed.type === 'restore-draft') restoreDraft(typed.text);
+  if (typed.type === 'restore-draft') restoreDraft(typed.text, typed.images);
   if (typed.type === 'event' && typed.event.type === 'user-message') attachments.messageShown();
+  if (typed.type === 'queue') queueChanged(typed.items);
   if (typed.type === 'compose') addToDraft(typed.text);
   if (typed.type === 'mention-results') mentions.results(typed.query, typed.paths);
   for (const callId of ui.receive(typed)) list.invalidate(model.approvalItemKey(callId));
@@ -101,11 +104,21 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   requestFrame();
 });
 
-/** Text the host could not send comes back into the composer, so nothing typed is lost. */
-function restoreDraft(text: string): void {
+/** Text the host could not send comes back into the composer, with its images, so nothing typed is lost. */
+function restoreDraft(text: string, images: readonly ImagePart[] = []): void {
   chrome.composer.value = restoredDraft(text, chrome.composer.value);
   ui.draft = chrome.composer.value;
   persist();
+  if (images.length > 0) attachments.restore(images);
+}
+
+/** The ids of the queued messages shown, to tell a message just queued from one already there. */
+let queuedIds = new Set<string>();
+
+/** A message sent while Zuno works was queued: the images it took leave the composer, as when a message is shown sent. */
+function queueChanged(items: readonly QueuedMessage[]): void {
+  if (items.some((item) => !queuedIds.has(item.id) && item.images !== undefined)) attachments.messageShown();
+  queuedIds = new Set(items.map((item) => item.id));
 }
 
 /** Text the editor put in (Add Selection to Chat): after what is typed, not sent, with the caret after it. */
@@ -122,6 +135,8 @@ function send(): void {
   const text = chrome.composer.value;
   if (text.trim() === '') return;
   const images = attachments.takeForSend();
+  // Too many images to go with one message: the composer keeps everything, and its note says what to remove.
+  if (images === undefined) return;
   post({ type: 'send', text, ...(images.length > 0 ? { images } : {}) });
   // A new message answers whatever the banner said; it must not stay up for the rest of the chat.
   if (model.error !== undefined) model.dismissError();
@@ -328,8 +343,8 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
     const item = model.queue.find((queued) => queued.id === id);
     if (id === undefined || item === undefined) return;
     post({ type: 'unqueue', id });
-    // A removed message is not thrown away: it goes back into the composer to edit or resend.
-    restoreDraft(item.text);
+    // A removed message is not thrown away: it goes back into the composer, images too, to edit or resend.
+    restoreDraft(item.text, item.images);
   },
   'toggle-work-panel': () => {
     ui.workPanelCollapsed = !ui.workPanelCollapsed;
@@ -343,6 +358,14 @@ const ACTIONS: Readonly<Record<string, (target: HTMLElement, callId: string) => 
   },
   'toggle-details': (_target, callId) => {
     ui.toggleExpanded(callId);
+    persist();
+    list.invalidate(toolKey(callId));
+  },
+  // A delegated child's call, inside its task's card: `callId` is the task's.
+  'toggle-child-details': (target, callId) => {
+    const childCallId = target.dataset.childCallId;
+    if (childCallId === undefined) return;
+    ui.toggleExpanded(childDetailsKey(callId, childCallId));
     persist();
     list.invalidate(toolKey(callId));
   },

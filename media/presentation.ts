@@ -181,12 +181,6 @@ export function formatDuration(milliseconds: number): string {
   return `${minutes} min ${seconds} s`;
 }
 
-/** "12 lines" for the output toggle; a last line without a newline still counts. */
-export function outputLineCount(card: ToolItem): number {
-  if (card.output === '') return card.outputLines;
-  return card.outputLines + (card.output.endsWith('\n') ? 0 : 1);
-}
-
 /** Where a delegated child call came from, or undefined for a call the main agent made. */
 export function describeOrigin(card: ToolItem, parentTool: string | undefined): string | undefined {
   if (card.parentCallId === undefined) return undefined;

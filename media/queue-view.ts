@@ -15,13 +15,23 @@ export function renderQueue(items: readonly QueuedMessage[]): HTMLElement[] {
         'div',
         { className: 'queued-message', attributes: { 'data-testid': 'queued-message', 'data-queue-id': item.id } },
         element('span', { className: 'queued-text', text: item.text }),
+        ...(item.images ?? []).map((image, index) =>
+          element('img', {
+            className: 'queued-image',
+            attributes: {
+              src: `data:${image.mediaType};base64,${image.data}`,
+              alt: `Image ${index + 1} queued with this message`,
+              'data-testid': 'queued-image',
+            },
+          }),
+        ),
         actionButton(
           'Remove',
           'unqueue',
           {
             'data-queue-id': item.id,
             'data-testid': 'unqueue',
-            title: 'Take this message out of the queue (it goes back into the box below)',
+            title: 'Take this message out of the queue (it goes back into the box below, with its images)',
           },
           'link-button',
         ),

@@ -7,19 +7,18 @@
 import { approvedText } from './approval-format';
 import { approvalBatch, batchAttribute, batchLabel } from './approval-batch';
 import { renderApprovalDetails, renderApprovalPreview, renderRuleChoices } from './approval-view';
-import { renderDelegation } from './delegation-view';
+import { childDetailsKey, renderDelegation } from './delegation-view';
 import { actionButton, element } from './dom';
 import { renderMarkdown } from './markdown';
-import { exitLabel, groupLabel, groupState, lastLines, mistakeText, rowKind } from './rows';
+import { groupLabel, groupState, mistakeText, rowKind } from './rows';
+import { callDetails, shellResult } from './call-details';
 import {
   badges,
   ROW_ICONS,
   cardStatus,
   compactionLabel,
   describeOrigin,
-  formatArguments,
   formatDuration,
-  outputLineCount,
   sessionEndLabel,
   summarizeArguments,
 } from './presentation';
@@ -263,21 +262,8 @@ export class ItemRenderer {
         element('div', { className: 'tool-explanation', text: status.explanation, attributes: { 'data-testid': 'outcome-explanation' } }),
       );
     }
-    const exit = exitLabel(card);
-    if (exit !== undefined) {
-      // A command's result at a glance: its exit code and how its output ended.
-      const tail = lastLines(card.output);
-      node.append(
-        element(
-          'div',
-          { className: `shell-result${card.exitCode === 0 ? '' : ' failed'}`, attributes: { 'data-testid': 'shell-result' } },
-          element('span', { className: 'exit-code', text: exit, attributes: { 'data-testid': 'exit-code' } }),
-          tail.length === 0
-            ? undefined
-            : element('pre', { className: 'shell-tail', text: tail.join('\n'), attributes: { 'data-testid': 'shell-tail' } }),
-        ),
-      );
-    }
+    const result = shellResult(card);
+    if (result !== undefined) node.append(result);
     if (card.decision !== undefined && card.outcome !== 'blocked') {
       const text = card.decision.approved
         ? approvedText(card.decision.addedRule)
@@ -286,7 +272,15 @@ export class ItemRenderer {
     }
 
     if (approval !== undefined) node.append(this.approval(approval));
-    if (card.delegation !== undefined) node.append(renderDelegation(card.delegation, (callId) => this.childApproval(card.callId, callId)));
+    if (card.delegation !== undefined) {
+      node.append(
+        renderDelegation(card.delegation, {
+          approvalFor: (callId) => this.childApproval(card.callId, callId),
+          isOpen: (callId) => this.ui.expanded.has(childDetailsKey(card.callId, callId)),
+          taskCallId: card.callId,
+        }),
+      );
+    }
     const question = this.model.questions.get(card.callId);
     if (question !== undefined) node.append(this.question(question));
 
@@ -453,46 +447,10 @@ export class ItemRenderer {
 
   /** The collapsible part: full arguments and the kept tail of the output. */
   private details(card: ToolItem): HTMLElement[] {
-    const hasArguments = card.argumentsText.trim() !== '';
-    const lines = outputLineCount(card);
-    if (!hasArguments && lines === 0 && card.output === '') return [];
-    const open = this.ui.expanded.has(card.callId);
-    const label = lines === 0 ? 'Details' : `Output (${lines} line${lines === 1 ? '' : 's'})`;
-    const toggle = actionButton(
-      `${open ? 'Hide' : 'Show'} ${label.toLowerCase()}`,
-      'toggle-details',
-      {
-        'data-call-id': card.callId,
-        'data-testid': 'toggle-details',
-        'data-focus-key': 'toggle-details',
-        'aria-expanded': String(open),
-      },
-      'link-button',
-    );
-    if (!open) return [toggle];
-
-    const panel = element('div', { className: 'tool-details', attributes: { 'data-testid': 'tool-details' } });
-    if (hasArguments) {
-      panel.append(
-        element('div', { className: 'details-label', text: 'Arguments' }),
-        element('pre', { className: 'tool-arguments', text: formatArguments(card.argumentsText) }),
-      );
-    }
-    if (card.output !== '') {
-      panel.append(element('div', { className: 'details-label', text: 'Output' }));
-      if (card.droppedOutputChars > 0) {
-        panel.append(
-          element('div', { className: 'details-note', text: `${card.droppedOutputChars} earlier characters are not shown here.` }),
-        );
-      }
-      panel.append(element('pre', { className: 'tool-output', text: card.output, attributes: { 'data-testid': 'tool-output' } }));
-    }
-    if (card.truncated) {
-      panel.append(
-        element('div', { className: 'details-note', text: 'The result was truncated to the output cap before the model saw it.' }),
-      );
-    }
-    return [toggle, panel];
+    return callDetails(card, this.ui.expanded.has(card.callId), {
+      action: 'toggle-details',
+      attributes: { 'data-call-id': card.callId, 'data-focus-key': 'toggle-details' },
+    });
   }
 }
 

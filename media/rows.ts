@@ -81,7 +81,7 @@ export function lastLines(output: string, count = 3): string[] {
 }
 
 /** "exit 1" for a command that ran to its end; undefined otherwise. */
-export function exitLabel(card: ToolItem): string | undefined {
+export function exitLabel(card: { readonly exitCode?: number }): string | undefined {
   return card.exitCode === undefined ? undefined : `exit ${card.exitCode}`;
 }
 

@@ -14,12 +14,7 @@ import type { BlockedCategory, OutcomeKind } from '../src/core/outcome';
 import type { PendingApproval, PendingQuestion } from '../src/webview/protocol';
 import { applyChildEvent, noteChildApproval, startDelegation, type Delegation } from './delegation';
 import { RESUME_PROMPT } from '../src/webview/recovery-words';
-
-/**
- * How much of a call's output the view keeps (the tail). The runtime already caps what the model
- * sees (SPEC O1); this cap only bounds the memory and DOM of a long-running command's live output.
- */
-export const OUTPUT_KEEP_CHARS = 32_768;
+import { appendOutput, type CallOutput } from './call-output';
 
 /** Where a tool card is in its life. `finished` always comes with an outcome. */
 export type ToolState = 'requested' | 'awaiting-approval' | 'awaiting-answer' | 'approved' | 'running' | 'finished';
@@ -48,7 +43,7 @@ export interface AssistantItem extends ItemBase {
   reasoning?: string;
 }
 
-export interface ToolItem extends ItemBase {
+export interface ToolItem extends ItemBase, CallOutput {
   readonly kind: 'tool';
   readonly callId: string;
   tool: string;
@@ -76,12 +71,6 @@ export interface ToolItem extends ItemBase {
   blockedReason?: string;
   /** The user's decision on an approval, once made. */
   decision?: { readonly approved: boolean; readonly reason?: string; readonly addedRule?: PermissionRule };
-  /** The tail of the live output, at most OUTPUT_KEEP_CHARS. */
-  output: string;
-  /** How many characters of output were dropped from the front to respect the cap. */
-  droppedOutputChars: number;
-  /** Lines seen in the whole output, including what was dropped. */
-  outputLines: number;
   durationMs?: number;
   /** The runtime truncated the result to its output cap (SPEC O1). */
   truncated: boolean;
@@ -602,24 +591,4 @@ export class Transcript {
     }
     return members;
   }
-}
-
-function appendOutput(card: ToolItem, chunk: string): void {
-  card.outputLines += countNewlines(chunk);
-  let output = card.output + chunk;
-  if (output.length > OUTPUT_KEEP_CHARS) {
-    const cut = output.length - OUTPUT_KEEP_CHARS;
-    // Start the kept tail at a line boundary when one is near, so the first line is whole.
-    const newline = output.indexOf('\n', cut);
-    const start = newline !== -1 && newline - cut < 512 ? newline + 1 : cut;
-    card.droppedOutputChars += start;
-    output = output.slice(start);
-  }
-  card.output = output;
-}
-
-function countNewlines(text: string): number {
-  let count = 0;
-  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) count += 1;
-  return count;
 }

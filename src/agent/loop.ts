@@ -47,9 +47,15 @@ export interface AgentRunOptions {
    * Messages the user typed while the run worked (issue 14 item 7), taken at each step and added
    * to the transcript before the next model request, so none waits for the run to end.
    */
-  readonly takeQueuedMessages?: () => readonly string[];
+  readonly takeQueuedMessages?: () => readonly QueuedPrompt[];
   /** Compact the session's earlier turns before this prompt's first request (`zuno exec --compact`, issue 10 item 2). */
   readonly compact?: boolean;
+}
+
+/** A message the user typed while the run worked, with the images pasted into it. */
+export interface QueuedPrompt {
+  readonly text: string;
+  readonly images?: readonly ImagePart[];
 }
 
 /** What one agent loop runs against: a runtime's parts, or a delegated child's own. */
@@ -274,9 +280,17 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentRunResult
   /** Adds the messages queued since the last step, as the user's; true when there were any. */
   const deliverQueuedMessages = (): boolean => {
     const queued = options.takeQueuedMessages?.() ?? [];
-    for (const text of queued) {
-      append({ role: 'user', content: text });
+    for (const { text, images } of queued) {
+      // Checked when it was queued too; the setting may have changed since, and then the text goes alone.
+      const refusal = imageRefusal(env.config, images?.length ?? 0);
+      append({ role: 'user', content: text, ...(images?.length && refusal === undefined ? { images } : {}) });
       events.emit(sessionId, { type: 'user-message', text });
+      if (refusal !== undefined)
+        events.emit(sessionId, {
+          type: 'notice',
+          level: 'warning',
+          text: refusal.replace('did not send this message', 'sent this message without its images'),
+        });
     }
     return queued.length > 0;
   };

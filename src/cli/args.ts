@@ -29,7 +29,8 @@ mcp    Lists the MCP servers of mcp.servers with their tools and how each stands
        Servers of the workspace's .vscode/mcp.json start only once approved (approve;
        decline stops asking); a changed definition needs approving again.
 sessions Lists the workspace's sessions (id, last update, status, size on disk, title),
-       newest first; delete removes sessions and their files.
+       newest first, each delegated task indented under its session, titled by its goal;
+       delete removes sessions and their files.
 checkpoints  Lists a session's checkpoints (one before the first change of each turn) and
        the files changed since each.
 rewind Restores the workspace's files to a checkpoint: files changed since are put back,

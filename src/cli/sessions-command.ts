@@ -1,8 +1,10 @@
 /**
  * `zuno sessions [list]` and `zuno sessions delete SESSION_ID…` (issue 9, "history that people
- * use"): the workspace's sessions with title, date and size, newest first; deleting removes a
- * session's folder, and is refused for a session another Zuno process is writing.
+ * use"): the workspace's sessions with title, date and size, newest first, each delegated task
+ * indented under the session that delegated it (issue 14 item 10, as the editor's history); deleting
+ * removes a session's folder, and is refused for a session another Zuno process is writing.
  */
+import { parseDelegatedSessionTitle, type DelegatedOrigin } from '../core/delegation';
 import type { SessionSummary } from '../store/store';
 import { nonEmpty, parse, UsageError } from './args';
 import { EXIT_OK, EXIT_USAGE, type CliProcess } from './process';
@@ -51,18 +53,68 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-const line = (session: SessionSummary): string =>
-  `${session.id}  ${new Date(session.updatedAt).toISOString().slice(0, 16).replace('T', ' ')}  ${session.status.padEnd(10)}  ${formatBytes(session.bytes).padStart(9)}  ${session.title ?? '(untitled)'}`;
+interface ListedSession {
+  readonly session: SessionSummary;
+  /** Set for a delegated task: the session and call that delegated it, and its goal. */
+  readonly origin?: DelegatedOrigin;
+  /** How many delegations deep: 0 for a session the user started. */
+  readonly depth: number;
+}
+
+/**
+ * Sessions most recent first, each followed by the tasks it delegated in the order they ran (and
+ * theirs under them); a task whose parent is gone stands on its own, where its date puts it.
+ */
+export function nestTasks(sessions: readonly SessionSummary[]): ListedSession[] {
+  const known = new Set(sessions.map((session) => session.id));
+  const tasksOf = new Map<string, { session: SessionSummary; origin: DelegatedOrigin }[]>();
+  const roots: { session: SessionSummary; origin?: DelegatedOrigin }[] = [];
+  for (const session of sessions) {
+    const origin = parseDelegatedSessionTitle(session.title);
+    if (origin === undefined || !known.has(origin.parentSessionId) || origin.parentSessionId === session.id) {
+      roots.push({ session, ...(origin !== undefined ? { origin } : {}) });
+      continue;
+    }
+    tasksOf.set(origin.parentSessionId, [...(tasksOf.get(origin.parentSessionId) ?? []), { session, origin }]);
+  }
+  const listed: ListedSession[] = [];
+  const seen = new Set<string>();
+  const add = (entry: { session: SessionSummary; origin?: DelegatedOrigin }, depth: number): void => {
+    // A title can be written by hand: a loop of parents must not hang the listing.
+    if (seen.has(entry.session.id)) return;
+    seen.add(entry.session.id);
+    listed.push({ ...entry, depth });
+    const tasks = [...(tasksOf.get(entry.session.id) ?? [])].sort((left, right) => left.session.updatedAt - right.session.updatedAt);
+    for (const task of tasks) add(task, depth + 1);
+  };
+  for (const root of roots) add(root, 0);
+  // Sessions only reachable through a loop of parents are still listed.
+  for (const session of sessions) if (!seen.has(session.id)) add({ session }, 0);
+  return listed;
+}
+
+/** A delegated task is titled by its brief (its goal), as in the editor's history. */
+const titleOf = ({ session, origin }: ListedSession): string =>
+  origin === undefined ? (session.title ?? '(untitled)') : `task (${origin.agent}): ${origin.goal === '' ? '(no goal)' : origin.goal}`;
+
+const line = (entry: ListedSession): string => {
+  const { session } = entry;
+  return `${'  '.repeat(entry.depth)}${session.id}  ${new Date(session.updatedAt).toISOString().slice(0, 16).replace('T', ' ')}  ${session.status.padEnd(10)}  ${formatBytes(session.bytes).padStart(9)}  ${titleOf(entry)}`;
+};
+
+/** The JSON row: the stored session, and for a task its parent's id, the call, the agent and the brief. */
+const jsonRow = ({ session: { dir: _dir, ...session }, origin }: ListedSession) =>
+  origin === undefined
+    ? session
+    : { ...session, parentId: origin.parentSessionId, parentCallId: origin.parentCallId, agent: origin.agent, brief: origin.goal };
 
 export async function runSessionsCommand(command: SessionsCommand, io: CliProcess): Promise<number> {
   const { stateDir, store } = await openCommandStore(command, io, command.action === 'list');
   try {
     if (command.action === 'list') {
-      const sessions = store.listSummaries();
-      if (command.json) {
-        const rows = sessions.map(({ dir: _dir, ...session }) => session);
-        io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      } else if (sessions.length === 0) io.stdout.write(`No sessions in ${stateDir} yet.\n`);
+      const sessions = nestTasks(store.listSummaries());
+      if (command.json) io.stdout.write(`${JSON.stringify(sessions.map(jsonRow), null, 2)}\n`);
+      else if (sessions.length === 0) io.stdout.write(`No sessions in ${stateDir} yet.\n`);
       else for (const session of sessions) io.stdout.write(`${line(session)}\n`);
       return EXIT_OK;
     }

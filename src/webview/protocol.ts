@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { PERMISSION_MODES, type PermissionRule } from '../core/config';
 import type { Declarations } from '../core/declarations';
 import type { ZunoEvent } from '../core/events';
-import { IMAGE_MEDIA_TYPES } from '../core/transcript';
+import { IMAGE_MEDIA_TYPES, type ImagePart } from '../core/transcript';
 import { ERROR_ACTIONS, type ErrorAction } from './editor-words';
 
 export interface SessionSummary {
@@ -106,6 +106,8 @@ export interface PendingQuestion {
 export interface QueuedMessage {
   readonly id: string;
   readonly text: string;
+  /** Pasted with it; they go with the text when the run takes it, and back to the composer when removed. */
+  readonly images?: readonly ImagePart[];
 }
 
 export interface ViewStatus {
@@ -171,7 +173,7 @@ export type ToWebview =
   /** The queued messages, whole, whenever they change. */
   | { readonly type: 'queue'; readonly items: readonly QueuedMessage[] }
   /** Text the host could not send (no model, or the run was cancelled before taking it): back into the composer. */
-  | { readonly type: 'restore-draft'; readonly text: string }
+  | { readonly type: 'restore-draft'; readonly text: string; readonly images?: readonly ImagePart[] }
   | { readonly type: 'rewind-preview'; readonly preview: RewindPreviewView }
   /** The preview of this checkpoint is over: restored, or it failed (an `error` says why). */
   | { readonly type: 'rewind-closed'; readonly checkpointId: string }

@@ -10,13 +10,14 @@ import type { Page } from 'playwright-core';
 import { toolResults, type RecordedRequest, type ScriptedReply } from '../support/scripted-openai';
 import { sendPrompt, testId, toolCard, waitForAnswer } from './support/chat';
 import { activeDiffEditor, activeTabLabel } from './support/diff-editor';
+import { screenshotThemes } from './support/screenshots';
 import { sharedEditor } from './support/session';
 
 const shared = sharedEditor({ workspace: { 'README.md': '# shop\n', 'src/cart.js': 'export const total = 41;\n' } });
 before(() => shared.start());
 after(() => shared.stop());
 
-test('issue 14 item 3: the delegated task card ends Done with its child calls inside it, and the child write is approved from it', (t) =>
+test('issue 14 item 3: the delegated task card ends Done with its child calls inside it, the child write is approved from it, and its output opens in the card', (t) =>
   shared.scenario(t, async ({ editor, replies, requests }) => {
     const chat = await editor.openZuno();
     // One queue serves parent and child in the order they ask: parent, child, child, parent.
@@ -50,6 +51,15 @@ test('issue 14 item 3: the delegated task card ends Done with its child calls in
     assert.equal(await child.getAttribute('data-outcome'), 'ok');
     assert.equal(await child.locator(testId('child-call-status')).textContent(), 'Done');
     assert.equal(await task.locator(testId('child-activity')).textContent(), 'The delegated agent (general) made 1 call and finished.');
+
+    // The child call opens inside the task card like a top-level card: its result is there to read.
+    assert.equal(await child.locator(testId('tool-output')).count(), 0, 'closed until asked');
+    await child.locator(testId('toggle-details')).click();
+    const output = child.locator(testId('tool-output'));
+    await output.waitFor();
+    assert.match((await output.textContent()) ?? '', /^Created CHANGELOG\.md \(/);
+    assert.match((await child.locator(testId('tool-details')).textContent()) ?? '', /Cart total fixed/, 'its arguments too');
+    await screenshotThemes(editor, 'delegated-task-child-output');
     assert.equal(await chat.locator(`${testId('tool-card')}[data-outcome="cancelled"]`).count(), 0, 'nothing reads Cancelled');
 
     // World: the file, and the parent was told the child's real outcome.

@@ -8,10 +8,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { startScriptedOpenAI } from '../support/scripted-openai';
 import { sendPrompt, testId, waitForAnswer } from './support/chat';
 import { E2E_API_KEY, SCRIPTED_MODEL, UI_TIMEOUT_MS, withEditor } from './support/editor';
+import { screenshotThemes } from './support/screenshots';
 
 function settingsIn(file: string): Record<string, unknown> {
   return existsSync(file) ? ((parseJsonc(readFileSync(file, 'utf8')) as Record<string, unknown> | undefined) ?? {}) : {};
@@ -175,23 +176,35 @@ test('issue 14: edit-and-resend restores the files through the checkpoint previe
   });
 });
 
-test('issue 14: an image pasted into the composer shows as a removable thumbnail and reaches a model that takes images as an image_url data URL', async (t) => {
-  const model = await startScriptedOpenAI({ script: [{ text: 'It is a single pixel.' }] });
+const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/**
+ * What Chromium delivers for Ctrl+V of a copied image: a paste event carrying an image file.
+ * A string: the test's own tsconfig has no DOM types.
+ */
+const pasteImage = (chat: Frame) =>
+  chat.evaluate(`(() => {
+    const bytes = Uint8Array.from(atob('${PIXEL}'), (character) => character.charCodeAt(0));
+    const data = new DataTransfer();
+    data.items.add(new File([bytes], 'pixel.png', { type: 'image/png' }));
+    const composer = document.querySelector('[data-testid="composer"]');
+    composer.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  })()`);
+
+test('issue 14: an image pasted into the composer shows as a removable thumbnail and reaches a model that takes images as an image_url data URL; pasted while Zuno works, it is queued with its text, removable, and sent with it at the next step', async (t) => {
+  const model = await startScriptedOpenAI({
+    script: [
+      { text: 'It is a single pixel.' },
+      { toolCalls: [{ id: 'call_img_write', name: 'write', arguments: { path: 'notes.txt', content: 'n\n' } }] },
+      { text: 'The queued picture is a pixel too.' },
+    ],
+  });
   t.after(() => model.close());
-  const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+  const pixel = PIXEL;
   const settings = { 'zuno.model.images': true };
   await withEditor(t, { workspace: { 'README.md': '# sample\n' }, modelBaseUrl: model.baseUrl, settings }, async (editor) => {
     const chat = await editor.openZuno();
-    // What Chromium delivers for Ctrl+V of a copied image: a paste event carrying an image file.
-    // A string: the test's own tsconfig has no DOM types.
-    const paste = () =>
-      chat.evaluate(`(() => {
-        const bytes = Uint8Array.from(atob('${pixel}'), (character) => character.charCodeAt(0));
-        const data = new DataTransfer();
-        data.items.add(new File([bytes], 'pixel.png', { type: 'image/png' }));
-        const composer = document.querySelector('[data-testid="composer"]');
-        composer.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-      })()`);
+    const paste = () => pasteImage(chat);
     await paste();
     await paste();
     await editor.waitFor(async () => (await chat.locator(testId('attachment')).count()) === 2, { message: 'two thumbnails' });
@@ -212,6 +225,54 @@ test('issue 14: an image pasted into the composer shows as a removable thumbnail
     assert.match(JSON.stringify(user?.content), /"type":"image_url".*data:image\/png;base64,/);
     await editor.waitFor(async () => (await chat.locator(testId('attachment')).count()) === 0, { message: 'the thumbnail gone once sent' });
     await editor.keepArtifacts('issue-14-image-paste');
+
+    // While Zuno waits on an approval, a message with an image is queued with its image.
+    await sendPrompt(chat, 'Write the notes.');
+    await chat.locator(`${testId('approve')}[data-call-id="call_img_write"]`).waitFor();
+    await paste();
+    await editor.waitFor(async () => (await chat.locator(testId('attachment')).count()) === 1, { message: 'a thumbnail while working' });
+    await sendPrompt(chat, 'And this picture?');
+    const queued = chat.locator(testId('queued-message'));
+    await queued.waitFor();
+    assert.equal(await queued.locator(testId('queued-image')).count(), 1, 'the queued message shows its image');
+    await screenshotThemes(editor, 'queued-message-with-image');
+    assert.equal(await chat.locator(testId('error-banner')).isVisible(), false, 'not refused');
+    await editor.waitFor(async () => (await chat.locator(testId('attachment')).count()) === 0, {
+      message: 'the image went with the message',
+    });
+    // Removed, it comes back whole into the composer; sent again, it is queued again.
+    await queued.locator(testId('unqueue')).click();
+    await queued.waitFor({ state: 'detached' });
+    assert.equal(await chat.locator(testId('composer')).inputValue(), 'And this picture?');
+    assert.equal(await chat.locator(testId('attachment')).count(), 1, 'its image is back in the composer');
+    await chat.locator(testId('send')).click();
+    await queued.locator(testId('queued-image')).waitFor();
+
+    await chat.locator(`${testId('approve')}[data-call-id="call_img_write"]`).click();
+    await waitForAnswer(chat, 'The queued picture is a pixel too.');
+    const last = model.chatRequests().at(-1)?.body?.messages.at(-1);
+    assert.equal(last?.role, 'user');
+    assert.match(JSON.stringify(last?.content), /"text":"And this picture\?".*"type":"image_url".*data:image\/png;base64,/);
+    assert.equal(await queued.count(), 0, 'the queue is empty');
     assert.deepEqual(model.violations, []);
+  });
+});
+
+test('issue 14: with zuno.model.images off, sending a pasted image shows an error naming the setting and keeps the text and the image', async (t) => {
+  const model = await startScriptedOpenAI({ script: [] });
+  t.after(() => model.close());
+  await withEditor(t, { workspace: { 'README.md': '# sample\n' }, modelBaseUrl: model.baseUrl }, async (editor) => {
+    const chat = await editor.openZuno();
+    await pasteImage(chat);
+    await chat.locator(testId('attachment')).waitFor();
+    await sendPrompt(chat, 'What is in this picture?');
+    const banner = chat.locator(testId('error-banner'));
+    await banner.waitFor();
+    assert.match((await banner.textContent()) ?? '', /zuno\.model\.images/);
+    await editor.waitFor(async () => (await chat.locator(testId('composer')).inputValue()) === 'What is in this picture?', {
+      message: 'the text back in the composer',
+    });
+    assert.equal(await chat.locator(testId('attachment')).count(), 1, 'the image is still there');
+    assert.equal(model.chatRequests().length, 0, 'nothing was sent');
   });
 });

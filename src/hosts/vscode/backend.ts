@@ -18,7 +18,8 @@ import type { ZunoEvent } from '../../core/events';
 import type { Host } from '../../core/host';
 import type { ImagePart } from '../../core/transcript';
 import type { ToolRegistration } from '../../core/registry';
-import { agentRunner, contextWindowFor, type AgentRequest, type AgentRunResult } from '../../agent/loop';
+import { agentRunner, contextWindowFor, type AgentRequest, type AgentRunResult, type QueuedPrompt } from '../../agent/loop';
+import { imageRefusal } from '../../agent/images';
 import type { CallEnvironment, Tool } from '../../core/tool';
 import { announceMigration, ensureStateDir, migrateStateDir, type ResolvedStateDir } from '../../store/relocate';
 import type { ViewStatus } from '../../webview/protocol';
@@ -186,6 +187,12 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     return { runtime, run: agentRunner({ store: runtime.store, scheduler, registry: runtime.registry, env, events: runtime.events }) };
   }
 
+  imageRefusal(images: number): string | undefined {
+    const resolved = this.options.config.current;
+    // An invalid configuration is reported when the run starts, in its own words.
+    return resolved.ok ? imageRefusal(resolved.config, images) : undefined;
+  }
+
   private validConfig(): ZunoConfig {
     const resolved = this.options.config.current;
     if (!resolved.ok) throw new ConfigError(resolved.message);
@@ -250,7 +257,7 @@ export class EditorBackend implements ChatBackend, vscode.Disposable {
     prompt: string,
     sessionId: string | undefined,
     signal: AbortSignal,
-    takeQueued?: () => readonly string[],
+    takeQueued?: () => readonly QueuedPrompt[],
     images?: readonly ImagePart[],
   ): Promise<void> {
     const { runtime, run } = await this.ensureRuntime();

@@ -11,6 +11,7 @@
  * - One turn at a time: the approvals and the terminal belong to it. Switching chats while it
  *   runs is refused with a clear message rather than hiding its pending approvals.
  */
+import type { QueuedPrompt } from '../../agent/loop';
 import type { PermissionMode } from '../../core/config';
 import type { ZunoEvent } from '../../core/events';
 import type { ImagePart } from '../../core/transcript';
@@ -46,9 +47,14 @@ export interface ChatBackend {
     prompt: string,
     sessionId: string | undefined,
     signal: AbortSignal,
-    takeQueued?: () => readonly string[],
+    takeQueued?: () => readonly QueuedPrompt[],
     images?: readonly ImagePart[],
   ): Promise<void>;
+  /**
+   * Why `images` images cannot go to the model now (the model setting), for a message queued with
+   * them; without it they are checked only when the run takes them.
+   */
+  imageRefusal?(images: number): string | undefined;
   /** Compacts the session's turns before its newest one (issue 10 item 2); false when there were none. */
   compact(sessionId: string, signal: AbortSignal): Promise<boolean>;
   status(running: boolean): ViewStatus;
@@ -72,6 +78,9 @@ export interface ChatBackend {
 /** Longest live output kept per running call for a snapshot; the tail is what matters. */
 const LIVE_OUTPUT_LIMIT = 64 * 1024;
 
+/** A delegated child numbers its calls in its own session, so its ids can equal the parent's: keyed by both. */
+const childCallKey = (sessionId: string, callId: string): string => `${sessionId}\u0000${callId}`;
+
 interface Turn {
   readonly controller: AbortController;
   /** Undefined until a new chat's `session-started` names it. */
@@ -89,6 +98,11 @@ export class ChatController {
   private readonly liveOutput = new Map<string, string>();
   /** Calls that streamed output, so their final output is not sent a second time. */
   private readonly streamed = new Set<string>();
+  /**
+   * Live output of delegated children's calls that have not finished, by child session and call id
+   * (a child's ids can equal the parent's): for a snapshot, and so their stored output is not sent twice.
+   */
+  private readonly childLiveOutput = new Map<string, { readonly sessionId: string; readonly callId: string; text: string }>();
   private readonly listeners = new Set<() => void>();
   private readonly queue = new MessageQueue((items) => this.post({ type: 'queue', items }));
   /** The last prompt sent, for an error card's Retry. */
@@ -99,7 +113,7 @@ export class ChatController {
   private readonly history: ChatHistory;
   /** Text for the composer that arrived before the view was ready (Add Selection to Chat as it opens the view). */
   private pendingCompose: string[] = [];
-  /** What the model receives for each queued text, its @-mentions expanded when it was typed. */
+  /** What the model receives for each queued message (by its id), its @-mentions expanded when it was typed. */
   private readonly queuedPrompts = new Map<string, string>();
 
   constructor(
@@ -261,17 +275,17 @@ export class ChatController {
    * when it was cancelled, so nothing typed is lost (issue 14 item 7).
    */
   async send(typed: string, images?: readonly ImagePart[]): Promise<void> {
-    if (this.turn && images !== undefined) {
-      // A queued message is text the run takes at a step; an image waits for a new turn.
-      this.post({ type: 'error', text: 'Zuno is working: send the message with its image when this turn has finished.' });
+    const refusal = this.turn && images !== undefined ? this.backend.imageRefusal?.(images.length) : undefined;
+    if (refusal !== undefined) {
+      // Refused now, as a message sent while idle is: the text comes back, the images stay in the composer.
+      this.postError(refusal);
       this.post({ type: 'restore-draft', text: typed });
       return;
     }
     // The model reads the files the text @-mentions; the chat and the queue keep what was typed.
     const prompt = this.backend.mentions ? await this.backend.mentions.expand(typed) : typed;
     if (this.turn) {
-      this.queue.add(typed);
-      this.queuedPrompts.set(typed, prompt);
+      this.queuedPrompts.set(this.queue.add(typed, images).id, prompt);
       return;
     }
     const turn: Turn = { controller: new AbortController(), sessionId: this.currentSession };
@@ -287,7 +301,9 @@ export class ChatController {
         turn.controller.signal,
         () => {
           started = true;
-          return this.queue.take().map((text) => this.queuedPrompts.get(text) ?? text);
+          return this.queue
+            .take()
+            .map(({ id, text, images: pasted }) => ({ text: this.queuedPrompts.get(id) ?? text, ...(pasted ? { images: pasted } : {}) }));
         },
         images,
       );
@@ -300,13 +316,17 @@ export class ChatController {
       this.partialText = '';
       this.liveOutput.clear();
       this.streamed.clear();
+      this.childLiveOutput.clear();
       this.refreshStatus();
     }
     const left = this.queue.take();
     this.queuedPrompts.clear();
     if (left.length === 0) return;
-    if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text: left.join('\n\n') });
-    else await this.send(left.join('\n\n'));
+    const text = left.map((item) => item.text).join('\n\n');
+    const pasted = left.flatMap((item) => item.images ?? []);
+    const withImages = pasted.length > 0 ? { images: pasted } : {};
+    if (turn.controller.signal.aborted) this.post({ type: 'restore-draft', text, ...withImages });
+    else await this.send(text, withImages.images);
   }
 
   /**
@@ -435,7 +455,7 @@ export class ChatController {
   onEvent(event: ZunoEvent): void {
     const parent = this.childSessions.get(event.session_id);
     if (parent !== undefined) {
-      if (parent === this.currentSession || event.session_id === this.currentSession) this.post({ type: 'event', event });
+      if (parent === this.currentSession || event.session_id === this.currentSession) this.postChildEvent(event);
       return;
     }
     if (event.type === 'delegation-started') this.childSessions.set(event.child_session_id, event.session_id);
@@ -461,6 +481,25 @@ export class ChatController {
       // A call that streamed nothing still gets its output on its card, as after a reload.
       this.postFinalOutput(event);
     }
+  }
+
+  /**
+   * A delegated child's event, drawn in its task's card. As for the parent's cards, a call that
+   * streamed nothing gets its stored output once it finishes, so the user can open it (issue 14 item 3).
+   */
+  private postChildEvent(event: ZunoEvent): void {
+    this.post({ type: 'event', event });
+    if (event.type === 'tool-call-output') {
+      const key = childCallKey(event.session_id, event.call_id);
+      const live = this.childLiveOutput.get(key) ?? { sessionId: event.session_id, callId: event.call_id, text: '' };
+      const kept = live.text + event.chunk;
+      live.text = kept.length > LIVE_OUTPUT_LIMIT ? kept.slice(kept.length - LIVE_OUTPUT_LIMIT) : kept;
+      this.childLiveOutput.set(key, live);
+      return;
+    }
+    if (event.type !== 'tool-call-finished') return;
+    const streamed = this.childLiveOutput.delete(childCallKey(event.session_id, event.call_id));
+    if (event.outcome !== 'blocked' && !streamed) this.postFinalOutput(event);
   }
 
   /** Keeps the turn's transient state, which the store does not persist, for snapshots. */
@@ -551,16 +590,12 @@ export class ChatController {
 
   private snapshotEvents(sessionId: string, runningHere: boolean): ZunoEvent[] {
     const events: ZunoEvent[] = [];
-    for (const event of this.backend.events(sessionId)) {
-      if (event.type === 'tool-call-finished' && event.outcome !== 'blocked') {
-        const output = this.backend.callOutput(sessionId, event.call_id);
-        if (output) events.push({ type: 'tool-call-output', call_id: event.call_id, chunk: output, ts: event.ts, session_id: sessionId });
-      }
+    for (const event of this.withOutputs(sessionId)) {
       events.push(event);
-      // A delegated child's calls are drawn inside its task's card; its events follow the start.
+      // A delegated child's calls are drawn inside its task's card; its events, outputs too, follow the start.
       if (event.type === 'delegation-started') {
         this.childSessions.set(event.child_session_id, sessionId);
-        events.push(...this.backend.events(event.child_session_id));
+        events.push(...this.withOutputs(event.child_session_id));
       }
     }
     if (runningHere) {
@@ -568,7 +603,25 @@ export class ChatController {
       for (const [callId, chunk] of this.liveOutput) {
         if (chunk) events.push({ type: 'tool-call-output', call_id: callId, chunk, ts: now, session_id: sessionId });
       }
+      // Delegated children's running calls too: the view puts them in their task cards by session.
+      for (const live of this.childLiveOutput.values()) {
+        if (live.text && this.childSessions.get(live.sessionId) === sessionId)
+          events.push({ type: 'tool-call-output', call_id: live.callId, chunk: live.text, ts: now, session_id: live.sessionId });
+      }
       if (this.partialText) events.push({ type: 'assistant-delta', text: this.partialText, ts: now, session_id: sessionId });
+    }
+    return events;
+  }
+
+  /** A session's stored events, each finished call's stored output just before its end. */
+  private withOutputs(sessionId: string): ZunoEvent[] {
+    const events: ZunoEvent[] = [];
+    for (const event of this.backend.events(sessionId)) {
+      if (event.type === 'tool-call-finished' && event.outcome !== 'blocked') {
+        const output = this.backend.callOutput(sessionId, event.call_id);
+        if (output) events.push({ type: 'tool-call-output', call_id: event.call_id, chunk: output, ts: event.ts, session_id: sessionId });
+      }
+      events.push(event);
     }
     return events;
   }

@@ -2,6 +2,7 @@
  * Messages typed while Zuno works (issue 14 item 7): kept in order, each removable until the run
  * takes it at its next step. Nothing typed is dropped: what the run never took is handed back.
  */
+import type { ImagePart } from '../../core/transcript';
 import type { QueuedMessage } from '../../webview/protocol';
 
 export class MessageQueue {
@@ -18,9 +19,9 @@ export class MessageQueue {
     return this.items;
   }
 
-  add(text: string): QueuedMessage {
+  add(text: string, images?: readonly ImagePart[]): QueuedMessage {
     this.counter += 1;
-    const item = { id: `queued-${this.counter}`, text };
+    const item = { id: `queued-${this.counter}`, text, ...(images !== undefined && images.length > 0 ? { images } : {}) };
     this.items = [...this.items, item];
     this.changed(this.items);
     return item;
@@ -36,11 +37,11 @@ export class MessageQueue {
   }
 
   /** Everything queued, in order, emptying the queue. */
-  take(): string[] {
+  take(): readonly QueuedMessage[] {
     if (this.items.length === 0) return [];
-    const texts = this.items.map((item) => item.text);
+    const taken = this.items;
     this.items = [];
     this.changed(this.items);
-    return texts;
+    return taken;
   }
 }

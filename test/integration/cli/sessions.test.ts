@@ -62,3 +62,47 @@ test('issue 9: history.max_sessions keeps the newest sessions, the new run inclu
     [ids[3], ids[2]],
   );
 });
+
+test('issue 14 item 10: zuno sessions nests a delegated task under the session that delegated it, titled by its goal; --json gives its parent id', async () => {
+  const workspace = temporaryWorkspace({ 'a.txt': 'a\n' });
+  // Parent asks for a task, the child answers, the parent ends; then a later session of its own.
+  const server = await scripted([
+    { toolCalls: [{ id: 'call_task', name: 'task', arguments: { goal: 'Summarize a.txt for the notes' } }] },
+    { text: 'a.txt holds one line.' },
+    { text: 'The task is done.' },
+    { text: 'A later chat.' },
+  ]);
+  const parent = await runZuno(execArgs(server.baseUrl, workspace, '--approve', 'allow', 'delegate the summary'), { cwd: workspace });
+  assert.equal(parent.code, 0, parent.stderr);
+  const parentId = parent.events[0]?.session_id ?? '';
+  const started = parent.events.find((event) => event.type === 'delegation-started');
+  const childId = started?.type === 'delegation-started' ? started.child_session_id : '';
+  assert.notEqual(childId, '', 'the run delegated');
+  const later = await runZuno(execArgs(server.baseUrl, workspace, 'a later prompt'), { cwd: workspace });
+  assert.equal(later.code, 0, later.stderr);
+  const laterId = later.events[0]?.session_id ?? '';
+
+  const listed = await runZuno(['sessions', '--json'], { cwd: workspace });
+  assert.equal(listed.code, 0, listed.stderr);
+  const rows = JSON.parse(listed.stdout) as { id: string; parentId?: string; parentCallId?: string; agent?: string; brief?: string }[];
+  assert.deepEqual(
+    rows.map((row) => [row.id, row.parentId, row.parentCallId, row.agent, row.brief]),
+    [
+      [laterId, undefined, undefined, undefined, undefined],
+      [parentId, undefined, undefined, undefined, undefined],
+      [childId, parentId, 'call_task', 'general', 'Summarize a.txt for the notes'],
+    ],
+    'newest first, the task right under its parent although it ran before the parent ended',
+  );
+
+  const text = await runZuno(['sessions'], { cwd: workspace });
+  assert.equal(text.code, 0, text.stderr);
+  const lines = text.stdout.trimEnd().split('\n');
+  assert.equal(lines.length, 3);
+  assert.match(lines[0] ?? '', new RegExp(`^${laterId}  .*  a later prompt$`));
+  assert.match(lines[1] ?? '', new RegExp(`^${parentId}  .*  delegate the summary$`));
+  assert.match(
+    lines[2] ?? '',
+    new RegExp(`^  ${childId}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  done .*  task \\(general\\): Summarize a\\.txt for the notes$`),
+  );
+});

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnthropicProvider } from '../../../src/agent/anthropic';
 import { imageRefusal } from '../../../src/agent/images';
-import { ImagesRefusedError } from '../../../src/agent/loop';
+import { ImagesRefusedError, type QueuedPrompt } from '../../../src/agent/loop';
 import { OpenAIProvider } from '../../../src/agent/openai';
 import type { HttpProviderOptions, ModelProvider } from '../../../src/agent/provider';
 import { createRuntime, type Runtime } from '../../../src/agent/runtime';
@@ -126,4 +126,47 @@ test('issue 14: the scripted servers refuse what the APIs refuse: image parts fo
   const wrongType = { mediaType: 'image/bmp', data: PIXEL.data } as unknown as ImagePart; // what a careless client might send
   const bad = await ask(claude, new AnthropicProvider(options(anthropic.baseUrl, 'claude')), [wrongType]);
   assert.match(bad.error?.message ?? '', /Input should be 'image\/jpeg'/);
+});
+
+test('issue 14: a message queued with an image during a run reaches the model at the next step with its image; with model.images off since, the text goes alone and a warning names the setting', async () => {
+  const server = await startScriptedOpenAI({ script: [{ text: 'First answer.' }, { text: 'I see the pixel.' }] });
+  cleanups.push(() => server.close());
+  const runtime = await runtimeWith({ model: { name: 'gpt-4o', images: true } });
+  const queue: (readonly QueuedPrompt[])[] = [[], [{ text: 'and this one?', images: [PIXEL] }]];
+  const result = await runtime.run({
+    provider: new OpenAIProvider(options(server.baseUrl, 'gpt-4o')),
+    prompt: 'hello',
+    takeQueuedMessages: () => queue.shift() ?? [],
+    signal: new AbortController().signal,
+  });
+  assert.equal(result.reason, 'done', result.error?.message);
+  assert.deepEqual(server.imagesSeen, [[], ['image/png']], 'the second request carries the queued image');
+  const stored = runtime.store.messages(result.sessionId).filter((message) => message.role === 'user');
+  assert.deepEqual(
+    stored.map((message) => [message.role === 'user' ? message.content : '', message.role === 'user' ? message.images?.length : 0]),
+    [
+      ['hello', undefined],
+      ['and this one?', 1],
+    ],
+  );
+
+  const off = await startScriptedOpenAI({ script: [{ text: 'First answer.' }, { text: 'Text only.' }] });
+  cleanups.push(() => off.close());
+  const blind = await runtimeWith({ model: { name: 'qwen2.5-coder:7b' } });
+  const notices: string[] = [];
+  blind.events.on((event) => {
+    if (event.type === 'notice' && event.level === 'warning') notices.push(event.text);
+  });
+  const later: (readonly QueuedPrompt[])[] = [[], [{ text: 'and this one?', images: [PIXEL] }]];
+  const textOnly = await blind.run({
+    provider: new OpenAIProvider(options(off.baseUrl, 'qwen2.5-coder:7b')),
+    prompt: 'hello',
+    takeQueuedMessages: () => later.shift() ?? [],
+    signal: new AbortController().signal,
+  });
+  assert.equal(textOnly.reason, 'done', textOnly.error?.message);
+  assert.deepEqual(off.imagesSeen, [[], []], 'no image went to a model not set up for them');
+  assert.equal(off.chatRequests().at(-1)?.body?.messages.at(-1)?.content, 'and this one?');
+  assert.equal(notices.length, 1);
+  assert.match(notices[0] ?? '', /^Zuno sent this message without its images: .*zuno\.model\.images/);
 });

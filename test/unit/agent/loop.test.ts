@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SessionNotFoundError, type AgentRunResult } from '../../../src/agent/loop';
+import { SessionNotFoundError, type AgentRunResult, type QueuedPrompt } from '../../../src/agent/loop';
 import { OpenAIProvider } from '../../../src/agent/openai';
 import { createRuntime, type Runtime } from '../../../src/agent/runtime';
 import { parseConfig } from '../../../src/core/config';
@@ -53,7 +53,7 @@ interface Fixture {
   run(
     runtime: Runtime,
     prompt: string,
-    options?: { sessionId?: string; signal?: AbortSignal; maxSteps?: number; takeQueuedMessages?: () => readonly string[] },
+    options?: { sessionId?: string; signal?: AbortSignal; maxSteps?: number; takeQueuedMessages?: () => readonly QueuedPrompt[] },
   ): Promise<AgentRunResult & { events: ZunoEvent[] }>;
 }
 
@@ -351,7 +351,7 @@ test('issue 14 item 7: messages typed during a run reach the model at its next s
     { text: 'And the second thing too.' },
   ]);
   const runtime = await setup.open();
-  const queue: (readonly string[])[] = [[], ['also check the README'], ['and tell me when done']];
+  const queue: (readonly QueuedPrompt[])[] = [[], [{ text: 'also check the README' }], [{ text: 'and tell me when done' }]];
   const result = await setup.run(runtime, 'take a note', { takeQueuedMessages: () => queue.shift() ?? [] });
   assert.equal(result.reason, 'done');
   assert.equal(result.text, 'And the second thing too.');

@@ -7,6 +7,8 @@ import type { ToolItem } from '../../../media/transcript';
 import { ViewModel } from '../../../media/view-model';
 import type { PendingApproval, ViewStatus } from '../../../src/webview/protocol';
 import { event } from './events';
+import { detailsLabel, OUTPUT_KEEP_CHARS } from '../../../media/call-output';
+import { exitLabel, lastLines } from '../../../media/rows';
 
 const status: ViewStatus = { permissionMode: 'strict', modelLabel: 'm', running: true };
 const PARENT = 'parent-session';
@@ -174,4 +176,69 @@ test('issue 14 item 3: an approval from a delegated agent whose task card is unk
   assert.equal(card?.state, 'awaiting-approval');
   assert.equal(card?.parentCallId, 'call_2_0');
   assert.equal(model.approvalItemKey('lone'), card?.key);
+});
+
+test("issue 14 item 3: a child call keeps its output (capped like a top-level card's) and exit code, apart from the parent's call with the same id", () => {
+  const model = runningTask();
+  const parentOutputBefore = model.transcript.card('call_1_0')?.output;
+  const longLine = `${'x'.repeat(99)}\n`;
+  for (const body of [
+    { type: 'tool-call-requested', call_id: 'call_1_0', tool: 'shell', arguments: '{"command":"npm test"}' },
+    {
+      type: 'tool-call-started',
+      call_id: 'call_1_0',
+      tool: 'shell',
+      effect: 'SideEffecting',
+      replay: 'Never',
+      concurrency: 'Exclusive',
+      attempt: 1,
+    },
+    // More than the view keeps, then the lines that matter at the end.
+    { type: 'tool-call-output', call_id: 'call_1_0', chunk: longLine.repeat(Math.ceil(OUTPUT_KEEP_CHARS / longLine.length) + 10) },
+    { type: 'tool-call-output', call_id: 'call_1_0', chunk: '1 failing\nnpm ERR! Test failed.\n' },
+    { type: 'tool-call-finished', call_id: 'call_1_0', tool: 'shell', outcome: 'error', duration_ms: 40, truncated: true, exit_code: 1 },
+  ] as const)
+    model.receive({ type: 'event', event: event(body, CHILD) });
+  const child = taskCard(model).delegation.calls[0];
+  assert.ok(child);
+  assert.equal(child.exitCode, 1);
+  assert.equal(child.truncated, true);
+  assert.ok(child.output.length <= OUTPUT_KEEP_CHARS, 'the kept tail is capped');
+  assert.ok(child.droppedOutputChars > 0, 'what was dropped is counted');
+  assert.ok(child.output.endsWith('1 failing\nnpm ERR! Test failed.\n'), 'the end of the output is kept');
+  assert.ok(child.output.startsWith('x'), 'the kept tail starts at a whole line');
+  const lines = Math.ceil(OUTPUT_KEEP_CHARS / longLine.length) + 12;
+  assert.equal(detailsLabel(child), `Output (${lines} lines)`);
+  assert.deepEqual([exitLabel(child), lastLines(child.output, 2)], ['exit 1', ['1 failing', 'npm ERR! Test failed.']]);
+  // The parent's own call_1_0 (a read) got none of it.
+  assert.equal(model.transcript.card('call_1_0')?.output, parentOutputBefore);
+});
+
+test('issue 14 item 3: a child call with only arguments opens as "Details"; one with nothing yet has no toggle', () => {
+  const model = runningTask();
+  model.receive({
+    type: 'event',
+    event: event({ type: 'tool-call-requested', call_id: 'c1', tool: 'write', arguments: '{"path":"a"}' }, CHILD),
+  });
+  model.receive({
+    type: 'event',
+    event: event(
+      {
+        type: 'tool-call-started',
+        call_id: 'c2',
+        tool: 'read',
+        effect: 'ReadOnly',
+        replay: 'Safe',
+        concurrency: 'ParallelSafe',
+        attempt: 1,
+      },
+      CHILD,
+    ),
+  });
+  const [write, read] = taskCard(model).delegation.calls;
+  assert.ok(write && read);
+  assert.equal(detailsLabel(write), 'Details');
+  assert.equal(detailsLabel(read), undefined);
+  model.receive({ type: 'event', event: event({ type: 'tool-call-output', call_id: 'c2', chunk: 'one line' }, CHILD) });
+  assert.equal(detailsLabel(read), 'Output (1 line)');
 });

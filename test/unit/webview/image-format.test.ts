@@ -1,7 +1,7 @@
 // Images pasted into the composer (issue 14): which ones the view takes, and the words when it does not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attachRefusal, imageFromDataUrl, MAX_IMAGE_BYTES, MAX_IMAGES } from '../../../media/image-format';
+import { attachRefusal, imageFromDataUrl, MAX_IMAGE_BYTES, MAX_IMAGES, sendRefusal } from '../../../media/image-format';
 
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
@@ -17,4 +17,10 @@ test('issue 14: an image over 5 MB is refused naming its size; a fifth image is 
   assert.match(JSON.stringify(imageFromDataUrl(`data:image/jpeg;base64,${big}`)), /5\.0 MB; an image may be at most 5 MB/);
   assert.equal(attachRefusal(MAX_IMAGES - 1), undefined);
   assert.match(attachRefusal(MAX_IMAGES) ?? '', /At most 4 images/);
+});
+
+test('issue 14: images handed back from the queue may pass the limit of one message; sending then says how many to remove', () => {
+  assert.equal(sendRefusal(MAX_IMAGES), undefined);
+  assert.equal(sendRefusal(0), undefined);
+  assert.equal(sendRefusal(MAX_IMAGES + 2), '6 images are attached and at most 4 go with one message: remove 2 before sending.');
 });

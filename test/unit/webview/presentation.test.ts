@@ -11,9 +11,9 @@ import {
   describeOrigin,
   formatArguments,
   formatDuration,
-  outputLineCount,
   summarizeArguments,
 } from '../../../media/presentation';
+import { outputLineCount } from '../../../media/call-output';
 import { Transcript, type ToolItem } from '../../../media/transcript';
 import { event } from './events';
 

@@ -1,7 +1,8 @@
 // The webview's transcript reducer (issue 4, "Chat sidebar"): events in, cards and messages out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OUTPUT_KEEP_CHARS, Transcript, type ToolItem } from '../../../media/transcript';
+import { OUTPUT_KEEP_CHARS } from '../../../media/call-output';
+import { Transcript, type ToolItem } from '../../../media/transcript';
 import { compactionLabel } from '../../../media/presentation';
 import { approvedWrite, event } from './events';
 

@@ -3,16 +3,18 @@ import assert from 'node:assert/strict';
 import { EventBus, type ZunoEvent, type ZunoEventBody } from '../../../../src/core/events';
 import type { ApprovalRequest } from '../../../../src/core/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
+import type { QueuedPrompt } from '../../../../src/agent/loop';
 import type { PermissionMode } from '../../../../src/core/config';
 import type { ImagePart } from '../../../../src/core/transcript';
-import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
+import { ChatController } from '../../../../src/hosts/vscode/chat-controller';
+import { FakeChatBackend } from './support/fake-backend';
 import { RESUME_PROMPT } from '../../../../src/webview/recovery-words';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 import { apiKeyHint, connectionError } from '../../../../src/agent/provider';
 import type { SessionSummary, ToWebview, ViewStatus } from '../../../../src/webview/protocol';
 
 /** A store-like backend: events are persisted (deltas and live output are not, as in the runtime). */
-class FakeBackend implements ChatBackend {
+class FakeBackend extends FakeChatBackend {
   readonly bus = new EventBus(() => 1000);
   readonly stored = new Map<string, ZunoEvent[]>();
   readonly outputs = new Map<string, string>();
@@ -25,6 +27,7 @@ class FakeBackend implements ChatBackend {
   private sessionCounter = 0;
 
   constructor() {
+    super();
     this.bus.on((event) => {
       if (event.type !== 'assistant-delta' && event.type !== 'tool-call-output') {
         const list = this.stored.get(event.session_id) ?? [];
@@ -33,36 +36,36 @@ class FakeBackend implements ChatBackend {
       }
     });
   }
-  async open(): Promise<void> {
+  override async open(): Promise<void> {
     this.opened++;
   }
-  events(sessionId: string): readonly ZunoEvent[] {
+  override events(sessionId: string): readonly ZunoEvent[] {
     return this.stored.get(sessionId) ?? [];
   }
-  callOutput(_sessionId: string, callId: string): string | undefined {
+  override callOutput(_sessionId: string, callId: string): string | undefined {
     return this.outputs.get(callId);
   }
-  sessions(): readonly SessionSummary[] {
+  override sessions(): readonly SessionSummary[] {
     return [...this.stored.keys()].map((id) => ({ id, title: `chat ${id}`, updatedAt: 1 }));
   }
-  hasSession(sessionId: string): boolean {
+  override hasSession(sessionId: string): boolean {
     return this.stored.has(sessionId);
   }
-  interrupted(sessionId: string): boolean {
+  override interrupted(sessionId: string): boolean {
     const events = this.stored.get(sessionId) ?? [];
     return events.some((event) => event.type === 'session-started') && !events.some((event) => event.type === 'session-finished');
   }
   compacted: string[] = [];
-  async compact(sessionId: string): Promise<boolean> {
+  override async compact(sessionId: string): Promise<boolean> {
     this.compacted.push(sessionId);
     return sessionId !== 'fresh';
   }
 
-  async run(
+  override async run(
     _prompt: string,
     sessionId: string | undefined,
     signal: AbortSignal,
-    _takeQueued?: () => readonly string[],
+    _takeQueued?: () => readonly QueuedPrompt[],
     _images?: readonly ImagePart[],
   ): Promise<void> {
     const id = sessionId ?? `s${++this.sessionCounter}`;
@@ -72,14 +75,14 @@ class FakeBackend implements ChatBackend {
   mode: PermissionMode = 'strict';
   /** Set to make the next mode write fail, as a settings write can. */
   failModeWrite = false;
-  status(running: boolean): ViewStatus {
+  override status(running: boolean): ViewStatus {
     return { permissionMode: this.mode, modelLabel: 'test-model', running };
   }
-  configureModel(): void {
+  override configureModel(): void {
     this.configureRequests++;
   }
   readonly forks: { readonly from: string; readonly ordinal: number; readonly id: string }[] = [];
-  async forkBefore(sessionId: string, ordinal: number): Promise<string> {
+  override async forkBefore(sessionId: string, ordinal: number): Promise<string> {
     const id = `fork${this.forks.length + 1}`;
     this.forks.push({ from: sessionId, ordinal, id });
     // What the store's fork holds: the events before the user's `ordinal`-th message.
@@ -92,18 +95,18 @@ class FakeBackend implements ChatBackend {
     );
     return id;
   }
-  async setPermissionMode(mode: PermissionMode): Promise<void> {
+  override async setPermissionMode(mode: PermissionMode): Promise<void> {
     if (this.failModeWrite) throw new Error('Unable to write to Workspace Settings.');
     this.mode = mode;
   }
   readonly editorActions: string[] = [];
-  editorAction(action: 'set-api-key' | 'open-settings'): void {
+  override editorAction(action: 'set-api-key' | 'open-settings'): void {
     this.editorActions.push(action);
   }
-  rememberSession(sessionId: string | undefined): void {
+  override rememberSession(sessionId: string | undefined): void {
     this.remembered = sessionId;
   }
-  log(message: string): void {
+  override log(message: string): void {
     this.logs.push(message);
   }
 }
@@ -436,7 +439,7 @@ test('S4 + issue 4: when the store cannot open (no ripgrep, no folder), the view
 test("issue 14 item 7: queued messages are taken at the run's next step, removable until then, and what is left is sent when the run ends", async () => {
   const { backend, controller, view } = setup();
   const prompts: string[] = [];
-  const taken: (readonly string[])[] = [];
+  const taken: (readonly QueuedPrompt[])[] = [];
   const step = deferred();
   let runs = 0;
   backend.run = async (prompt, _sessionId, _signal, takeQueued) => {
@@ -455,7 +458,7 @@ test("issue 14 item 7: queued messages are taken at the run's next step, removab
   assert.deepEqual(view.at(-1), { type: 'queue', items: [{ id: 'queued-1', text: 'also update the README' }] });
   step.release();
   await sending;
-  assert.deepEqual(taken, [['also update the README']], 'the step took the queue, without the removed message');
+  assert.deepEqual(taken, [[{ text: 'also update the README' }]], 'the step took the queue, without the removed message');
   assert.deepEqual(prompts, ['fix the test'], 'nothing was left, so no second run');
 
   // A message queued after the run's last step is not lost: it is sent when the run ends.
@@ -617,24 +620,135 @@ test('issue 14: edit-and-resend and Retry continue from before that message in a
   await running;
 });
 
-test('issue 14: pasted images go to the run with their message; while a turn runs they are not queued, and the text goes back to the composer', async () => {
+test('issue 14: pasted images go to the run with their message; while a turn runs they are queued with it and go with it at the next step', async () => {
   const { backend, controller, view } = setup();
   const pixel = { mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' };
   const received: { prompt: string; images: readonly unknown[] | undefined }[] = [];
+  const taken: (readonly QueuedPrompt[])[] = [];
   const hold = deferred();
-  backend.run = async (prompt, _sessionId, _signal, _takeQueued, images) => {
+  backend.run = async (prompt, _sessionId, _signal, takeQueued, images) => {
     received.push({ prompt, images });
     await hold.promise;
+    taken.push(takeQueued?.() ?? []);
   };
   await controller.receive({ type: 'ready' });
   const running = controller.receive({ type: 'send', text: 'what is this?', images: [pixel] });
-  await controller.receive({ type: 'send', text: 'and this?', images: [pixel] });
-  assert.match(view.flatMap((message) => (message.type === 'error' ? [message.text] : [])).at(-1) ?? '', /when this turn has finished/);
-  assert.deepEqual(view.at(-1), { type: 'restore-draft', text: 'and this?' });
+  await controller.receive({ type: 'send', text: 'and this?', images: [pixel, pixel] });
+  assert.deepEqual(view.at(-1), { type: 'queue', items: [{ id: 'queued-1', text: 'and this?', images: [pixel, pixel] }] });
+  assert.equal(
+    view.some((message) => message.type === 'error'),
+    false,
+    'queued, not refused',
+  );
   hold.release();
   await running;
   assert.deepEqual(received, [{ prompt: 'what is this?', images: [pixel] }]);
+  assert.deepEqual(taken, [[{ text: 'and this?', images: [pixel, pixel] }]], 'the step took the text with its images');
   await controller.receive({ type: 'send', text: 'bad', images: [{ mediaType: 'image/svg+xml', data: 'PHN2Zz4=' }] });
   assert.equal(received.length, 1, 'an SVG (which can carry script) is refused at the protocol');
   assert.match(backend.logs.at(-1) ?? '', /Ignored an invalid message/);
+});
+
+test('issue 14: an image queued for a model that does not take images is refused at once, naming the setting, with the text handed back; Cancel hands back queued text and images', async () => {
+  const { backend, controller, view } = setup();
+  const pixel = { mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' };
+  const hold = deferred();
+  let refuse = true;
+  backend.imageRefusal = (count) =>
+    refuse ? `Zuno did not send this message: it has ${count} image(s); turn on zuno.model.images.` : undefined;
+  backend.run = async (_prompt, _sessionId, signal) => {
+    await Promise.race([hold.promise, new Promise((resolve) => signal.addEventListener('abort', resolve))]);
+  };
+  await controller.receive({ type: 'ready' });
+  const running = controller.receive({ type: 'send', text: 'start' });
+  await controller.receive({ type: 'send', text: 'look at this', images: [pixel] });
+  assert.match(view.flatMap((message) => (message.type === 'error' ? [message.text] : [])).at(-1) ?? '', /zuno\.model\.images/);
+  assert.deepEqual(view.at(-1), { type: 'restore-draft', text: 'look at this' });
+  assert.equal(
+    view.some((message) => message.type === 'queue'),
+    false,
+    'nothing was queued',
+  );
+
+  refuse = false;
+  await controller.receive({ type: 'send', text: 'look at this', images: [pixel] });
+  await controller.receive({ type: 'send', text: 'and read me' });
+  controller.cancel();
+  await running;
+  assert.deepEqual(view.at(-1), { type: 'restore-draft', text: 'look at this\n\nand read me', images: [pixel] });
+});
+
+test("issue 14 item 3: a delegated child's call output reaches the view: streamed live, kept for a view reloaded mid-run, its stored output sent once when it streamed none", async () => {
+  const { backend, controller, view } = setup();
+  const gate = deferred();
+  // The child reuses the parent's id c1: its output must stay the child's.
+  const started = (call_id: string, tool: string): ZunoEventBody => ({
+    type: 'tool-call-started',
+    call_id,
+    tool,
+    effect: 'SideEffecting',
+    replay: 'Never',
+    concurrency: 'Exclusive',
+    attempt: 1,
+  });
+  backend.script = async (emit) => {
+    emit(started('c1', 'task'));
+    emit({ type: 'delegation-started', call_id: 'c1', child_session_id: 'child', agent: 'general' });
+    backend.bus.emit('child', started('c1', 'shell'));
+    backend.bus.emit('child', { type: 'tool-call-output', call_id: 'c1', chunk: 'step 1\n' });
+    await gate.promise;
+    backend.bus.emit('child', { type: 'tool-call-output', call_id: 'c1', chunk: 'step 2\n' });
+    backend.bus.emit('child', {
+      type: 'tool-call-finished',
+      call_id: 'c1',
+      tool: 'shell',
+      outcome: 'ok',
+      duration_ms: 1,
+      truncated: false,
+      exit_code: 0,
+    });
+    backend.bus.emit('child', started('c2', 'write'));
+    backend.bus.emit('child', {
+      type: 'tool-call-finished',
+      call_id: 'c2',
+      tool: 'write',
+      outcome: 'ok',
+      duration_ms: 1,
+      truncated: false,
+    });
+  };
+  backend.callOutput = (sessionId, callId) => (sessionId === 'child' && callId === 'c2' ? 'Created NOTES.md (1 line).' : undefined);
+  await controller.receive({ type: 'ready' });
+  const sending = controller.receive({ type: 'send', text: 'delegate' });
+  await Promise.resolve();
+
+  const reloaded: ToWebview[] = [];
+  controller.attachView((message) => reloaded.push(message));
+  await controller.receive({ type: 'ready' });
+  const snapshot = reloaded[0];
+  assert.equal(snapshot?.type, 'snapshot');
+  const childOutput = (messages: readonly ZunoEvent[]) =>
+    messages.flatMap((event) =>
+      event.type === 'tool-call-output' && event.session_id === 'child' ? [`${event.call_id}:${event.chunk}`] : [],
+    );
+  assert.deepEqual(
+    snapshot?.type === 'snapshot' ? childOutput(snapshot.events) : [],
+    ['c1:step 1\n'],
+    'the running child call keeps what it printed',
+  );
+
+  gate.release();
+  await sending;
+  const live = reloaded.flatMap((message) => (message.type === 'event' ? [message.event] : []));
+  assert.deepEqual(
+    childOutput(live),
+    ['c1:step 2\n', 'c2:Created NOTES.md (1 line).'],
+    'streamed output is not sent again; the write gets its stored output',
+  );
+  assert.equal(
+    live.some((event) => event.type === 'tool-call-output' && event.session_id !== 'child'),
+    false,
+    "nothing went to the parent's c1",
+  );
+  assert.ok(view.length > 0);
 });

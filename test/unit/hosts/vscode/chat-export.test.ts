@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ZunoEvent, ZunoEventBody } from '../../../../src/core/events';
 import { ApprovalBroker } from '../../../../src/hosts/vscode/approval-state';
-import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
+import { ChatController } from '../../../../src/hosts/vscode/chat-controller';
+import { fakeBackend } from './support/fake-backend';
 import { chatMarkdown } from '../../../../src/hosts/vscode/chat-export';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 
@@ -135,23 +136,11 @@ test('issue 14 item 14: a run that stopped says so, and a subject with backticks
 
 test('issue 14 item 14: the controller exports the chat shown, from the store, and nothing before its first message', async () => {
   const stored = events({ type: 'user-message', text: 'hello' }, { type: 'assistant-message', text: 'hi' });
-  const backend: ChatBackend = {
-    open: async () => undefined,
+  const backend = fakeBackend({
     events: (sessionId) => (sessionId === 's1' ? stored : []),
-    callOutput: () => undefined,
     sessions: () => [{ id: 's1', title: 'Greeting', updatedAt: 1 }],
     hasSession: (sessionId) => sessionId === 's1',
-    interrupted: () => false,
-    run: async () => undefined,
-    compact: async () => false,
-    status: (running) => ({ permissionMode: 'strict', modelLabel: 'm', running }),
-    configureModel: () => undefined,
-    setPermissionMode: async () => undefined,
-    forkBefore: async () => Promise.reject(new Error('not used here')),
-    editorAction: () => undefined,
-    rememberSession: () => undefined,
-    log: () => undefined,
-  };
+  });
   const approvals = new ApprovalBroker(
     {
       post: () => undefined,

@@ -14,7 +14,8 @@ import { createRuntime } from '../../../../src/agent/runtime';
 import { parseConfig } from '../../../../src/core/config';
 import { createNodeHost } from '../../../../src/hosts/node/host';
 import { ApprovalBroker, type ApprovalEnvironment } from '../../../../src/hosts/vscode/approval-state';
-import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
+import { ChatController } from '../../../../src/hosts/vscode/chat-controller';
+import { fakeBackend } from './support/fake-backend';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 import type { PendingApproval, ToWebview } from '../../../../src/webview/protocol';
 import { currentChildCall } from '../../../../media/delegation';
@@ -101,25 +102,15 @@ async function chat(
     env: runtime.env,
     events: runtime.events,
   });
-  const backend: ChatBackend = {
-    open: async () => undefined,
+  const backend = fakeBackend({
     events: (sessionId) => runtime.store.events(sessionId),
     callOutput: (sessionId, callId) => runtime.store.getCall(sessionId, callId)?.output,
-    sessions: () => [],
     hasSession: (sessionId) => runtime.store.getSession(sessionId) !== undefined,
-    interrupted: () => false,
     run: async (prompt, sessionId, signal) => {
       await run({ provider, prompt, signal, ...(sessionId !== undefined ? { sessionId } : {}) });
     },
-    compact: async () => false,
     status: (running) => ({ permissionMode: 'strict', modelLabel: 'scripted-model', running }),
-    configureModel: () => undefined,
-    setPermissionMode: async () => undefined,
-    forkBefore: async () => Promise.reject(new Error('not used here')),
-    editorAction: () => undefined,
-    rememberSession: () => undefined,
-    log: () => undefined,
-  };
+  });
   const view = new ViewModel();
   const posted: ToWebview[] = [];
   const chatController = new ChatController(backend, broker, new QuestionBroker((message) => chatController.post(message)));
@@ -138,7 +129,7 @@ async function chat(
 
 const toolCards = (view: ViewModel): ToolItem[] => view.transcript.items.filter((item): item is ToolItem => item.kind === 'tool');
 
-test('issue 14 item 3: a delegated task whose child wrote CHANGELOG.md ends Done, not Cancelled, and no card of the run reads Cancelled', async () => {
+test('issue 14 item 3: a delegated task whose child wrote CHANGELOG.md ends Done, not Cancelled, no card of the run reads Cancelled, and the child call carries its output live and after a reload', async () => {
   const setup = await chat(
     [
       { toolCalls: [{ id: 'call_1_0', name: 'glob', arguments: { pattern: '*' } }] },
@@ -170,6 +161,9 @@ test('issue 14 item 3: a delegated task whose child wrote CHANGELOG.md ends Done
     delegation?.calls.map((call) => [call.callId, call.tool, call.state, call.outcome, call.approved]),
     [['call_1_0', 'write', 'finished', 'ok', true]],
   );
+  // The child's result is there to open in the task card, as a top-level write's is (the parent's glob kept its own).
+  assert.match(delegation?.calls[0]?.output ?? '', /^Created CHANGELOG\.md \(/);
+  assert.doesNotMatch(cards[0]?.output ?? '', /CHANGELOG/);
 
   // A reloaded view rebuilds the same card from the store: the parent's events, then the child's.
   const reloaded = new ViewModel();
@@ -184,8 +178,8 @@ test('issue 14 item 3: a delegated task whose child wrote CHANGELOG.md ends Done
     ],
   );
   assert.deepEqual(
-    again[1]?.delegation?.calls.map((call) => [call.tool, call.outcome]),
-    [['write', 'ok']],
+    again[1]?.delegation?.calls.map((call) => [call.tool, call.outcome, call.output]),
+    [['write', 'ok', delegation?.calls[0]?.output]],
   );
 });
 

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ZunoEvent } from '../../../../src/core/events';
 import { ApprovalBroker } from '../../../../src/hosts/vscode/approval-state';
-import { ChatController, type ChatBackend } from '../../../../src/hosts/vscode/chat-controller';
+import { ChatController } from '../../../../src/hosts/vscode/chat-controller';
+import { fakeBackend } from './support/fake-backend';
 import { checkMention, expandMentions, type MentionSource } from '../../../../src/hosts/vscode/mentions';
 import { QuestionBroker } from '../../../../src/hosts/vscode/question-state';
 import type { ToWebview } from '../../../../src/webview/protocol';
@@ -77,30 +77,16 @@ function setup(root: string, running?: Promise<void>) {
     },
     expand: (text) => expandMentions(text, (mention) => checkMention(root, mention)),
   };
-  const backend: ChatBackend = {
-    open: async () => undefined,
-    events: () => [] as ZunoEvent[],
-    callOutput: () => undefined,
-    sessions: () => [],
-    hasSession: () => false,
-    interrupted: () => false,
+  const backend = fakeBackend({
     run: async (prompt, _sessionId, _signal, takeQueued) => {
       prompts.push(prompt);
       if (running) {
         await running;
-        taken.push(...(takeQueued?.() ?? []));
+        taken.push(...(takeQueued?.() ?? []).map((queued) => queued.text));
       }
     },
-    compact: async () => false,
-    status: (running) => ({ permissionMode: 'strict', modelLabel: 'm', running }),
-    configureModel: () => undefined,
-    setPermissionMode: async () => undefined,
-    forkBefore: async () => Promise.reject(new Error('not used here')),
-    editorAction: () => undefined,
-    rememberSession: () => undefined,
-    log: () => undefined,
     mentions,
-  };
+  });
   const view: ToWebview[] = [];
   const approvals = new ApprovalBroker(
     {
