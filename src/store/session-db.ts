@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
+import { REPLAYS } from '../core/declarations';
 import type { CallFinish, CallStart } from '../core/ledger';
 import type { ZunoEvent } from '../core/events';
 import type { TranscriptMessage } from '../core/transcript';
@@ -19,7 +20,7 @@ import { INTERRUPTED_OUTPUT, summarizeArguments } from './recovery';
 import type { RecoveryNotice } from './recovery';
 import { integer, member, metadataJson, text, toAttemptRow, toCallRow, toModelRequestRow, toSessionRow } from './rows';
 import type { CallAttemptRow, CallRow, ModelRequestRow, SessionRow } from './rows';
-import { GOAL_STATUSES, SESSION_STATUSES, TODO_STATUSES } from './schema';
+import { CALL_STATUSES, GOAL_STATUSES, SESSION_STATUSES, TODO_STATUSES } from './schema';
 import type { CallStatus, GoalStatus, SessionStatus } from './schema';
 import {
   DEFAULT_COMPACTION,
@@ -169,7 +170,7 @@ export class SessionDb extends SessionEngine {
     const stored: StoredMessage =
       message.role === 'tool' &&
       message.content.length >= MIN_SHARED_OUTPUT &&
-      this.callRow(sessionId, message.callId)?.output === message.content
+      this.callOutput(sessionId, message.callId) === message.content
         ? { role: 'tool', callId: message.callId, toolName: message.toolName, contentInCall: true }
         : message;
     const seq = this.nextSeq('messages', sessionId);
@@ -285,6 +286,23 @@ export class SessionDb extends SessionEngine {
     return row ? toCallRow(row) : undefined;
   }
 
+  private callOutput(sessionId: string, callId: string): string | undefined {
+    const output = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId])?.['output'];
+    return typeof output === 'string' ? output : undefined;
+  }
+
+  /**
+   * What the ledger checks before it records: a call's status, attempt and replay. Reading only
+   * these, not the whole row (an output of up to megabytes converted to a string, twenty columns
+   * converted to an object), keeps the work done before a durable record's fdatasync small.
+   */
+  private callState(sessionId: string, callId: string): Pick<CallRow, 'status' | 'attempt' | 'replay'> | undefined {
+    const row = this.one('SELECT status, attempt, replay FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId]);
+    return row
+      ? { status: member(row, 'status', CALL_STATUSES), attempt: integer(row, 'attempt'), replay: member(row, 'replay', REPLAYS) }
+      : undefined;
+  }
+
   /**
    * Records that a call is about to run, durably (fdatasync) before resolving (R3). Starting a
    * call that is already recorded is refused (it would run twice), except for the next attempt
@@ -295,7 +313,7 @@ export class SessionDb extends SessionEngine {
   async recordStart(start: CallStart): Promise<void> {
     this.requireSession(start.sessionId);
     const key = `${start.sessionId}\u0000${start.callId}`;
-    const existing = this.callRow(start.sessionId, start.callId);
+    const existing = this.callState(start.sessionId, start.callId);
     const attemptRow: JournalOperation = [
       `INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at) VALUES (?, ?, ?, 'running', ?)`,
       [start.sessionId, start.callId, start.attempt, start.startedAt],
@@ -315,7 +333,7 @@ export class SessionDb extends SessionEngine {
             // The failed attempt's output moves from the call row (where the latest attempt's output is kept, once) to its attempt row.
             `UPDATE call_attempts SET status = 'error', output = COALESCE(output, ?, ?), finished_at = COALESCE(finished_at, ?) WHERE session_id = ? AND call_id = ? AND attempt = ?`,
             [
-              existing.output ?? null,
+              this.callRow(start.sessionId, start.callId)?.output ?? null,
               `This attempt failed; the call was tried again as attempt ${start.attempt}.`,
               start.startedAt,
               start.sessionId,
@@ -391,7 +409,7 @@ export class SessionDb extends SessionEngine {
       );
     }
     this.requireSession(start.sessionId);
-    if (this.callRow(start.sessionId, start.callId)) {
+    if (this.callState(start.sessionId, start.callId)) {
       throw new StoreUsageError(
         `Call ${start.callId} of session ${start.sessionId} is already recorded; a call that never started is recorded once. Call ids must be unique within a session.`,
       );
@@ -410,7 +428,7 @@ export class SessionDb extends SessionEngine {
         `Call ${finish.callId} cannot finish as blocked without a category; a call blocked before it started is recorded with recordBlocked.`,
       );
     }
-    const existing = this.callRow(finish.sessionId, finish.callId);
+    const existing = this.callState(finish.sessionId, finish.callId);
     if (!existing)
       throw new StoreUsageError(`Call ${finish.callId} of session ${finish.sessionId} was never started, so it cannot finish.`);
     if (existing.status !== 'running' || existing.attempt !== finish.attempt) {
