@@ -354,7 +354,7 @@ export class SessionDb extends SessionEngine {
       seq = this.write([insert.operation, attemptRow], true);
       this.advance('ordinal', start.sessionId, insert.ordinal);
     }
-    this.startedHere.add(key);
+    this.startedHere.set(key, start.attempt);
     await this.journal?.syncThrough(seq);
   }
 
@@ -428,7 +428,10 @@ export class SessionDb extends SessionEngine {
         `Call ${finish.callId} cannot finish as blocked without a category; a call blocked before it started is recorded with recordBlocked.`,
       );
     }
-    const existing = this.callState(finish.sessionId, finish.callId);
+    const key = `${finish.sessionId}\u0000${finish.callId}`;
+    const runningHere = this.startedHere.get(key);
+    const existing =
+      runningHere !== undefined ? { status: 'running', attempt: runningHere } : this.callState(finish.sessionId, finish.callId);
     if (!existing)
       throw new StoreUsageError(`Call ${finish.callId} of session ${finish.sessionId} was never started, so it cannot finish.`);
     if (existing.status !== 'running' || existing.attempt !== finish.attempt) {
@@ -460,7 +463,7 @@ export class SessionDb extends SessionEngine {
       ],
       true,
     );
-    this.startedHere.delete(`${finish.sessionId}\u0000${finish.callId}`);
+    this.startedHere.delete(key);
     await this.journal?.syncThrough(seq);
   }
 

@@ -213,8 +213,12 @@ export function loadDatabase(SQL: SqlJsStatic, dir: string, readOnly: boolean): 
  */
 export class SessionEngine {
   private readonly statements = new Map<string, Statement>();
-  /** Calls this process started and has not finished: recovery must not touch them. */
-  protected readonly startedHere = new Set<string>();
+  /**
+   * Calls this process started and has not finished, with the attempt running: recovery must not
+   * touch them. This writer is the only one that changes their rows, so each is known to be
+   * `running` at that attempt without reading it back.
+   */
+  protected readonly startedHere = new Map<string, number>();
   /** Sessions seen to exist; saves a query per write. */
   private readonly knownSessions = new Set<string>();
   private closed = false;
