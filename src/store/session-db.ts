@@ -77,9 +77,15 @@ export class SessionDb extends SessionEngine {
       loaded = loadDatabase(SQL, dir, readOnly);
       const journalPath = join(dir, JOURNAL_FILE);
       const { torn } = loaded.journal;
+      const { unapplied } = loaded;
       let journal: JournalWriter | undefined;
       if (!readOnly) {
-        if (torn) {
+        if (unapplied) {
+          const aside = removeTornTail(journalPath, loaded.journal.validLength);
+          warn(
+            `The last line of ${journalPath} (line ${unapplied.line}, sequence ${unapplied.seq}) cannot be applied (${unapplied.reason}); it was written just before its statements, which failed or were cut off by a crash, so it was never acknowledged. It has been removed (kept in ${aside}).`,
+          );
+        } else if (torn) {
           const aside = removeTornTail(journalPath, loaded.journal.validLength);
           warn(
             `The last line of ${journalPath} (line ${torn.line}, ${torn.bytes} bytes) was cut short by a crash while it was written; it was never committed and has been removed (kept in ${aside}).`,
@@ -88,6 +94,9 @@ export class SessionDb extends SessionEngine {
         const leftover = join(dir, `${SNAPSHOT_FILE}.tmp`);
         if (existsSync(leftover)) unlinkSync(leftover);
         journal = new JournalWriter(journalPath, loaded.journal.lastSeq, loaded.journal.validLength);
+      } else if (unapplied) {
+        // A live writer may be about to cut this very line off again.
+        warn(`Ignoring the last line of ${journalPath} (line ${unapplied.line}), which cannot be applied: ${unapplied.reason}.`);
       } else if (torn) {
         // A live writer may be in the middle of this very line; it is simply not visible yet.
         warn(`Ignoring the unfinished last line of ${journalPath} (line ${torn.line}).`);
@@ -95,7 +104,8 @@ export class SessionDb extends SessionEngine {
       store = new SessionDb(loaded.db, dir, !readOnly, journal, lock, loaded.snapshotBytes, options.compaction, warn);
       store.migrate();
       // What a read-only load saw: enough to turn it into the writer later (promote) if nothing changed meanwhile.
-      if (readOnly && !torn) store.loadedJournal = { lastSeq: loaded.journal.lastSeq, validLength: loaded.journal.validLength };
+      if (readOnly && !torn && !unapplied)
+        store.loadedJournal = { lastSeq: loaded.journal.lastSeq, validLength: loaded.journal.validLength };
       return store;
     } catch (error) {
       if (store) store.closeSync();
