@@ -7,7 +7,8 @@
  *   lock             the one writer's pid (see lock.ts)
  *
  * A write applies its statements to the in-memory database inside a transaction, appends them
- * as one journal line, then commits; so the journal holds exactly the committed transactions.
+ * as one journal line, then commits (a durable record appends first; see `write`); so the
+ * journal holds exactly the committed transactions.
  * Its cost does not depend on the size of the session (issue 2 §8: exporting the database per
  * write is O(size)). When the journal outgrows the snapshot it is folded into a new snapshot,
  * which keeps the amortised cost per write constant and the replay on open bounded.
