@@ -1,6 +1,6 @@
 /**
  * The append-only journal: one JSON line per committed transaction, `{"seq":N,"ops":[[sql,
- * params],...]}`. Appending costs the same however large the store is, which is the point: the
+ * params],...]}`; a durable record's line adds `"applied":"after"` (see JournalWriter.append). Appending costs the same however large the store is, which is the point: the
  * whole database is exported only now and then, as a snapshot (see store.ts).
  *
  * Sequence numbers increase by one per line and never restart. A snapshot records the last
@@ -29,6 +29,10 @@ export interface JournalEntry {
   readonly operations: readonly JournalOperation[];
   /** 1-based line number in the journal file, for error messages. */
   readonly line: number;
+  /** The byte offset where the line starts. */
+  readonly start: number;
+  /** Written before its statements ran (a durable record): one that cannot be applied was never acknowledged. */
+  readonly appliedAfter: boolean;
 }
 
 export interface JournalContents {
@@ -59,7 +63,7 @@ function isOperation(value: unknown): value is JournalOperation {
 }
 
 /** Parses one complete line, or returns why it is not a journal entry. */
-function parseLine(text: string): { seq: number; operations: JournalOperation[] } | string {
+function parseLine(text: string): { seq: number; operations: JournalOperation[]; appliedAfter: boolean } | string {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -67,10 +71,10 @@ function parseLine(text: string): { seq: number; operations: JournalOperation[] 
     return `it is not valid JSON (${(error as Error).message})`;
   }
   if (typeof value !== 'object' || value === null) return 'it is not a JSON object';
-  const { seq, ops } = value as { seq?: unknown; ops?: unknown };
+  const { seq, ops, applied } = value as { seq?: unknown; ops?: unknown; applied?: unknown };
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return 'its "seq" is not a positive integer';
   if (!Array.isArray(ops) || !ops.every(isOperation)) return 'its "ops" is not a list of [sql, parameters] pairs';
-  return { seq, operations: ops };
+  return { seq, operations: ops, appliedAfter: applied === 'after' };
 }
 
 /**
@@ -109,7 +113,7 @@ export function readJournal(path: string, snapshotSeq: number): JournalContents 
             `${parsed.seq > expected ? 'the lines in between are missing (was the snapshot replaced or the journal edited?)' : 'the sequence goes backwards'}.`,
         );
       }
-      entries.push({ seq: parsed.seq, operations: parsed.operations, line });
+      entries.push({ seq: parsed.seq, operations: parsed.operations, line, start, appliedAfter: parsed.appliedAfter });
       expected++;
       lastSeq = parsed.seq;
     } else if (entries.length > 0) {
@@ -150,6 +154,10 @@ export class JournalWriter {
   private durableSeq: number;
   private syncing: Promise<void> | undefined;
   private damaged: Error | undefined;
+  /** Where the last line appended starts, for `retract`. */
+  private lastLineStart: number;
+  /** Counts retractions: an fdatasync that began before one does not make the reused sequence durable. */
+  private retractions = 0;
 
   constructor(
     readonly path: string,
@@ -159,6 +167,7 @@ export class JournalWriter {
     // O_APPEND: after `reset` truncates the file, the next write lands at offset 0.
     this.fd = openSync(path, 'a');
     this.size = size;
+    this.lastLineStart = size;
     this.lastSeq = lastSeq;
     this.durableSeq = lastSeq;
   }
@@ -171,11 +180,17 @@ export class JournalWriter {
     return this.lastSeq;
   }
 
-  /** Appends one entry and returns its sequence. On a failed write the file is cut back, so no partial line stays behind. */
-  append(operations: readonly JournalOperation[]): number {
+  /**
+   * Appends one entry and returns its sequence. On a failed write the file is cut back, so no
+   * partial line stays behind. `appliedAfter`: the caller runs the statements after this append
+   * (and `retract`s the line if they fail); the line says so, so that a crash between the two,
+   * which leaves a last line that cannot be applied, is not mistaken for damage.
+   */
+  append(operations: readonly JournalOperation[], appliedAfter = false): number {
     if (this.damaged) throw this.damaged;
     const seq = this.lastSeq + 1;
-    const buffer = Buffer.from(`${JSON.stringify({ seq, ops: operations })}\n`, 'utf8');
+    const entry = appliedAfter ? { seq, ops: operations, applied: 'after' } : { seq, ops: operations };
+    const buffer = Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8');
     let written = 0;
     try {
       while (written < buffer.length) written += writeSync(this.fd, buffer, written, buffer.length - written);
@@ -193,18 +208,42 @@ export class JournalWriter {
       }
       throw error;
     }
+    this.lastLineStart = this.size;
     this.size += buffer.length;
     this.lastSeq = seq;
     return seq;
+  }
+
+  /**
+   * Cuts off the line just appended, whose statements failed, so the journal again holds only
+   * applied lines and the next line reuses its sequence. If the file cannot be cut, the line
+   * stays last (no more writes are accepted), where loading sets it aside.
+   */
+  retract(seq: number): void {
+    if (seq !== this.lastSeq) throw new Error(`Only the last journal line (${this.lastSeq}) can be retracted, not ${seq}.`);
+    // The fdatasync in flight may have started before this cut; it must not count for the sequence's next line.
+    this.retractions++;
+    try {
+      ftruncateSync(this.fd, this.lastLineStart);
+    } catch (error) {
+      this.damaged = new Error(
+        `The journal ${this.path} could not be cut back after a write failed (${(error as Error).message}); no more writes are accepted. Reopen the store.`,
+      );
+      return;
+    }
+    this.size = this.lastLineStart;
+    this.lastSeq = seq - 1;
+    this.durableSeq = Math.min(this.durableSeq, this.lastSeq);
   }
 
   /** The fdatasync in flight, or a new one: one covers every line written before it starts, and later callers share it. */
   private sync(): Promise<void> {
     if (!this.syncing) {
       const target = this.lastSeq;
+      const retractions = this.retractions;
       this.syncing = fdatasyncAsync(this.fd)
         .then(() => {
-          this.durableSeq = Math.max(this.durableSeq, target);
+          if (retractions === this.retractions) this.durableSeq = Math.max(this.durableSeq, target);
         })
         .finally(() => {
           this.syncing = undefined;

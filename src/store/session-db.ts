@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
+import { REPLAYS } from '../core/declarations';
 import type { CallFinish, CallStart } from '../core/ledger';
 import type { ZunoEvent } from '../core/events';
 import type { TranscriptMessage } from '../core/transcript';
@@ -19,7 +20,7 @@ import { INTERRUPTED_OUTPUT, summarizeArguments } from './recovery';
 import type { RecoveryNotice } from './recovery';
 import { integer, member, metadataJson, text, toAttemptRow, toCallRow, toModelRequestRow, toSessionRow } from './rows';
 import type { CallAttemptRow, CallRow, ModelRequestRow, SessionRow } from './rows';
-import { GOAL_STATUSES, SESSION_STATUSES, TODO_STATUSES } from './schema';
+import { CALL_STATUSES, GOAL_STATUSES, SESSION_STATUSES, TODO_STATUSES } from './schema';
 import type { CallStatus, GoalStatus, SessionStatus } from './schema';
 import {
   DEFAULT_COMPACTION,
@@ -76,9 +77,15 @@ export class SessionDb extends SessionEngine {
       loaded = loadDatabase(SQL, dir, readOnly);
       const journalPath = join(dir, JOURNAL_FILE);
       const { torn } = loaded.journal;
+      const { unapplied } = loaded;
       let journal: JournalWriter | undefined;
       if (!readOnly) {
-        if (torn) {
+        if (unapplied) {
+          const aside = removeTornTail(journalPath, loaded.journal.validLength);
+          warn(
+            `The last line of ${journalPath} (line ${unapplied.line}, sequence ${unapplied.seq}) cannot be applied (${unapplied.reason}); it was written just before its statements, which failed or were cut off by a crash, so it was never acknowledged. It has been removed (kept in ${aside}).`,
+          );
+        } else if (torn) {
           const aside = removeTornTail(journalPath, loaded.journal.validLength);
           warn(
             `The last line of ${journalPath} (line ${torn.line}, ${torn.bytes} bytes) was cut short by a crash while it was written; it was never committed and has been removed (kept in ${aside}).`,
@@ -87,6 +94,9 @@ export class SessionDb extends SessionEngine {
         const leftover = join(dir, `${SNAPSHOT_FILE}.tmp`);
         if (existsSync(leftover)) unlinkSync(leftover);
         journal = new JournalWriter(journalPath, loaded.journal.lastSeq, loaded.journal.validLength);
+      } else if (unapplied) {
+        // A live writer may be about to cut this very line off again.
+        warn(`Ignoring the last line of ${journalPath} (line ${unapplied.line}), which cannot be applied: ${unapplied.reason}.`);
       } else if (torn) {
         // A live writer may be in the middle of this very line; it is simply not visible yet.
         warn(`Ignoring the unfinished last line of ${journalPath} (line ${torn.line}).`);
@@ -94,7 +104,8 @@ export class SessionDb extends SessionEngine {
       store = new SessionDb(loaded.db, dir, !readOnly, journal, lock, loaded.snapshotBytes, options.compaction, warn);
       store.migrate();
       // What a read-only load saw: enough to turn it into the writer later (promote) if nothing changed meanwhile.
-      if (readOnly && !torn) store.loadedJournal = { lastSeq: loaded.journal.lastSeq, validLength: loaded.journal.validLength };
+      if (readOnly && !torn && !unapplied)
+        store.loadedJournal = { lastSeq: loaded.journal.lastSeq, validLength: loaded.journal.validLength };
       return store;
     } catch (error) {
       if (store) store.closeSync();
@@ -169,7 +180,7 @@ export class SessionDb extends SessionEngine {
     const stored: StoredMessage =
       message.role === 'tool' &&
       message.content.length >= MIN_SHARED_OUTPUT &&
-      this.callRow(sessionId, message.callId)?.output === message.content
+      this.callOutput(sessionId, message.callId) === message.content
         ? { role: 'tool', callId: message.callId, toolName: message.toolName, contentInCall: true }
         : message;
     const seq = this.nextSeq('messages', sessionId);
@@ -285,6 +296,23 @@ export class SessionDb extends SessionEngine {
     return row ? toCallRow(row) : undefined;
   }
 
+  private callOutput(sessionId: string, callId: string): string | undefined {
+    const output = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId])?.['output'];
+    return typeof output === 'string' ? output : undefined;
+  }
+
+  /**
+   * What the ledger checks before it records: a call's status, attempt and replay. Reading only
+   * these, not the whole row (an output of up to megabytes converted to a string, twenty columns
+   * converted to an object), keeps the work done before a durable record's fdatasync small.
+   */
+  private callState(sessionId: string, callId: string): Pick<CallRow, 'status' | 'attempt' | 'replay'> | undefined {
+    const row = this.one('SELECT status, attempt, replay FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId]);
+    return row
+      ? { status: member(row, 'status', CALL_STATUSES), attempt: integer(row, 'attempt'), replay: member(row, 'replay', REPLAYS) }
+      : undefined;
+  }
+
   /**
    * Records that a call is about to run, durably (fdatasync) before resolving (R3). Starting a
    * call that is already recorded is refused (it would run twice), except for the next attempt
@@ -295,7 +323,7 @@ export class SessionDb extends SessionEngine {
   async recordStart(start: CallStart): Promise<void> {
     this.requireSession(start.sessionId);
     const key = `${start.sessionId}\u0000${start.callId}`;
-    const existing = this.callRow(start.sessionId, start.callId);
+    const existing = this.callState(start.sessionId, start.callId);
     const attemptRow: JournalOperation = [
       `INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at) VALUES (?, ?, ?, 'running', ?)`,
       [start.sessionId, start.callId, start.attempt, start.startedAt],
@@ -315,7 +343,7 @@ export class SessionDb extends SessionEngine {
             // The failed attempt's output moves from the call row (where the latest attempt's output is kept, once) to its attempt row.
             `UPDATE call_attempts SET status = 'error', output = COALESCE(output, ?, ?), finished_at = COALESCE(finished_at, ?) WHERE session_id = ? AND call_id = ? AND attempt = ?`,
             [
-              existing.output ?? null,
+              this.callRow(start.sessionId, start.callId)?.output ?? null,
               `This attempt failed; the call was tried again as attempt ${start.attempt}.`,
               start.startedAt,
               start.sessionId,
@@ -336,7 +364,7 @@ export class SessionDb extends SessionEngine {
       seq = this.write([insert.operation, attemptRow], true);
       this.advance('ordinal', start.sessionId, insert.ordinal);
     }
-    this.startedHere.add(key);
+    this.startedHere.set(key, start.attempt);
     await this.journal?.syncThrough(seq);
   }
 
@@ -391,7 +419,7 @@ export class SessionDb extends SessionEngine {
       );
     }
     this.requireSession(start.sessionId);
-    if (this.callRow(start.sessionId, start.callId)) {
+    if (this.callState(start.sessionId, start.callId)) {
       throw new StoreUsageError(
         `Call ${start.callId} of session ${start.sessionId} is already recorded; a call that never started is recorded once. Call ids must be unique within a session.`,
       );
@@ -410,7 +438,10 @@ export class SessionDb extends SessionEngine {
         `Call ${finish.callId} cannot finish as blocked without a category; a call blocked before it started is recorded with recordBlocked.`,
       );
     }
-    const existing = this.callRow(finish.sessionId, finish.callId);
+    const key = `${finish.sessionId}\u0000${finish.callId}`;
+    const runningHere = this.startedHere.get(key);
+    const existing =
+      runningHere !== undefined ? { status: 'running', attempt: runningHere } : this.callState(finish.sessionId, finish.callId);
     if (!existing)
       throw new StoreUsageError(`Call ${finish.callId} of session ${finish.sessionId} was never started, so it cannot finish.`);
     if (existing.status !== 'running' || existing.attempt !== finish.attempt) {
@@ -442,7 +473,7 @@ export class SessionDb extends SessionEngine {
       ],
       true,
     );
-    this.startedHere.delete(`${finish.sessionId}\u0000${finish.callId}`);
+    this.startedHere.delete(key);
     await this.journal?.syncThrough(seq);
   }
 

@@ -7,7 +7,8 @@
  *   lock             the one writer's pid (see lock.ts)
  *
  * A write applies its statements to the in-memory database inside a transaction, appends them
- * as one journal line, then commits; so the journal holds exactly the committed transactions.
+ * as one journal line, then commits (a durable record appends first; see `write`); so the
+ * journal holds exactly the committed transactions.
  * Its cost does not depend on the size of the session (issue 2 §8: exporting the database per
  * write is O(size)). When the journal outgrows the snapshot it is folded into a new snapshot,
  * which keeps the amortised cost per write constant and the replay on open bounded.
@@ -23,7 +24,7 @@ import { join } from 'node:path';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { StoreCorruptError, StoreUsageError } from './errors';
 import { JournalWriter, readJournal } from './journal';
-import type { JournalContents, JournalOperation, SqlParameter } from './journal';
+import type { JournalContents, JournalEntry, JournalOperation, SqlParameter } from './journal';
 import { acquireLock } from './lock';
 import type { LockHandle, LockSubject } from './lock';
 import { integer } from './rows';
@@ -80,8 +81,11 @@ export function writeFileDurably(path: string, data: Uint8Array): void {
 
 export interface Loaded {
   readonly db: Database;
+  /** The journal as applied: without an `unapplied` last line. */
   readonly journal: JournalContents;
   readonly snapshotBytes: number;
+  /** A last line written before its statements that cannot be applied: it was never acknowledged (see `write`). */
+  readonly unapplied?: { readonly line: number; readonly seq: number; readonly reason: string };
 }
 
 /** The state a database file was written at: its schema version and the last journal line it holds. */
@@ -158,9 +162,14 @@ export function tuneInMemory(db: Database): void {
   db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY');
 }
 
-/** Applies journal entries, each in its own transaction, as they were committed. */
-function replay(db: Database, journal: JournalContents, journalPath: string): void {
+/**
+ * Applies journal entries, each in its own transaction, as they were committed. A last entry
+ * written before its statements ran that cannot be applied is returned instead of refused: its
+ * statements failed, or a crash came before they could be undone (see SessionEngine.write).
+ */
+function replay(db: Database, journal: JournalContents, journalPath: string): (JournalEntry & { reason: string }) | undefined {
   const prepared = new Map<string, Statement>();
+  const last = journal.entries.at(-1);
   try {
     for (const entry of journal.entries) {
       db.exec('BEGIN');
@@ -173,6 +182,7 @@ function replay(db: Database, journal: JournalContents, journalPath: string): vo
         db.exec('COMMIT');
       } catch (error) {
         db.exec('ROLLBACK');
+        if (entry === last && entry.appliedAfter) return { ...entry, reason: (error as Error).message };
         throw new StoreCorruptError(
           `The journal ${journalPath} line ${entry.line} (sequence ${entry.seq}) cannot be applied: ${(error as Error).message}.`,
         );
@@ -181,6 +191,7 @@ function replay(db: Database, journal: JournalContents, journalPath: string): vo
   } finally {
     for (const statement of prepared.values()) statement.free();
   }
+  return undefined;
 }
 
 /** Loads a snapshot and replays its journal; the database the files hold, at their schema version. */
@@ -197,9 +208,16 @@ export function loadDatabase(SQL: SqlJsStatic, dir: string, readOnly: boolean): 
       tuneInMemory(db);
       assertKnownVersion(db, dir);
       const journal = readJournal(journalPath, state.seq);
-      replay(db, journal, journalPath);
+      const unapplied = replay(db, journal, journalPath);
       assertKnownVersion(db, dir);
-      return { db, journal, snapshotBytes: snapshot?.length ?? 0 };
+      if (!unapplied) return { db, journal, snapshotBytes: snapshot?.length ?? 0 };
+      // Everything from that line on is left out (a torn fragment after it cannot be acknowledged either).
+      return {
+        db,
+        journal: { entries: journal.entries.slice(0, -1), lastSeq: unapplied.seq - 1, validLength: unapplied.start },
+        snapshotBytes: snapshot?.length ?? 0,
+        unapplied: { line: unapplied.line, seq: unapplied.seq, reason: unapplied.reason },
+      };
     } catch (error) {
       db.close();
       if (!(error instanceof StoreCorruptError) || round >= rounds) throw error;
@@ -213,8 +231,12 @@ export function loadDatabase(SQL: SqlJsStatic, dir: string, readOnly: boolean): 
  */
 export class SessionEngine {
   private readonly statements = new Map<string, Statement>();
-  /** Calls this process started and has not finished: recovery must not touch them. */
-  protected readonly startedHere = new Set<string>();
+  /**
+   * Calls this process started and has not finished, with the attempt running: recovery must not
+   * touch them. This writer is the only one that changes their rows, so each is known to be
+   * `running` at that attempt without reading it back.
+   */
+  protected readonly startedHere = new Map<string, number>();
   /** Sessions seen to exist; saves a query per write. */
   private readonly knownSessions = new Set<string>();
   private closed = false;
@@ -337,18 +359,33 @@ export class SessionEngine {
    * The one way state changes: the statements run in a transaction, the journal line is
    * appended, and only then does the transaction commit. A failing statement or a failing
    * append leaves both the database and the journal as they were. Returns the line's sequence.
-   * `durable`: the caller waits for `syncThrough(seq)` next, so the fdatasync starts at once.
+   *
+   * `durable`: the caller waits for `syncThrough(seq)` next (a ledger record, R3). Then the line
+   * goes first and its fdatasync starts at once, so running the statements in sql.js overlaps
+   * the disk instead of delaying it (they were a third of a record's CPU). Should they fail, the
+   * transaction rolls back and the line is cut off again; a crash in between leaves it last in
+   * the journal, marked as applied after, where loading sets it aside: the caller never got it
+   * acknowledged. Either way the journal holds exactly the committed transactions.
    */
   protected write(operations: readonly JournalOperation[], durable = false): number {
     this.assertOpen();
     const journal = this.journal;
     if (!journal) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
     let seq = 0;
-    this.transaction(operations, () => {
-      seq = journal.append(operations);
-      // A write its caller will make durable: the fdatasync runs while the transaction commits.
-      if (durable) journal.startSync();
-    });
+    if (durable) {
+      seq = journal.append(operations, true);
+      journal.startSync();
+      try {
+        this.transaction(operations);
+      } catch (error) {
+        journal.retract(seq);
+        throw error;
+      }
+    } else {
+      this.transaction(operations, () => {
+        seq = journal.append(operations);
+      });
+    }
     this.compactIfDue(journal);
     return seq;
   }

@@ -234,3 +234,79 @@ test('R3: a call start written just before a crash is replayed as running', asyn
     assert.equal(reopened.calls('s1')[0]?.status, 'running');
   });
 });
+
+const lineCount = (stateDir: string): number => readFileSync(journalOf(stateDir), 'utf8').split('\n').filter(Boolean).length;
+
+test('R3, issue 9: a durable record whose statements fail after its line was written cuts the line off again; the next record takes the next sequence and a reopen holds exactly the acknowledged records', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 1);
+  // An attempt row without its call: recordStart's check of the calls table passes, then inserting the attempt fails.
+  const count = lineCount(stateDir);
+  appendFileSync(
+    journalOf(stateDir),
+    `${JSON.stringify({ seq: count + 1, ops: [[`INSERT INTO call_attempts (session_id, call_id, attempt, status, started_at) VALUES (?, ?, 1, 'running', 1)`, ['s1', 'c9']]] })}\n`,
+  );
+  const warnings: string[] = [];
+  await withStore({ stateDir, onWarning: (message) => warnings.push(message) }, async (store) => {
+    store.appendMessage('s1', { role: 'user', content: 'opens the writer' });
+    const before = readFileSync(journalOf(stateDir));
+    await assert.rejects(store.recordStart(callStart('s1', 'c9')), /UNIQUE constraint failed: call_attempts/);
+    assert.deepEqual(readFileSync(journalOf(stateDir)), before, 'the line written before the statements is cut off again');
+    assert.equal(store.getCall('s1', 'c9'), undefined, 'and the in-memory transaction rolled back');
+    await store.recordStart(callStart('s1', 'c10'));
+    const last = JSON.parse(readFileSync(journalOf(stateDir), 'utf8').trimEnd().split('\n').at(-1) ?? '') as {
+      seq: number;
+      applied?: string;
+    };
+    assert.deepEqual([last.seq, last.applied], [count + 3, 'after'], 'the next record reuses the sequence and says it was applied after');
+  });
+  await withStore({ stateDir, readOnly: true, onWarning: (message) => warnings.push(message) }, (store) => {
+    assert.deepEqual(
+      store.calls('s1').map((call) => [call.callId, call.status]),
+      [['c10', 'running']],
+    );
+  });
+  assert.deepEqual(warnings, [], 'nothing to set aside');
+});
+
+test('R3, issue 9: a last line written before its statements that cannot be applied (a crash before it was cut off) is set aside, naming the file; elsewhere in the journal it is still refused', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 2);
+  const count = lineCount(stateDir);
+  const original = readFileSync(journalOf(stateDir));
+  const unapplicable = `${JSON.stringify({ seq: count + 1, ops: [['INSERT INTO nowhere VALUES (?)', [1]]], applied: 'after' })}\n`;
+  appendFileSync(journalOf(stateDir), unapplicable);
+
+  const warnings: string[] = [];
+  assert.deepEqual(await contents(stateDir, (message) => warnings.push(message)), ['m1', 'm2'], 'a reader leaves it out');
+  assert.match(
+    warnings.join('\n'),
+    new RegExp(`Ignoring the last line of ${journalOf(stateDir)} \\(line ${count + 1}\\), which cannot be applied: no such table: nowhere`),
+  );
+
+  warnings.length = 0;
+  await withStore({ stateDir, onWarning: (message) => warnings.push(message) }, (store) => {
+    store.appendMessage('s1', { role: 'user', content: 'm3' });
+  });
+  assert.match(
+    warnings.join('\n'),
+    new RegExp(
+      `The last line of ${journalOf(stateDir)} \\(line ${count + 1}, sequence ${count + 1}\\) cannot be applied \\(no such table: nowhere\\); .*never acknowledged\\. It has been removed \\(kept in ${journalOf(stateDir)}\\.torn\\)`,
+    ),
+  );
+  assert.equal(readFileSync(`${journalOf(stateDir)}.torn`, 'utf8'), unapplicable);
+  assert.equal(lineCount(stateDir), count + 1, 'the writer took its sequence');
+  assert.deepEqual(await contents(stateDir), ['m1', 'm2', 'm3']);
+
+  // Followed by another line it cannot be a write cut off by a crash: the journal is damaged.
+  writeFileSync(journalOf(stateDir), original);
+  appendFileSync(journalOf(stateDir), unapplicable);
+  appendFileSync(
+    journalOf(stateDir),
+    `${JSON.stringify({ seq: count + 2, ops: [['UPDATE sessions SET title = ? WHERE id = ?', ['t', 's1']]] })}\n`,
+  );
+  await assert.rejects(
+    openSession({ stateDir }),
+    new RegExp(`line ${count + 1} \\(sequence ${count + 1}\\) cannot be applied: no such table: nowhere`),
+  );
+});

@@ -2,12 +2,13 @@
 // is stored must still be text, equal to what was written, live, after replay and after a snapshot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDatabase } from '../../../src/store/session-db';
 import { bindable } from '../../../src/store/session-engine';
 import { loadSqlJs } from '../../../src/store/sqljs';
 import { Store } from '../../../src/store/store';
-import { callStart, temporaryDirectory } from '../../support/store-fixtures';
+import { callFinish, callStart, temporaryDirectory } from '../../support/store-fixtures';
 
 // Multi-byte characters, an emoji (a surrogate pair), a quote, a newline and a NUL-free long tail.
 const output = `naïve “quoted” 😀 'single' \n${'ünïcode '.repeat(2000)}`;
@@ -99,4 +100,39 @@ test('issue 9, C2: sequences kept in memory by the writer continue the stored on
   store.recordEvent({ type: 'notice', level: 'info', text: 'x', ts: 1, session_id: 's' });
   store.recordEvent({ type: 'notice', level: 'info', text: 'y', ts: 2, session_id: 's' });
   assert.equal(store.events('s').length, 2, 'two events, numbered without a collision');
+});
+
+test('issue 9, R3: a call started by this writer is finished against the attempt it started, without reading its row back; a wrong attempt or a second finish is refused as before', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const store = await Store.open({ stateDir });
+  store.createSession({ id: 's', workspace: '/w' });
+  await store.recordStart(callStart('s', 'c1'));
+  await assert.rejects(store.recordFinish(callFinish('s', 'c1', { attempt: 2 })), /cannot finish attempt 2: it is running at attempt 1/);
+  await store.recordFinish(callFinish('s', 'c1'));
+  await assert.rejects(store.recordFinish(callFinish('s', 'c1')), /cannot finish attempt 1: it is ok at attempt 1/);
+
+  // R2: the scheduler starts attempt 2 of a Safe call while attempt 1 is still running here; only attempt 2 may finish.
+  const safe = { tool: 'webfetch', declarations: { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' } } as const;
+  await store.recordStart(callStart('s', 'fetch', safe));
+  await store.recordStart(callStart('s', 'fetch', { ...safe, attempt: 2 }));
+  await assert.rejects(store.recordFinish(callFinish('s', 'fetch')), /cannot finish attempt 1: it is running at attempt 2/);
+  await store.recordFinish(callFinish('s', 'fetch', { attempt: 2, output: 'second try' }));
+  assert.deepEqual(
+    store.callAttempts('s', 'fetch').map((attempt) => [attempt.attempt, attempt.status]),
+    [
+      [1, 'error'],
+      [2, 'ok'],
+    ],
+  );
+
+  // A call this writer did not start (left running by a process that died) is checked from the database.
+  await store.recordStart(callStart('s', 'left'));
+  const copy = temporaryDirectory(context);
+  cpSync(join(stateDir, 'sessions'), join(copy, 'sessions'), { recursive: true, filter: (source) => !source.endsWith('lock') });
+  await store.close();
+  const other = await Store.open({ stateDir: copy });
+  context.after(() => other.close());
+  await assert.rejects(other.recordFinish(callFinish('s', 'left', { attempt: 2 })), /cannot finish attempt 2: it is running at attempt 1/);
+  await other.recordFinish(callFinish('s', 'left'));
+  assert.equal(other.getCall('s', 'left')?.status, 'ok');
 });
