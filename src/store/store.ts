@@ -13,7 +13,7 @@
  * ledger's async methods fdatasync before they resolve (SPEC R3).
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { CallFinish, CallLedger, CallStart } from '../core/ledger';
@@ -30,13 +30,14 @@ import type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } 
 import type { GoalStatus, MemoryStatus, SessionStatus } from './schema';
 import { DEFAULT_COMPACTION, JOURNAL_FILE, SNAPSHOT_FILE, SessionDb } from './session-db';
 import type { CompactionPolicy, ModelRequestUsage } from './session-db';
-import { SearchIndex, filesKey } from './search';
-import type { SearchHit, SearchOptions } from './search';
+import { FORMER_GLOBAL_INDEX, SessionIndexes, filesKey } from './search';
+import type { IndexState, SearchHit, SearchOptions } from './search';
 import { hasLegacyStore, readLegacySessions, renameLegacyFiles, splitStateDir } from './split';
 import { loadSqlJs } from './sqljs';
 
 export type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } from './rows';
 export type { CompactionPolicy, ModelRequestUsage } from './session-db';
+export type { IndexState, SearchProgress } from './search';
 export { DEFAULT_COMPACTION, JOURNAL_FILE, SNAPSHOT_FILE } from './session-db';
 export { MAX_MEMORY_LENGTH } from './memories';
 export { sessionDir } from './layout';
@@ -103,6 +104,8 @@ function directoryBytes(dir: string): number {
 export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHistory {
   /** Sessions this process writes, each holding its folder's lock. */
   private readonly writers = new Map<string, SessionDb>();
+  /** Sessions this process wrote and closed before the store (evicted): their search index is brought up to date at close. */
+  private readonly evicted = new Set<string>();
   private cached: CachedReader | undefined;
   private closed = false;
 
@@ -194,6 +197,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
       ? cached.db
       : SessionDb.open(this.SQL, { dir, readOnly: false, warn: this.warn, compaction: this.compaction, lockSubject });
     this.writers.set(sessionId, db);
+    this.evicted.delete(sessionId);
     this.evictIdleWriters(sessionId);
     // A crash between the database and session.json left the index without this session.
     const row = db.getSession(sessionId);
@@ -212,6 +216,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
       if (db.busy || id === keep) continue;
       this.writers.delete(id);
       db.closeSync();
+      this.evicted.add(id);
     }
   }
 
@@ -256,9 +261,15 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     await Promise.all([...this.writers.values()].map((db) => db.flush()));
   }
 
-  /** Flushes, releases every session's lock and frees the databases. Calling it again does nothing. */
+  /**
+   * Flushes, releases every session's lock and frees the databases. Calling it again does nothing.
+   * First brings the search index of each session this process wrote up to date (search.ts), so
+   * the next search, in any process, finds them without indexing: work bounded by what this
+   * process wrote, done once, off every write's path.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.indexWrittenSessions();
     this.closed = true;
     const errors: unknown[] = [];
     for (const db of [...this.writers.values(), ...(this.legacy?.values() ?? [])]) {
@@ -267,6 +278,44 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     this.writers.clear();
     this.dropCache();
     if (errors.length > 0) throw errors[0];
+  }
+
+  private indexWrittenSessions(): void {
+    if (this.readOnly) return;
+    const indexes = new SessionIndexes(this.SQL, true, this.warn);
+    const index = (id: string, db: SessionDb, key: string): void => {
+      const row = db.getSession(id);
+      if (row) indexes.update({ row, dir: this.sessionDir(id) }, db, key);
+    };
+    for (const [id, db] of this.writers) {
+      try {
+        index(id, db, filesKey(this.sessionDir(id)));
+      } catch (error) {
+        this.warn(`Could not bring the search index of session ${id} up to date (${(error as Error).message}); the next search does it.`);
+      }
+    }
+    for (const id of this.evicted) {
+      try {
+        const dir = this.sessionDir(id);
+        if (!hasDatabase(dir)) continue;
+        const key = filesKey(dir);
+        const db = SessionDb.open(this.SQL, { dir, readOnly: true, warn: this.warn, compaction: this.compaction });
+        try {
+          index(id, db, key);
+        } finally {
+          db.closeSync();
+        }
+      } catch (error) {
+        this.warn(`Could not bring the search index of session ${id} up to date (${(error as Error).message}); the next search does it.`);
+      }
+    }
+    this.evicted.clear();
+  }
+
+  /** Whether a session's search index matches its files (`current`: a search needs no indexing for it). */
+  searchIndexState(sessionId: string): IndexState {
+    this.assertOpen();
+    return new SessionIndexes(this.SQL, false, this.warn).state(this.sessionDir(sessionId));
   }
 
   // ---- sessions ------------------------------------------------------------------------------
@@ -380,6 +429,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
       held.closeSync();
       this.writers.delete(id);
     }
+    this.evicted.delete(id);
     if (this.cached?.id === id) this.dropCache();
     // Taking the lock proves no other process writes the session; it moves away with the folder.
     acquireLock(dir, {
@@ -429,18 +479,30 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
 
   /**
    * Sessions whose prompts, answers or tool outputs contain every word of `query`, best first,
-   * with excerpts (see search.ts). Brings the search index up to date first: the cost of a
-   * search is the sessions that changed since the last one, plus the query.
+   * with excerpts (see search.ts). Reads each session's index in turn, newest session first; a
+   * session whose index is missing or behind its files is indexed first (reported to
+   * `options.onProgress`), which costs that session alone.
    */
   searchSessions(query: string, options: SearchOptions): SearchHit[] {
     this.assertOpen();
+    if (!this.readOnly && !this.legacy) this.removeFormerGlobalIndex();
     const sessions = this.listSummaries().map(({ bytes: _bytes, dir, ...row }) => ({ row, dir }));
-    return new SearchIndex(this.SQL, this.stateDir, this.readOnly || this.legacy !== undefined, this.warn).search(
+    return new SessionIndexes(this.SQL, !this.readOnly, this.warn, this.legacy !== undefined).search(
       query,
       sessions,
       (id) => this.reader(id),
       options,
     );
+  }
+
+  /** The one index over every session that earlier versions kept: derived data, now unused, and large. */
+  private removeFormerGlobalIndex(): void {
+    try {
+      unlinkSync(join(this.stateDir, FORMER_GLOBAL_INDEX));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.warn(`Could not remove the former search index ${join(this.stateDir, FORMER_GLOBAL_INDEX)} (${(error as Error).message}); it is no longer used and may be deleted.`);
+    }
   }
 
   /** One session's row and transcript; undefined when there is no such session. */

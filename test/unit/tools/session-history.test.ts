@@ -78,18 +78,16 @@ test('issue 9: the search index catches up with new writes, forgets deleted sess
   const search = async (query: string): Promise<unknown> =>
     (await sessionSearchTool.run({ query }, toolContext(store, workspace))).metadata?.['ids'];
   assert.deepEqual(await search('installation'), ['docs']);
-  assert.ok(existsSync(join(stateDir, 'search.sqlite')), 'the index is kept between searches');
+  const parserIndex = join(stateDir, 'sessions', 'parser', 'search.sqlite');
+  assert.ok(existsSync(parserIndex), 'each session keeps its index in its folder between searches');
   store.appendMessage('docs', { role: 'assistant', content: 'Added the installation section, and a note on the tokenizer.' });
   assert.deepEqual(await search('tokenizer'), ['docs', 'parser'], 'the new answer is found; as many matches as parser, and more recent');
   assert.deepEqual(await search('tokenizer empty'), ['parser'], 'every word must match');
   store.deleteSession('docs');
   assert.deepEqual(await search('tokenizer'), ['parser']);
-  writeFileSync(
-    join(stateDir, 'search.sqlite'),
-    'not a database at all, but long enough to be read as one........................................',
-  );
+  writeFileSync(parserIndex, 'not a database at all, but long enough to be read as one........................................');
   assert.deepEqual(await search('tokenizer'), ['parser']);
-  assert.match(warnings.join('\n'), /The search index .*search\.sqlite cannot be read .* it is rebuilt from the sessions/);
+  assert.match(warnings.join('\n'), /The search index .*sessions\/parser\/search\.sqlite of session parser cannot be read .* it is rebuilt from the session/);
 });
 
 test('issue 9: a session whose files are damaged is left out of the search, named; the others are found', async (context) => {

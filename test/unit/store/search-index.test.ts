@@ -1,0 +1,231 @@
+// Issue 9: session search over one index per session (src/store/search.ts), kept in the session's
+// folder and brought up to date when the writing process closes the store, so the first search
+// after a restart indexes nothing. Real stores in real temp dirs; the assertions are on the
+// indexes' state and on what a search had to index, never on timing.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MAX_OPEN_SESSIONS, Store } from '../../../src/store/store';
+import type { SearchProgress } from '../../../src/store/store';
+import { FIXTURE_0_1_0 } from '../../support/make-store-fixture';
+import { callFinish, callStart, temporaryDirectory } from '../../support/store-fixtures';
+
+async function openStore(context: TestContext, stateDir: string, warnings: string[] = [], readOnly = false): Promise<Store> {
+  const store = await Store.open({ stateDir, readOnly, onWarning: (message) => warnings.push(message) });
+  context.after(() => store.close());
+  return store;
+}
+
+/** Writes a session with a prompt, a finished call and an answer, each carrying `word`. */
+async function writeSession(store: Store, id: string, word: string): Promise<void> {
+  store.createSession({ id, workspace: '/w', title: `about ${word}` });
+  store.appendMessage(id, { role: 'user', content: `please look into the ${word} problem` });
+  store.appendMessage(id, { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'shell', arguments: '{}' }] });
+  await store.recordStart(callStart(id, 'c1', { argumentsJson: JSON.stringify({ command: `grep -r ${word}` }) }));
+  await store.recordFinish(callFinish(id, 'c1', { output: `src/${word}.ts:1: the ${word} lives here` }));
+  store.appendMessage(id, { role: 'assistant', content: `Found the ${word} in src/${word}.ts.` });
+}
+
+/** Searches and records what the search had to index on the way. */
+function searchWithProgress(store: Store, query: string, limit = 10): { ids: string[]; progress: SearchProgress[] } {
+  const progress: SearchProgress[] = [];
+  const ids = store.searchSessions(query, { limit, onProgress: (step) => progress.push(step) }).map((hit) => hit.sessionId);
+  return { ids, progress };
+}
+
+const indexPath = (stateDir: string, id: string): string => join(stateDir, 'sessions', id, 'search.sqlite');
+
+test('issue 9: a session written and then searched right after a restart is found with no indexing at search time', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  await writeSession(writer, 'alpha', 'tokenizer');
+  await writeSession(writer, 'beta', 'renderer');
+  assert.equal(existsSync(indexPath(stateDir, 'alpha')), false, 'no write indexes: the index is made when the writer lets go');
+  await writer.close();
+
+  const reopened = await openStore(context, stateDir);
+  assert.equal(reopened.searchIndexState('alpha'), 'current');
+  assert.equal(reopened.searchIndexState('beta'), 'current');
+  const byOutput = searchWithProgress(reopened, 'tokenizer lives');
+  assert.deepEqual(byOutput.ids, ['alpha']);
+  assert.deepEqual(byOutput.progress, [], 'nothing was indexed by the search');
+  assert.deepEqual(searchWithProgress(reopened, 'RENDERER problem').ids, ['beta'], 'prompts are indexed too');
+  assert.deepEqual(searchWithProgress(reopened, 'grep').ids.sort(), ['alpha', 'beta'], 'and the tool and arguments of calls');
+});
+
+test('issue 9: sessions this process closed early to bound its open sessions are indexed too when the store closes', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  const ids = Array.from({ length: MAX_OPEN_SESSIONS + 2 }, (_, index) => `s${index}`);
+  for (const id of ids) await writeSession(writer, id, `word${id}`);
+  await writer.close();
+  const reopened = await openStore(context, stateDir);
+  assert.deepEqual(
+    ids.map((id) => reopened.searchIndexState(id)),
+    ids.map(() => 'current'),
+  );
+  assert.deepEqual(searchWithProgress(reopened, 'words0'), { ids: ['s0'], progress: [] });
+});
+
+test('issue 9: a session whose writer never closed (killed) is indexed once by the next search, from where its index stopped, alone', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const first = await Store.open({ stateDir });
+  await writeSession(first, 'done', 'parser');
+  await first.close();
+  // A writer that is never closed leaves its session's files ahead of its index, as a kill -9 does.
+  const live = await openStore(context, stateDir);
+  await writeSession(live, 'cut', 'lexer');
+  live.appendMessage('done', { role: 'user', content: 'and the lexer as well' });
+
+  const searcher = await openStore(context, stateDir, [], true);
+  assert.equal(searcher.searchIndexState('cut'), 'missing');
+  assert.equal(searcher.searchIndexState('done'), 'behind');
+  const found = searchWithProgress(searcher, 'lexer');
+  assert.deepEqual(found.ids.sort(), ['cut', 'done']);
+  assert.deepEqual(
+    found.progress.map((step) => step.indexed),
+    [1, 2],
+    'the two sessions whose files changed, and no other',
+  );
+  assert.equal(searcher.searchIndexState('cut'), 'missing', 'a read-only store indexes in memory and writes nothing');
+
+  // The writer brings its sessions up to date at close; then nothing is left to index.
+  await live.close();
+  assert.equal(searcher.searchIndexState('cut'), 'current');
+  assert.equal(searcher.searchIndexState('done'), 'current');
+  assert.deepEqual(searchWithProgress(searcher, 'lexer').progress, []);
+});
+
+test('issue 9: sessions from before per-session indexes are found, indexed lazily with progress, and the former global index is removed', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  for (const id of ['old1', 'old2', 'old3']) await writeSession(writer, id, `topic${id}`);
+  await writer.close();
+  // As the previous version left it: no index in the session folders, one index beside them.
+  for (const id of ['old1', 'old2', 'old3']) rmSync(indexPath(stateDir, id));
+  writeFileSync(join(stateDir, 'search.sqlite'), 'the former index over every session');
+
+  const store = await openStore(context, stateDir);
+  assert.equal(store.searchIndexState('old2'), 'missing');
+  const first = searchWithProgress(store, 'topicold2');
+  assert.deepEqual(first.ids, ['old2']);
+  assert.deepEqual(
+    first.progress.map((step) => [step.indexed, step.total]),
+    [
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ],
+  );
+  assert.equal(existsSync(join(stateDir, 'search.sqlite')), false, 'the former global index is gone');
+  assert.deepEqual(
+    ['old1', 'old2', 'old3'].map((id) => store.searchIndexState(id)),
+    ['current', 'current', 'current'],
+  );
+  assert.deepEqual(searchWithProgress(store, 'topicold3'), { ids: ['old3'], progress: [] }, 'indexed once');
+});
+
+test('issue 9: a 0.1.0 store (one database for every session) opened read-only is searched in memory, writing nothing', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  cpSync(FIXTURE_0_1_0, stateDir, { recursive: true });
+  const before = readdirSync(stateDir).sort();
+  const store = await openStore(context, stateDir, [], true);
+  const hits = store.searchSessions('files', { limit: 5 });
+  assert.deepEqual(hits.map((hit) => hit.sessionId).sort(), ['session-alpha', 'session-beta']);
+  assert.match(hits[0]?.excerpts[0]?.text ?? '', /list the files|contents of file/);
+  assert.deepEqual(
+    store.searchSessions('beta', { limit: 5 }).map((hit) => hit.sessionId),
+    ['session-beta'],
+  );
+  assert.deepEqual(readdirSync(stateDir).sort(), before, 'no file written beside the old store');
+});
+
+test('issue 9: deleting a session deletes its index with it; no other file holds its words', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  await writeSession(writer, 'keep', 'kept');
+  await writeSession(writer, 'gone', 'zanzibar');
+  await writer.close();
+  const store = await openStore(context, stateDir);
+  assert.deepEqual(searchWithProgress(store, 'zanzibar').ids, ['gone']);
+  store.deleteSession('gone');
+  assert.equal(existsSync(join(stateDir, 'sessions', 'gone')), false);
+  assert.deepEqual(searchWithProgress(store, 'zanzibar'), { ids: [], progress: [] });
+  // The word is in no file left in the state dir (FTS4 keeps terms as plain bytes, so a leftover index would hold it).
+  const leftovers: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (readFileSync(path).includes('zanzibar')) leftovers.push(path);
+    }
+  };
+  walk(stateDir);
+  assert.deepEqual(leftovers, []);
+});
+
+test('issue 9: a torn or missing index affects only its session: it is named, rebuilt from the session, and the others are read as they are', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  for (const id of ['torn', 'lost', 'fine']) await writeSession(writer, id, 'shared');
+  await writer.close();
+  const tornPath = indexPath(stateDir, 'torn');
+  truncateSync(tornPath, Math.floor(statSync(tornPath).size / 2));
+  rmSync(indexPath(stateDir, 'lost'));
+
+  const warnings: string[] = [];
+  const readOnly = await openStore(context, stateDir, warnings, true);
+  assert.equal(readOnly.searchIndexState('torn'), 'unreadable');
+  assert.deepEqual(readOnly.searchIndexState('fine'), 'current');
+  const seen = searchWithProgress(readOnly, 'shared');
+  assert.deepEqual(seen.ids.sort(), ['fine', 'lost', 'torn'], 'every session is still found');
+  assert.equal(seen.progress.length, 2, 'only the torn and the missing index were made again');
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.match(
+    warnings[0] ?? '',
+    /^The search index .*sessions\/torn\/search\.sqlite of session torn cannot be read \(.*\); it is rebuilt from the session\. Other sessions are not affected\.$/,
+  );
+  assert.equal(readOnly.searchIndexState('torn'), 'unreadable', 'a read-only store leaves the file alone');
+
+  const store = await openStore(context, stateDir, warnings);
+  assert.equal(searchWithProgress(store, 'shared').progress.length, 2);
+  assert.deepEqual(
+    ['torn', 'lost', 'fine'].map((id) => store.searchIndexState(id)),
+    ['current', 'current', 'current'],
+    'a writable store saves the rebuilt indexes',
+  );
+});
+
+test('issue 9: a session whose own files are damaged is left out and named; its index alone cannot bring it back', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  await writeSession(writer, 'broken', 'needle');
+  await writeSession(writer, 'whole', 'needle');
+  await writer.close();
+  writeFileSync(join(stateDir, 'sessions', 'broken', 'journal.jsonl'), 'garbage\n');
+  const warnings: string[] = [];
+  const store = await openStore(context, stateDir, warnings);
+  assert.deepEqual(searchWithProgress(store, 'needle').ids, ['whole']);
+  assert.match(warnings.join('\n'), /Session broken is left out of the search: The journal .*sessions\/broken\/journal\.jsonl is damaged at line 1/);
+});
+
+test('issue 9: ranking is merged across sessions: most occurrences first, then the most recent, and only `limit` are returned', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const store = await openStore(context, stateDir);
+  const counts: Record<string, number> = { one: 1, three: 3, two: 2, twoLater: 2, none: 0 };
+  for (const [id, count] of Object.entries(counts)) {
+    store.createSession({ id, workspace: '/w' });
+    store.appendMessage(id, { role: 'user', content: `${'walrus '.repeat(count)}and more` });
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  assert.deepEqual(searchWithProgress(store, 'walrus', 3).ids, ['three', 'twoLater', 'two']);
+  assert.deepEqual(
+    store.searchSessions('walrus', { limit: 10, excludeSessionId: 'three' }).map((hit) => [hit.sessionId, hit.score]),
+    [
+      ['twoLater', 2],
+      ['two', 2],
+      ['one', 1],
+    ],
+  );
+});
