@@ -18,6 +18,13 @@
  * the text stays in the session, and the few excerpts shown are cut from there. A damaged index
  * is rebuilt, never trusted, and affects only its session; two processes that index one session
  * at once each write a complete index, and the last rename wins.
+ *
+ * Skipping sessions: opening an index in sql.js costs a millisecond or more, which at a thousand
+ * sessions is seconds. So each index has a Bloom filter of its words beside it (`search.terms`,
+ * a few KB, made from the index when it is saved and keyed by the same files key): a session
+ * whose filter lacks one of the query's words cannot match and its index is not opened. A filter
+ * that is missing, unreadable or keyed to other files is ignored (the index is opened), so it can
+ * only save work, never hide a session.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -30,6 +37,8 @@ import { bindable, tuneInMemory } from './session-engine';
 
 /** A session's index, in its folder. */
 export const INDEX_FILE = 'search.sqlite';
+/** Beside it: a Bloom filter of the index's words, read without sql.js to skip sessions that cannot match. */
+export const TERMS_FILE = 'search.terms';
 /** Where the index over every session lived before indexes were kept per session; removed on sight. */
 export const FORMER_GLOBAL_INDEX = 'search.sqlite';
 /** The body is bound as UTF-8 bytes (see bindable): outputs are long. */
@@ -64,6 +73,71 @@ export interface SearchOptions {
   readonly excludeSessionId?: string;
   /** Called after each session that had to be indexed during this search. */
   readonly onProgress?: (progress: SearchProgress) => void;
+}
+
+/** Which words of a query a Bloom filter can rule out: ASCII ones, split as unicode61 splits them (`_` separates). Others are never filtered on. */
+function filterableWords(terms: readonly string[]): string[] {
+  return terms.flatMap((term) => term.split('_')).filter((word) => /^[a-z0-9]+$/.test(word));
+}
+
+/** FNV-1a over the UTF-16 code units, and a second hash derived from it, for double hashing. */
+function hashes(word: string): [number, number] {
+  let h = 0x811c9dc5;
+  for (let index = 0; index < word.length; index++) h = Math.imul(h ^ word.charCodeAt(index), 0x01000193);
+  let g = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  g = Math.imul(g ^ (g >>> 13), 0xc2b2ae35);
+  return [h >>> 0, (g ^ (g >>> 16)) | 1];
+}
+
+const BLOOM_HASHES = 7;
+/** About 12 bits per word: under 1% false positives. */
+const BLOOM_BITS_PER_WORD = 12;
+
+/** A Bloom filter of an index's words, and the files key of the index it was made from. */
+interface TermFilter {
+  readonly key: string;
+  readonly bits: Uint8Array;
+}
+
+function bloomPositions(word: string, size: number): number[] {
+  const [h, g] = hashes(word);
+  return Array.from({ length: BLOOM_HASHES }, (_, index) => (h + Math.imul(index, g)) >>> 0 & (size - 1));
+}
+
+function mayContain(filter: TermFilter, words: readonly string[]): boolean {
+  const size = filter.bits.length * 8;
+  return words.every((word) => bloomPositions(word, size).every((bit) => ((filter.bits[bit >>> 3] ?? 0) & (1 << (bit & 7))) !== 0));
+}
+
+/** The filter file: one JSON line (version, key), then the bits. */
+function encodeFilter(key: string, words: readonly string[]): Buffer {
+  let size = 1024;
+  while (size < words.length * BLOOM_BITS_PER_WORD) size *= 2;
+  const bits = new Uint8Array(size / 8);
+  for (const word of words) for (const bit of bloomPositions(word, size)) bits[bit >>> 3] = (bits[bit >>> 3] ?? 0) | (1 << (bit & 7));
+  return Buffer.concat([Buffer.from(`${JSON.stringify({ version: INDEX_VERSION, key })}\n`), bits]);
+}
+
+/** Reads a filter file; undefined when it is absent or not one this version wrote (then it is not used). */
+function readFilter(path: string): TermFilter | undefined {
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch {
+    return undefined;
+  }
+  const newline = data.indexOf(0x0a);
+  if (newline === -1) return undefined;
+  try {
+    const header = JSON.parse(data.toString('utf8', 0, newline)) as { version?: unknown; key?: unknown };
+    const bits = data.subarray(newline + 1);
+    // A size that is not a power of two of at least 1024 bits is a torn or foreign file.
+    if (header.version !== INDEX_VERSION || typeof header.key !== 'string' || bits.length < 128 || (bits.length & (bits.length - 1)) !== 0)
+      return undefined;
+    return { key: header.key, bits };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a session's index matches its files: `current` needs no work before a search. */
@@ -236,17 +310,26 @@ export class SessionIndexes {
     }
   }
 
-  private save(db: Database, dir: string): void {
+  /** Saves the index, then its word filter (the filter names the same files key, so it is used only with this index's content). */
+  private save(db: Database, dir: string, key: string): void {
     if (!this.persist || this.inMemoryOnly) return;
     const path = join(dir, INDEX_FILE);
-    const draft = `${path}.${randomUUID()}.tmp`;
     try {
-      writeFileSync(draft, db.export());
-      renameSync(draft, path);
+      writeAside(path, db.export());
+      this.saveFilter(db, dir, key);
     } catch (error) {
-      if (existsSync(draft)) unlinkSync(draft);
       // The index is derived data: the next search indexes what this one could not save.
       this.warn(`Could not save the search index ${path} (${(error as Error).message}); the next search indexes the session again.`);
+    }
+  }
+
+  private saveFilter(db: Database, dir: string, key: string): void {
+    db.run('CREATE VIRTUAL TABLE temp.words USING fts4aux(main, fts)');
+    try {
+      const words = (db.exec(`SELECT term FROM temp.words WHERE col = '*'`)[0]?.values ?? []).map(([word]) => String(word));
+      writeAside(join(dir, TERMS_FILE), encodeFilter(key, words));
+    } finally {
+      db.run('DROP TABLE temp.words');
     }
   }
 
@@ -258,9 +341,12 @@ export class SessionIndexes {
   update(entry: SessionEntry, session: SessionDb, key = filesKey(entry.dir)): void {
     const index = this.open(entry);
     try {
-      if (index.source?.key === key) return;
+      if (index.source?.key === key) {
+        if (this.persist && readFilter(join(entry.dir, TERMS_FILE))?.key !== key) this.save(index.db, entry.dir, key);
+        return;
+      }
       this.catchUp(index, session, entry.row.id, key);
-      this.save(index.db, entry.dir);
+      this.save(index.db, entry.dir, key);
     } finally {
       index.db.close();
     }
@@ -280,16 +366,21 @@ export class SessionIndexes {
     const terms = queryTerms(query);
     if (terms.length === 0 || options.limit <= 0) return [];
     const match = terms.map((term) => `"${term}"`).join(' ');
+    const words = filterableWords(terms);
     let best: Ranked[] = [];
     let indexed = 0;
     let scanned = 0;
     for (const entry of sessions) {
       scanned++;
       if (entry.row.id === options.excludeSessionId) continue;
+      // Read before the session is loaded: a write after it makes the index behind again, never wrongly current.
+      const key = this.inMemoryOnly ? '' : filesKey(entry.dir);
+      if (!this.inMemoryOnly && words.length > 0) {
+        const filter = readFilter(join(entry.dir, TERMS_FILE));
+        if (filter?.key === key && !mayContain(filter, words)) continue;
+      }
       const index = this.open(entry);
       try {
-        // Read before the session is loaded: a write after it makes the index behind again, never wrongly current.
-        const key = this.inMemoryOnly ? '' : filesKey(entry.dir);
         if (this.inMemoryOnly || index.source?.key !== key) {
           let session: SessionDb | undefined;
           try {
@@ -300,14 +391,15 @@ export class SessionIndexes {
           }
           if (!session) continue;
           this.catchUp(index, session, entry.row.id, key);
-          this.save(index.db, entry.dir);
+          this.save(index.db, entry.dir, key);
           indexed++;
           options.onProgress?.({ scanned, total: sessions.length, indexed });
         }
         const ranked = rank(index.db, match, terms.length, entry);
         if (!ranked) continue;
         // Only the best `limit` sessions are kept, so memory does not grow with the history.
-        if (best.length < options.limit || better(ranked, best[best.length - 1] as Ranked) < 0) {
+        const last = best.at(-1);
+        if (!last || best.length < options.limit || better(ranked, last) < 0) {
           best = [...best, ranked].sort(better).slice(0, options.limit);
         }
       } finally {
@@ -334,6 +426,18 @@ export class SessionIndexes {
         excerpts,
       };
     });
+  }
+}
+
+/** Writes a file whole: aside, then renamed over the old one, so a reader sees the old or the new file. */
+function writeAside(path: string, data: Uint8Array): void {
+  const draft = `${path}.${randomUUID()}.tmp`;
+  try {
+    writeFileSync(draft, data);
+    renameSync(draft, path);
+  } catch (error) {
+    if (existsSync(draft)) unlinkSync(draft);
+    throw error;
   }
 }
 

@@ -103,7 +103,10 @@ test('issue 9: sessions from before per-session indexes are found, indexed lazil
   for (const id of ['old1', 'old2', 'old3']) await writeSession(writer, id, `topic${id}`);
   await writer.close();
   // As the previous version left it: no index in the session folders, one index beside them.
-  for (const id of ['old1', 'old2', 'old3']) rmSync(indexPath(stateDir, id));
+  for (const id of ['old1', 'old2', 'old3']) {
+    rmSync(indexPath(stateDir, id));
+    rmSync(join(stateDir, 'sessions', id, 'search.terms'));
+  }
   writeFileSync(join(stateDir, 'search.sqlite'), 'the former index over every session');
 
   const store = await openStore(context, stateDir);
@@ -195,6 +198,28 @@ test('issue 9: a torn or missing index affects only its session: it is named, re
     ['current', 'current', 'current'],
     'a writable store saves the rebuilt indexes',
   );
+});
+
+test('issue 9: a session whose word filter lacks a word of the query is skipped without opening its index; a filter of other files is not trusted', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  await writeSession(writer, 'apples', 'apple');
+  await writeSession(writer, 'pears', 'pear');
+  await writer.close();
+  assert.ok(existsSync(join(stateDir, 'sessions', 'pears', 'search.terms')));
+  // A damaged index is noticed only when it is opened.
+  writeFileSync(indexPath(stateDir, 'pears'), 'damaged');
+  const warnings: string[] = [];
+  const store = await openStore(context, stateDir, warnings, true);
+  assert.deepEqual(searchWithProgress(store, 'apple problem'), { ids: ['apples'], progress: [] });
+  assert.deepEqual(warnings, [], 'the index of pears was never opened: its filter has no "apple"');
+  assert.deepEqual(searchWithProgress(store, 'pear').ids, ['pears']);
+  assert.equal(warnings.length, 1, 'the filter lets a word of the session through, and the damaged index is found and rebuilt');
+
+  // New words written after the filter was made: the filter names other files, so the index is read and caught up.
+  const live = await openStore(context, stateDir);
+  live.appendMessage('apples', { role: 'user', content: 'now compare with a quince' });
+  assert.deepEqual(searchWithProgress(store, 'quince').ids, ['apples']);
 });
 
 test('issue 9: a session whose own files are damaged is left out and named; its index alone cannot bring it back', async (context) => {
