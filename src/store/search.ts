@@ -264,10 +264,10 @@ export class SessionIndexes {
   private open(entry: SessionEntry): OpenIndex {
     if (this.inMemoryOnly) return this.emptyIndex();
     const path = join(entry.dir, INDEX_FILE);
-    if (!existsSync(path)) return this.emptyIndex();
     try {
       return this.readIndex(path);
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.emptyIndex();
       this.warn(
         `The search index ${path} of session ${entry.row.id} cannot be read (${(error as Error).message}); it is rebuilt from the session. Other sessions are not affected.`,
       );
@@ -452,25 +452,41 @@ function addDocument(insertDoc: Statement, insertText: Statement, kind: SearchHi
   }
 }
 
-/** One session's score for the query and its two best documents; undefined when it does not match. */
+/**
+ * One session's score for the query and its two best documents; undefined when it does not match.
+ * Every matching row is read as (docid, matchinfo) only: what each document is, is looked up for the best two.
+ */
 function rank(db: Database, match: string, phrases: number, entry: SessionEntry): Ranked | undefined {
-  const rows = db.exec(`SELECT d.kind, d.ref, matchinfo(fts, 'x') FROM fts JOIN docs d ON d.rowid = fts.docid WHERE fts MATCH ?`, [match])[0]
-    ?.values;
-  if (!rows || rows.length === 0) return undefined;
+  const statement = db.prepare(`SELECT docid, matchinfo(fts, 'x') FROM fts WHERE fts MATCH ?`, [match]);
   let score = 0;
-  const docs = rows.map(([kind, ref, info]) => {
-    const hits = hitsOf(info, phrases);
-    score += hits;
-    return { kind: kind as SearchHitKind, ref: String(ref), hits };
+  const top: { docid: number; hits: number }[] = [];
+  try {
+    while (statement.step()) {
+      const [docid, info] = statement.get();
+      const hits = hitsOf(info, phrases);
+      score += hits;
+      if (top.length < 2 || hits > (top[1]?.hits ?? 0)) {
+        top.push({ docid: Number(docid), hits });
+        top.sort((a, b) => b.hits - a.hits);
+        top.length = Math.min(top.length, 2);
+      }
+    }
+  } finally {
+    statement.free();
+  }
+  if (top.length === 0) return undefined;
+  const docs = top.flatMap(({ docid, hits }) => {
+    const [kind, ref] = db.exec('SELECT kind, ref FROM docs WHERE rowid = ?', [docid])[0]?.values[0] ?? [];
+    return typeof kind === 'string' ? [{ kind: kind as SearchHitKind, ref: String(ref), hits }] : [];
   });
-  return { entry, score, docs: docs.sort((a, b) => b.hits - a.hits).slice(0, 2) };
+  return { entry, score, docs };
 }
 
-/** The occurrences of every phrase in one row, from FTS4's matchinfo 'x' (3 integers per phrase, the first is this row's hits). */
+/** The occurrences of every phrase in one row, from FTS4's matchinfo 'x' (3 little-endian 32-bit integers per phrase, the first is this row's hits). */
 function hitsOf(info: unknown, phrases: number): number {
   if (!(info instanceof Uint8Array)) return 1;
-  const view = new DataView(info.buffer, info.byteOffset, info.byteLength);
   let hits = 0;
-  for (let phrase = 0; phrase < phrases && (phrase * 3 + 1) * 4 <= info.byteLength; phrase++) hits += view.getUint32(phrase * 3 * 4, true);
+  for (let phrase = 0, at = 0; phrase < phrases && at + 4 <= info.length; phrase++, at += 12)
+    hits += ((info[at] ?? 0) | ((info[at + 1] ?? 0) << 8) | ((info[at + 2] ?? 0) << 16) | ((info[at + 3] ?? 0) << 24)) >>> 0;
   return hits;
 }

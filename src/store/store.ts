@@ -22,6 +22,7 @@ import type { TranscriptMessage } from '../core/transcript';
 import type { Goal, MemoryBook, TodoChange, TodoItem, WorkStateStore } from '../core/work-state';
 import type { PastSession, SessionHistory } from '../core/history';
 import { StateDirInUseError, StoreCorruptError, StoreUsageError } from './errors';
+import type { SessionEntry } from './layout';
 import { MEMORIES_FILE, readLayout, readSessionFile, scanSessions, sessionDir, writeLayout, writeSessionFile } from './layout';
 import { acquireLock } from './lock';
 import { MemoryLog } from './memories';
@@ -30,7 +31,7 @@ import type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } 
 import type { GoalStatus, MemoryStatus, SessionStatus } from './schema';
 import { DEFAULT_COMPACTION, JOURNAL_FILE, SNAPSHOT_FILE, SessionDb } from './session-db';
 import type { CompactionPolicy, ModelRequestUsage } from './session-db';
-import { FORMER_GLOBAL_INDEX, SessionIndexes, filesKey } from './search';
+import { FORMER_GLOBAL_INDEX, INDEX_FILE, SessionIndexes, TERMS_FILE, filesKey } from './search';
 import type { IndexState, SearchHit, SearchOptions } from './search';
 import { hasLegacyStore, readLegacySessions, renameLegacyFiles, splitStateDir } from './split';
 import { loadSqlJs } from './sqljs';
@@ -91,7 +92,7 @@ const hasDatabase = (dir: string): boolean => existsSync(join(dir, SNAPSHOT_FILE
 
 function directoryBytes(dir: string): number {
   let total = 0;
-  for (const name of [SNAPSHOT_FILE, JOURNAL_FILE, 'session.json']) {
+  for (const name of [SNAPSHOT_FILE, JOURNAL_FILE, 'session.json', INDEX_FILE, TERMS_FILE]) {
     try {
       total += statSync(join(dir, name)).size;
     } catch {
@@ -352,21 +353,26 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
 
   /** Sessions with the bytes their files take, most recently updated first. */
   listSummaries(): SessionSummary[] {
+    return this.listEntries().map(({ row, dir }) => ({ ...row, bytes: this.legacy ? 0 : directoryBytes(dir), dir }));
+  }
+
+  /** Sessions and their folders, most recently updated first; no more than a stat and a small read per session. */
+  private listEntries(): SessionEntry[] {
     this.assertOpen();
-    const rows: SessionSummary[] = [];
+    const rows: SessionEntry[] = [];
     if (this.legacy) {
       for (const [id, db] of this.legacy) {
         const row = db.getSession(id);
-        if (row) rows.push({ ...row, bytes: 0, dir: this.stateDir });
+        if (row) rows.push({ row, dir: this.stateDir });
       }
     } else {
       const scan = scanSessions(this.stateDir);
       // session.json is rewritten on every change of the row, so it is current for open sessions too.
-      for (const { row, dir } of scan.sessions) rows.push({ ...row, bytes: directoryBytes(dir), dir });
+      rows.push(...scan.sessions);
       for (const dir of scan.unindexed) {
         try {
           const row = this.unindexedRow(dir);
-          if (row) rows.push({ ...row, bytes: directoryBytes(dir), dir });
+          if (row) rows.push({ row, dir });
         } catch (error) {
           this.warn(
             `Leaving out the session in ${dir}: ${(error as Error).message} Its other sessions are not affected; move ${dir} aside to silence this warning.`,
@@ -374,7 +380,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
         }
       }
     }
-    return rows.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
+    return rows.sort((a, b) => b.row.updatedAt - a.row.updatedAt || a.row.id.localeCompare(b.row.id));
   }
 
   /** Reads the row of a session folder without session.json (a crash between the database and the index). */
@@ -486,7 +492,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
   searchSessions(query: string, options: SearchOptions): SearchHit[] {
     this.assertOpen();
     if (!this.readOnly && !this.legacy) this.removeFormerGlobalIndex();
-    const sessions = this.listSummaries().map(({ bytes: _bytes, dir, ...row }) => ({ row, dir }));
+    const sessions = this.listEntries();
     return new SessionIndexes(this.SQL, !this.readOnly, this.warn, this.legacy !== undefined).search(
       query,
       sessions,
