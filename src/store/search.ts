@@ -165,7 +165,8 @@ export function filesKey(dir: string): string {
 const SCHEMA = [
   `CREATE VIRTUAL TABLE fts USING fts4(content="", body, tokenize=unicode61)`,
   `CREATE TABLE docs (rowid INTEGER PRIMARY KEY, kind TEXT NOT NULL, ref TEXT NOT NULL, UNIQUE (kind, ref))`,
-  `CREATE TABLE source (session_id TEXT NOT NULL, files_key TEXT NOT NULL, message_seq INTEGER NOT NULL)`,
+  // Indexed so far: messages up to message_seq, and every call whose ordinal is below call_ordinal.
+  `CREATE TABLE source (session_id TEXT NOT NULL, files_key TEXT NOT NULL, message_seq INTEGER NOT NULL, call_ordinal INTEGER NOT NULL)`,
   `PRAGMA user_version = ${INDEX_VERSION}`,
 ];
 
@@ -195,8 +196,8 @@ function documentText(db: SessionDb, sessionId: string, kind: SearchHitKind, ref
 /** One session's index, open in memory. */
 interface OpenIndex {
   readonly db: Database;
-  /** The files key and message seq it was made up to; undefined for a new, empty index. */
-  readonly source: { readonly key: string; readonly seq: number } | undefined;
+  /** The files key, message seq and call ordinal it was made up to; undefined for a new, empty index. */
+  readonly source: { readonly key: string; readonly seq: number; readonly ordinal: number } | undefined;
 }
 
 /** A session ranked so far: its score and its best documents (for excerpts). */
@@ -244,9 +245,10 @@ export class SessionIndexes {
       tuneInMemory(db);
       const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
       if (version !== INDEX_VERSION) throw new Error(`it is of version ${version}, this Zuno writes version ${INDEX_VERSION}`);
-      const [key, seq] = db.exec('SELECT files_key, message_seq FROM source')[0]?.values[0] ?? [];
-      if (typeof key !== 'string' || typeof seq !== 'number') throw new Error('it does not say which files it was made from');
-      return { db, source: { key, seq } };
+      const [key, seq, ordinal] = db.exec('SELECT files_key, message_seq, call_ordinal FROM source')[0]?.values[0] ?? [];
+      if (typeof key !== 'string' || typeof seq !== 'number' || typeof ordinal !== 'number')
+        throw new Error('it does not say which files it was made from');
+      return { db, source: { key, seq, ordinal } };
     } catch (error) {
       db.close();
       throw error;
@@ -276,8 +278,8 @@ export class SessionIndexes {
   }
 
   /**
-   * Adds to `index` what the session holds beyond it: messages after its seq, and finished calls
-   * it lacks. The work is what is new, plus one pass over the session's call rows.
+   * Adds to `index` what the session holds beyond it: messages after its seq, and the calls
+   * from its call ordinal on that have finished. The work is what is new since the last time.
    */
   private catchUp(index: OpenIndex, session: SessionDb, sessionId: string, key: string): void {
     const { db } = index;
@@ -294,12 +296,18 @@ export class SessionIndexes {
         else if (message.message.role === 'assistant' && message.message.content !== '')
           add('answer', String(message.seq), message.message.content);
       }
-      // A call is indexed once it has finished, with its tool and arguments so those words find it too.
-      for (const call of session.calls(sessionId)) {
-        if (call.status !== 'running') add('output', call.callId, `${call.tool} ${call.argumentsJson}\n${call.output ?? ''}`);
+      // A call is indexed once it has finished, with its tool and arguments so those words find it
+      // too; the next catch-up starts at the first call still running (later ones are not added twice).
+      let ordinal = index.source?.ordinal ?? 0;
+      let running: number | undefined;
+      for (const { ordinal: at, call } of session.callsFrom(sessionId, ordinal)) {
+        ordinal = at + 1;
+        if (call.status === 'running') running ??= at;
+        else add('output', call.callId, `${call.tool} ${call.argumentsJson}\n${call.output ?? ''}`);
       }
+      ordinal = running ?? ordinal;
       db.run('DELETE FROM source');
-      db.run('INSERT INTO source (session_id, files_key, message_seq) VALUES (?, ?, ?)', [sessionId, key, seq]);
+      db.run('INSERT INTO source (session_id, files_key, message_seq, call_ordinal) VALUES (?, ?, ?, ?)', [sessionId, key, seq, ordinal]);
       db.run('COMMIT');
     } catch (error) {
       db.run('ROLLBACK');

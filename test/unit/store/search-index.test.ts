@@ -222,6 +222,31 @@ test('issue 9: a session whose word filter lacks a word of the query is skipped 
   assert.deepEqual(searchWithProgress(store, 'quince').ids, ['apples']);
 });
 
+test('issue 9: catching up indexes only what is new: a call running at one search is indexed when it has finished, the calls after it once', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const live = await openStore(context, stateDir);
+  live.createSession({ id: 'work', workspace: '/w' });
+  await live.recordStart(callStart('work', 'slow', { argumentsJson: '{"command":"make slow"}' }));
+  await live.recordStart(callStart('work', 'quick', { position: 1, argumentsJson: '{"command":"make quick"}' }));
+  await live.recordFinish(callFinish('work', 'quick', { output: 'okapi okapi' }));
+  // Writable, so its search saves the index, and the writer's close catches up from there.
+  const searcher = await openStore(context, stateDir);
+  assert.deepEqual(searcher.searchSessions('okapi', { limit: 5 }).map((hit) => hit.score), [2]);
+  assert.deepEqual(searcher.searchSessions('slow', { limit: 5 }), [], 'a running call is not indexed yet');
+  assert.equal(searcher.searchIndexState('work'), 'current');
+
+  await live.recordFinish(callFinish('work', 'slow', { output: 'zebra crossing' }));
+  await live.close();
+  assert.equal(searcher.searchIndexState('work'), 'current');
+  const progress: SearchProgress[] = [];
+  assert.deepEqual(
+    searcher.searchSessions('zebra', { limit: 5, onProgress: (step) => progress.push(step) }).map((hit) => hit.excerpts[0]?.text),
+    ['shell {"command":"make slow"} zebra crossing'],
+  );
+  assert.deepEqual(progress, [], 'the writer indexed it at close');
+  assert.deepEqual(searcher.searchSessions('okapi', { limit: 5 }).map((hit) => hit.score), [2], 'the call after it is indexed once');
+});
+
 test('issue 9: a session whose own files are damaged is left out and named; its index alone cannot bring it back', async (context) => {
   const stateDir = temporaryDirectory(context);
   const writer = await Store.open({ stateDir });
