@@ -2,7 +2,7 @@
 // inspection gets no strict prompt). The search index is derived data kept off the write path.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Store } from '../../../src/store/store';
 import { sessionSearchTool } from '../../../src/tools/session_search';
@@ -88,6 +88,22 @@ test('issue 9: the search index catches up with new writes, forgets deleted sess
   writeFileSync(parserIndex, 'not a database at all, but long enough to be read as one........................................');
   assert.deepEqual(await search('tokenizer'), ['parser']);
   assert.match(warnings.join('\n'), /The search index .*sessions\/parser\/search\.sqlite of session parser cannot be read .* it is rebuilt from the session/);
+});
+
+test('issue 9: session_search says so while it indexes sessions written before the index existed, and not once they are indexed', async (context) => {
+  const { store, stateDir, workspace } = await storeWithHistory(context);
+  await store.close();
+  for (const id of ['parser', 'docs']) {
+    for (const file of ['search.sqlite', 'search.terms']) rmSync(join(stateDir, 'sessions', id, file));
+  }
+  const reopened = await Store.open({ stateDir });
+  context.after(() => reopened.close());
+  const first = toolContext(reopened, workspace);
+  assert.deepEqual((await sessionSearchTool.run({ query: 'tokenizer' }, first)).metadata?.['ids'], ['parser']);
+  assert.deepEqual(first.progressChunks, ['Indexing past sessions for search: 1 indexed, 2 of 3 looked at\n']);
+  const later = toolContext(reopened, workspace);
+  await sessionSearchTool.run({ query: 'tokenizer' }, later);
+  assert.deepEqual(later.progressChunks, []);
 });
 
 test('issue 9: a session whose files are damaged is left out of the search, named; the others are found', async (context) => {
