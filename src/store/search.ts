@@ -20,11 +20,14 @@
  * at once each write a complete index, and the last rename wins.
  *
  * Skipping sessions: opening an index in sql.js costs a millisecond or more, which at a thousand
- * sessions is seconds. So each index has a Bloom filter of its words beside it (`search.terms`,
- * a few KB, made from the index when it is saved and keyed by the same files key): a session
- * whose filter lacks one of the query's words cannot match and its index is not opened. A filter
- * that is missing, unreadable or keyed to other files is ignored (the index is opened), so it can
- * only save work, never hide a session.
+ * sessions is seconds. So each index has beside it (`search.terms`, about 5 bytes per distinct
+ * word, made from the index when it is saved and keyed by the same files key) a Bloom filter of
+ * its words and a count-min sketch of how often each occurs. A session whose filter lacks a word
+ * of the query cannot match and its index is not opened; the others are read most promising
+ * first, and the search stops when no session left could score as much as the last of the best
+ * `limit` (the sketch only overestimates, so the ranking stays exact). A filter that is missing,
+ * unreadable or keyed to other files is ignored (the index is read), so it can only save work,
+ * never hide a session.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -60,7 +63,7 @@ export interface SearchHit {
 
 /** How far a search is, reported while it indexes sessions whose index was missing or behind. */
 export interface SearchProgress {
-  /** Sessions looked at so far, of `total`. */
+  /** Sessions read so far, of the `total` that may match (their word filter did not rule them out). */
   readonly scanned: number;
   readonly total: number;
   /** Of those, the sessions that had to be indexed first. */
@@ -75,9 +78,16 @@ export interface SearchOptions {
   readonly onProgress?: (progress: SearchProgress) => void;
 }
 
-/** Which words of a query a Bloom filter can rule out: ASCII ones, split as unicode61 splits them (`_` separates). Others are never filtered on. */
-function filterableWords(terms: readonly string[]): string[] {
-  return terms.flatMap((term) => term.split('_')).filter((word) => /^[a-z0-9]+$/.test(word));
+/**
+ * The words of each query term as unicode61 splits them (`_` separates), when all are ASCII
+ * letters and digits; undefined for a term with other characters (unicode61 folds those, so a
+ * filter is never asked about them).
+ */
+function filterableWords(terms: readonly string[]): (string[] | undefined)[] {
+  return terms.map((term) => {
+    const words = term.split('_').filter((word) => word !== '');
+    return words.length > 0 && words.every((word) => /^[a-z0-9]+$/.test(word)) ? words : undefined;
+  });
 }
 
 /** FNV-1a over the UTF-16 code units, and a second hash derived from it, for double hashing. */
@@ -92,31 +102,94 @@ function hashes(word: string): [number, number] {
 const BLOOM_HASHES = 7;
 /** About 12 bits per word: under 1% false positives. */
 const BLOOM_BITS_PER_WORD = 12;
+/** Rows of the count sketch: a word's count is bounded by the smallest of its cells. */
+const COUNT_ROWS = 2;
 
-/** A Bloom filter of an index's words, and the files key of the index it was made from. */
+/**
+ * A Bloom filter of an index's words, a count-min sketch of how often each occurs (an upper
+ * bound, for cutting a search short), and the files key of the index they were made from.
+ */
 interface TermFilter {
   readonly key: string;
   readonly bits: Uint8Array;
+  /** COUNT_ROWS rows of `counts.length / COUNT_ROWS` one-byte cells, each a rounded-up count (see countCode). */
+  readonly counts: Uint8Array;
 }
 
-function bloomPositions(word: string, size: number): number[] {
-  const [h, g] = hashes(word);
-  return Array.from({ length: BLOOM_HASHES }, (_, index) => (h + Math.imul(index, g)) >>> 0 & (size - 1));
+/** `index` 0 to BLOOM_HASHES - 1 are the Bloom filter's bits; the count rows use the next ones. */
+function position(hash: [number, number], index: number, size: number): number {
+  return ((hash[0] + Math.imul(index, hash[1])) >>> 0) & (size - 1);
 }
 
 function mayContain(filter: TermFilter, words: readonly string[]): boolean {
   const size = filter.bits.length * 8;
-  return words.every((word) => bloomPositions(word, size).every((bit) => ((filter.bits[bit >>> 3] ?? 0) & (1 << (bit & 7))) !== 0));
+  return words.every((word) => {
+    const hash = hashes(word);
+    for (let index = 0; index < BLOOM_HASHES; index++) {
+      const bit = position(hash, index, size);
+      if (((filter.bits[bit >>> 3] ?? 0) & (1 << (bit & 7))) === 0) return false;
+    }
+    return true;
+  });
 }
 
-/** The filter file: one JSON line (version, key), then the bits. */
-function encodeFilter(key: string, words: readonly string[]): Buffer {
+/** A count in one byte, rounded up: about 9% steps. countBound(countCode(n)) >= n. */
+function countCode(count: number): number {
+  return count <= 0 ? 0 : Math.min(255, Math.ceil(8 * Math.log2(count + 1)));
+}
+
+function countBound(code: number): number {
+  return code === 0 ? 0 : code === 255 ? Infinity : Math.floor(2 ** (code / 8));
+}
+
+/** At least how often `word` occurs in the session, bounded from above. */
+function occurrencesAtMost(filter: TermFilter, word: string): number {
+  const width = filter.counts.length / COUNT_ROWS;
+  const hash = hashes(word);
+  let bound = Infinity;
+  for (let row = 0; row < COUNT_ROWS; row++)
+    bound = Math.min(bound, countBound(filter.counts[row * width + position(hash, BLOOM_HASHES + row, width)] ?? 255));
+  return bound;
+}
+
+/**
+ * The most a session can score for the query: each term's hits are at most the occurrences of
+ * each of its words, so the sum over terms of their rarest word's bound. Infinity when a term
+ * has words the filter is not asked about.
+ */
+function scoreAtMost(filter: TermFilter, termWords: readonly (readonly string[] | undefined)[]): number {
+  let bound = 0;
+  for (const words of termWords) {
+    if (!words) return Infinity;
+    bound += Math.min(...words.map((word) => occurrencesAtMost(filter, word)));
+  }
+  return bound;
+}
+
+/** The filter file: one JSON line (version, key, sizes), then the Bloom bits, then the count rows. */
+function encodeFilter(key: string, words: readonly { readonly word: string; readonly occurrences: number }[]): Buffer {
   let size = 1024;
   while (size < words.length * BLOOM_BITS_PER_WORD) size *= 2;
+  let width = 256;
+  while (width < words.length * 2) width *= 2;
   const bits = new Uint8Array(size / 8);
-  for (const word of words) for (const bit of bloomPositions(word, size)) bits[bit >>> 3] = (bits[bit >>> 3] ?? 0) | (1 << (bit & 7));
-  return Buffer.concat([Buffer.from(`${JSON.stringify({ version: INDEX_VERSION, key })}\n`), bits]);
+  const sums = new Float64Array(width * COUNT_ROWS);
+  for (const { word, occurrences } of words) {
+    const hash = hashes(word);
+    for (let index = 0; index < BLOOM_HASHES; index++) {
+      const bit = position(hash, index, size);
+      bits[bit >>> 3] = (bits[bit >>> 3] ?? 0) | (1 << (bit & 7));
+    }
+    for (let row = 0; row < COUNT_ROWS; row++) {
+      const cell = row * width + position(hash, BLOOM_HASHES + row, width);
+      sums[cell] = (sums[cell] ?? 0) + occurrences;
+    }
+  }
+  const counts = Uint8Array.from(sums, countCode);
+  return Buffer.concat([Buffer.from(`${JSON.stringify({ version: INDEX_VERSION, key, bloomBytes: bits.length })}\n`), bits, counts]);
 }
+
+const isPowerOfTwo = (value: number): boolean => value > 0 && (value & (value - 1)) === 0;
 
 /** Reads a filter file; undefined when it is absent or not one this version wrote (then it is not used). */
 function readFilter(path: string): TermFilter | undefined {
@@ -129,12 +202,15 @@ function readFilter(path: string): TermFilter | undefined {
   const newline = data.indexOf(0x0a);
   if (newline === -1) return undefined;
   try {
-    const header = JSON.parse(data.toString('utf8', 0, newline)) as { version?: unknown; key?: unknown };
-    const bits = data.subarray(newline + 1);
-    // A size that is not a power of two of at least 1024 bits is a torn or foreign file.
-    if (header.version !== INDEX_VERSION || typeof header.key !== 'string' || bits.length < 128 || (bits.length & (bits.length - 1)) !== 0)
+    const header = JSON.parse(data.toString('utf8', 0, newline)) as { version?: unknown; key?: unknown; bloomBytes?: unknown };
+    const { bloomBytes } = header;
+    if (header.version !== INDEX_VERSION || typeof header.key !== 'string' || typeof bloomBytes !== 'number') return undefined;
+    const bits = data.subarray(newline + 1, newline + 1 + bloomBytes);
+    const counts = data.subarray(newline + 1 + bloomBytes);
+    // Sizes that are not powers of two (of at least 1024 bits and 256 cells) mean a torn or foreign file.
+    if (bits.length < 128 || !isPowerOfTwo(bits.length) || counts.length < 256 * COUNT_ROWS || !isPowerOfTwo(counts.length / COUNT_ROWS))
       return undefined;
-    return { key: header.key, bits };
+    return { key: header.key, bits, counts };
   } catch {
     return undefined;
   }
@@ -334,7 +410,10 @@ export class SessionIndexes {
   private saveFilter(db: Database, dir: string, key: string): void {
     db.run('CREATE VIRTUAL TABLE temp.words USING fts4aux(main, fts)');
     try {
-      const words = (db.exec(`SELECT term FROM temp.words WHERE col = '*'`)[0]?.values ?? []).map(([word]) => String(word));
+      const words = (db.exec(`SELECT term, occurrences FROM temp.words WHERE col = '*'`)[0]?.values ?? []).map(([word, occurrences]) => ({
+        word: String(word),
+        occurrences: Number(occurrences),
+      }));
       writeAside(join(dir, TERMS_FILE), encodeFilter(key, words));
     } finally {
       db.run('DROP TABLE temp.words');
@@ -374,19 +453,30 @@ export class SessionIndexes {
     const terms = queryTerms(query);
     if (terms.length === 0 || options.limit <= 0) return [];
     const match = terms.map((term) => `"${term}"`).join(' ');
-    const words = filterableWords(terms);
-    let best: Ranked[] = [];
-    let indexed = 0;
-    let scanned = 0;
+    const termWords = filterableWords(terms);
+    const words = termWords.flatMap((each) => each ?? []);
+    // First the filters (a small read each): sessions that cannot match are dropped, the others
+    // get the most they could score. Then the indexes, most promising first, until no session
+    // left could score as much as the last of the best `limit` (an early cut-off; the ranking
+    // stays exact). A session without a current filter is always read.
+    const candidates: { entry: SessionEntry; key: string; bound: number }[] = [];
     for (const entry of sessions) {
-      scanned++;
       if (entry.row.id === options.excludeSessionId) continue;
       // Read before the session is loaded: a write after it makes the index behind again, never wrongly current.
       const key = this.inMemoryOnly ? '' : filesKey(entry.dir);
-      if (!this.inMemoryOnly && words.length > 0) {
-        const filter = readFilter(join(entry.dir, TERMS_FILE));
-        if (filter?.key === key && !mayContain(filter, words)) continue;
-      }
+      const filter = this.inMemoryOnly ? undefined : readFilter(join(entry.dir, TERMS_FILE));
+      if (filter?.key !== key) candidates.push({ entry, key, bound: Infinity });
+      else if (mayContain(filter, words)) candidates.push({ entry, key, bound: scoreAtMost(filter, termWords) });
+    }
+    // Stable: among equal bounds the newest session stays first.
+    candidates.sort((a, b) => b.bound - a.bound);
+    let best: Ranked[] = [];
+    let indexed = 0;
+    let scanned = 0;
+    for (const { entry, key, bound } of candidates) {
+      const last = best.at(-1);
+      if (last && best.length >= options.limit && bound < last.score) break;
+      scanned++;
       const index = this.open(entry);
       try {
         if (this.inMemoryOnly || index.source?.key !== key) {
@@ -401,13 +491,13 @@ export class SessionIndexes {
           this.catchUp(index, session, entry.row.id, key);
           this.save(index.db, entry.dir, key);
           indexed++;
-          options.onProgress?.({ scanned, total: sessions.length, indexed });
+          options.onProgress?.({ scanned, total: candidates.length, indexed });
         }
         const ranked = rank(index.db, match, terms.length, entry);
         if (!ranked) continue;
         // Only the best `limit` sessions are kept, so memory does not grow with the history.
-        const last = best.at(-1);
-        if (!last || best.length < options.limit || better(ranked, last) < 0) {
+        const worst = best.at(-1);
+        if (!worst || best.length < options.limit || better(ranked, worst) < 0) {
           best = [...best, ranked].sort(better).slice(0, options.limit);
         }
       } finally {

@@ -247,6 +247,44 @@ test('issue 9: catching up indexes only what is new: a call running at one searc
   assert.deepEqual(searcher.searchSessions('okapi', { limit: 5 }).map((hit) => hit.score), [2], 'the call after it is indexed once');
 });
 
+test('issue 9: a search stops reading indexes once no session left can outscore the best `limit`, and still ranks exactly', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  const mentions: Record<string, number> = { heavy: 40, middle: 12, light1: 1, light2: 1, light3: 2 };
+  for (const [id, count] of Object.entries(mentions)) {
+    writer.createSession({ id, workspace: '/w' });
+    writer.appendMessage(id, { role: 'user', content: `${'capybara '.repeat(count)}and ${id}` });
+    // Distinct update times, so the order of equal scores (most recent first) is fixed.
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  await writer.close();
+  // An index that is read is noticed: the light sessions' indexes are damaged, so reading one warns.
+  for (const id of ['light1', 'light2', 'light3']) writeFileSync(indexPath(stateDir, id), 'damaged');
+  const warnings: string[] = [];
+  const store = await openStore(context, stateDir, warnings, true);
+  const top = store.searchSessions('capybara', { limit: 2 });
+  assert.deepEqual(
+    top.map((hit) => [hit.sessionId, hit.score]),
+    [
+      ['heavy', 40],
+      ['middle', 12],
+    ],
+  );
+  assert.deepEqual(warnings, [], 'the light sessions could score at most a few: their indexes were never read');
+  // Asked for more, the search reads them (and rebuilds them), and the order is by score.
+  assert.deepEqual(
+    store.searchSessions('capybara', { limit: 5 }).map((hit) => [hit.sessionId, hit.score]),
+    [
+      ['heavy', 40],
+      ['middle', 12],
+      ['light3', 2],
+      ['light2', 1],
+      ['light1', 1],
+    ],
+  );
+  assert.equal(warnings.length, 3);
+});
+
 test('issue 9: a session whose own files are damaged is left out and named; its index alone cannot bring it back', async (context) => {
   const stateDir = temporaryDirectory(context);
   const writer = await Store.open({ stateDir });
