@@ -30,7 +30,15 @@ async function main(): Promise<void> {
   const rssBytes = process.memoryUsage().rss;
   await store.close();
   process.stdout.write(
-    JSON.stringify({ openRssBytes, firstMs, found, laterMedianMs: laterMs[Math.floor(laterMs.length / 2)], everywhereMs, indexed, rssBytes }),
+    JSON.stringify({
+      openRssBytes,
+      firstMs,
+      found,
+      laterMedianMs: laterMs[Math.floor(laterMs.length / 2)],
+      everywhereMs,
+      indexed,
+      rssBytes,
+    }),
   );
 }
 

@@ -30,7 +30,18 @@
  * never hide a session.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import type { SessionEntry } from './layout';
@@ -108,12 +119,17 @@ const COUNT_ROWS = 2;
 /**
  * A Bloom filter of an index's words, a count-min sketch of how often each occurs (an upper
  * bound, for cutting a search short), and the files key of the index they were made from.
+ * Read a byte at a time: a session with many distinct words has a large filter, and a query
+ * needs a few dozen of its bytes.
  */
 interface TermFilter {
   readonly key: string;
-  readonly bits: Uint8Array;
-  /** COUNT_ROWS rows of `counts.length / COUNT_ROWS` one-byte cells, each a rounded-up count (see countCode). */
-  readonly counts: Uint8Array;
+  /** Bits of the Bloom filter, a power of two. */
+  readonly bloomBits: number;
+  /** Cells of each count row (one byte each, see countCode), a power of two. */
+  readonly width: number;
+  /** The byte at `offset` from the start of the Bloom bits; the count rows follow them. */
+  readonly byteAt: (offset: number) => number;
 }
 
 /** `index` 0 to BLOOM_HASHES - 1 are the Bloom filter's bits; the count rows use the next ones. */
@@ -122,12 +138,11 @@ function position(hash: [number, number], index: number, size: number): number {
 }
 
 function mayContain(filter: TermFilter, words: readonly string[]): boolean {
-  const size = filter.bits.length * 8;
   return words.every((word) => {
     const hash = hashes(word);
     for (let index = 0; index < BLOOM_HASHES; index++) {
-      const bit = position(hash, index, size);
-      if (((filter.bits[bit >>> 3] ?? 0) & (1 << (bit & 7))) === 0) return false;
+      const bit = position(hash, index, filter.bloomBits);
+      if ((filter.byteAt(bit >>> 3) & (1 << (bit & 7))) === 0) return false;
     }
     return true;
   });
@@ -144,11 +159,11 @@ function countBound(code: number): number {
 
 /** At least how often `word` occurs in the session, bounded from above. */
 function occurrencesAtMost(filter: TermFilter, word: string): number {
-  const width = filter.counts.length / COUNT_ROWS;
+  const { width } = filter;
   const hash = hashes(word);
   let bound = Infinity;
   for (let row = 0; row < COUNT_ROWS; row++)
-    bound = Math.min(bound, countBound(filter.counts[row * width + position(hash, BLOOM_HASHES + row, width)] ?? 255));
+    bound = Math.min(bound, countBound(filter.byteAt(filter.bloomBits / 8 + row * width + position(hash, BLOOM_HASHES + row, width))));
   return bound;
 }
 
@@ -191,28 +206,46 @@ function encodeFilter(key: string, words: readonly { readonly word: string; read
 
 const isPowerOfTwo = (value: number): boolean => value > 0 && (value & (value - 1)) === 0;
 
-/** Reads a filter file; undefined when it is absent or not one this version wrote (then it is not used). */
-function readFilter(path: string): TermFilter | undefined {
-  let data: Buffer;
+/** What is read of a filter file at once: its header, and all of a small one. */
+const FILTER_HEAD_BYTES = 4096;
+
+/**
+ * Opens a filter file for `use`, which gets undefined when the file is absent or not one this
+ * version wrote (it is then not used), and closes it after.
+ */
+function withFilter<T>(path: string, use: (filter: TermFilter | undefined) => T): T {
+  let fd: number;
   try {
-    data = readFileSync(path);
+    fd = openSync(path, 'r');
   } catch {
-    return undefined;
+    return use(undefined);
   }
-  const newline = data.indexOf(0x0a);
-  if (newline === -1) return undefined;
   try {
-    const header = JSON.parse(data.toString('utf8', 0, newline)) as { version?: unknown; key?: unknown; bloomBytes?: unknown };
+    const head = Buffer.alloc(FILTER_HEAD_BYTES);
+    const headLength = readSync(fd, head, 0, head.length, 0);
+    const newline = head.subarray(0, headLength).indexOf(0x0a);
+    let header: { version?: unknown; key?: unknown; bloomBytes?: unknown };
+    try {
+      header = newline === -1 ? {} : (JSON.parse(head.toString('utf8', 0, newline)) as typeof header);
+    } catch {
+      header = {};
+    }
     const { bloomBytes } = header;
-    if (header.version !== INDEX_VERSION || typeof header.key !== 'string' || typeof bloomBytes !== 'number') return undefined;
-    const bits = data.subarray(newline + 1, newline + 1 + bloomBytes);
-    const counts = data.subarray(newline + 1 + bloomBytes);
+    if (header.version !== INDEX_VERSION || typeof header.key !== 'string' || typeof bloomBytes !== 'number') return use(undefined);
+    const start = newline + 1;
+    const countBytes = fstatSync(fd).size - start - bloomBytes;
     // Sizes that are not powers of two (of at least 1024 bits and 256 cells) mean a torn or foreign file.
-    if (bits.length < 128 || !isPowerOfTwo(bits.length) || counts.length < 256 * COUNT_ROWS || !isPowerOfTwo(counts.length / COUNT_ROWS))
-      return undefined;
-    return { key: header.key, bits, counts };
-  } catch {
-    return undefined;
+    if (bloomBytes < 128 || !isPowerOfTwo(bloomBytes) || countBytes < 256 * COUNT_ROWS || !isPowerOfTwo(countBytes / COUNT_ROWS))
+      return use(undefined);
+    const one = Buffer.alloc(1);
+    const byteAt = (offset: number): number => {
+      const at = start + offset;
+      if (at < headLength) return head[at] ?? 0;
+      return readSync(fd, one, 0, 1, at) === 1 ? (one[0] ?? 0) : 0;
+    };
+    return use({ key: header.key, bloomBits: bloomBytes * 8, width: countBytes / COUNT_ROWS, byteAt });
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -429,7 +462,7 @@ export class SessionIndexes {
     const index = this.open(entry);
     try {
       if (index.source?.key === key) {
-        if (this.persist && readFilter(join(entry.dir, TERMS_FILE))?.key !== key) this.save(index.db, entry.dir, key);
+        if (this.persist && withFilter(join(entry.dir, TERMS_FILE), (filter) => filter?.key) !== key) this.save(index.db, entry.dir, key);
         return;
       }
       this.catchUp(index, session, entry.row.id, key);
@@ -464,9 +497,13 @@ export class SessionIndexes {
       if (entry.row.id === options.excludeSessionId) continue;
       // Read before the session is loaded: a write after it makes the index behind again, never wrongly current.
       const key = this.inMemoryOnly ? '' : filesKey(entry.dir);
-      const filter = this.inMemoryOnly ? undefined : readFilter(join(entry.dir, TERMS_FILE));
-      if (filter?.key !== key) candidates.push({ entry, key, bound: Infinity });
-      else if (mayContain(filter, words)) candidates.push({ entry, key, bound: scoreAtMost(filter, termWords) });
+      // Infinity: no current filter, so the index must be read; undefined: the session cannot match.
+      const bound = this.inMemoryOnly
+        ? Infinity
+        : withFilter(join(entry.dir, TERMS_FILE), (filter) =>
+            filter?.key !== key ? Infinity : mayContain(filter, words) ? scoreAtMost(filter, termWords) : undefined,
+          );
+      if (bound !== undefined) candidates.push({ entry, key, bound });
     }
     // Stable: among equal bounds the newest session stays first.
     candidates.sort((a, b) => b.bound - a.bound);

@@ -507,7 +507,9 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
       unlinkSync(join(this.stateDir, FORMER_GLOBAL_INDEX));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        this.warn(`Could not remove the former search index ${join(this.stateDir, FORMER_GLOBAL_INDEX)} (${(error as Error).message}); it is no longer used and may be deleted.`);
+        this.warn(
+          `Could not remove the former search index ${join(this.stateDir, FORMER_GLOBAL_INDEX)} (${(error as Error).message}); it is no longer used and may be deleted.`,
+        );
     }
   }
 

@@ -231,7 +231,10 @@ test('issue 9: catching up indexes only what is new: a call running at one searc
   await live.recordFinish(callFinish('work', 'quick', { output: 'okapi okapi' }));
   // Writable, so its search saves the index, and the writer's close catches up from there.
   const searcher = await openStore(context, stateDir);
-  assert.deepEqual(searcher.searchSessions('okapi', { limit: 5 }).map((hit) => hit.score), [2]);
+  assert.deepEqual(
+    searcher.searchSessions('okapi', { limit: 5 }).map((hit) => hit.score),
+    [2],
+  );
   assert.deepEqual(searcher.searchSessions('slow', { limit: 5 }), [], 'a running call is not indexed yet');
   assert.equal(searcher.searchIndexState('work'), 'current');
 
@@ -244,7 +247,11 @@ test('issue 9: catching up indexes only what is new: a call running at one searc
     ['shell {"command":"make slow"} zebra crossing'],
   );
   assert.deepEqual(progress, [], 'the writer indexed it at close');
-  assert.deepEqual(searcher.searchSessions('okapi', { limit: 5 }).map((hit) => hit.score), [2], 'the call after it is indexed once');
+  assert.deepEqual(
+    searcher.searchSessions('okapi', { limit: 5 }).map((hit) => hit.score),
+    [2],
+    'the call after it is indexed once',
+  );
 });
 
 test('issue 9: a search stops reading indexes once no session left can outscore the best `limit`, and still ranks exactly', async (context) => {
@@ -285,6 +292,29 @@ test('issue 9: a search stops reading indexes once no session left can outscore 
   assert.equal(warnings.length, 3);
 });
 
+test('issue 9: a large word filter is read a few bytes at a time, and still lets every word of its session through', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  writer.createSession({ id: 'big', workspace: '/w' });
+  writer.appendMessage('big', {
+    role: 'user',
+    content: `${Array.from({ length: 3000 }, (_, index) => `alpha${index}`).join(' ')} ${'zeta '.repeat(5)}`,
+  });
+  writer.createSession({ id: 'small', workspace: '/w' });
+  writer.appendMessage('small', { role: 'user', content: 'zeta zeta zeta' });
+  await writer.close();
+  assert.ok(statSync(join(stateDir, 'sessions', 'big', 'search.terms')).size > 16_384, 'larger than what is read at once');
+  const store = await openStore(context, stateDir, [], true);
+  for (let index = 0; index < 3000; index += 97) {
+    assert.deepEqual(searchWithProgress(store, `alpha${index}`), { ids: ['big'], progress: [] }, `alpha${index}`);
+  }
+  assert.deepEqual(
+    store.searchSessions('zeta', { limit: 1 }).map((hit) => [hit.sessionId, hit.score]),
+    [['big', 5]],
+  );
+  assert.deepEqual(searchWithProgress(store, 'alpha3000').ids, []);
+});
+
 test('issue 9: a session whose own files are damaged is left out and named; its index alone cannot bring it back', async (context) => {
   const stateDir = temporaryDirectory(context);
   const writer = await Store.open({ stateDir });
@@ -295,7 +325,10 @@ test('issue 9: a session whose own files are damaged is left out and named; its 
   const warnings: string[] = [];
   const store = await openStore(context, stateDir, warnings);
   assert.deepEqual(searchWithProgress(store, 'needle').ids, ['whole']);
-  assert.match(warnings.join('\n'), /Session broken is left out of the search: The journal .*sessions\/broken\/journal\.jsonl is damaged at line 1/);
+  assert.match(
+    warnings.join('\n'),
+    /Session broken is left out of the search: The journal .*sessions\/broken\/journal\.jsonl is damaged at line 1/,
+  );
 });
 
 test('issue 9: ranking is merged across sessions: most occurrences first, then the most recent, and only `limit` are returned', async (context) => {

@@ -87,7 +87,10 @@ test('issue 9: the search index catches up with new writes, forgets deleted sess
   assert.deepEqual(await search('tokenizer'), ['parser']);
   writeFileSync(parserIndex, 'not a database at all, but long enough to be read as one........................................');
   assert.deepEqual(await search('tokenizer'), ['parser']);
-  assert.match(warnings.join('\n'), /The search index .*sessions\/parser\/search\.sqlite of session parser cannot be read .* it is rebuilt from the session/);
+  assert.match(
+    warnings.join('\n'),
+    /The search index .*sessions\/parser\/search\.sqlite of session parser cannot be read .* it is rebuilt from the session/,
+  );
 });
 
 test('issue 9: session_search says so while it indexes sessions written before the index existed, and not once they are indexed', async (context) => {
