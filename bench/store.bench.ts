@@ -11,8 +11,10 @@
  * - state on disk against the bytes of the outputs and messages it holds;
  * - resuming a session of 5,000 calls;
  * - session_search at 100 and 10,000 calls (and 100,000 with ZUNO_BENCH_SEARCH_100K=1: it writes
- *   1,000 distinct sessions, about 1 GB, and builds an index of about 180 MB, too much for a
- *   shared machine by default): the first search (which builds the index) and the next.
+ *   1,000 distinct sessions, about 1 GB, too much for a shared machine by default): the first
+ *   search over sessions written before per-session indexes (it indexes them), then, in a fresh
+ *   process, the first search after a restart and later ones, with the process's memory; printed
+ *   side by side at the end.
  *
  * Scaled to keep the run short: the stored history is sessions of 100 calls each, written once
  * as a snapshot with sql.js and hard-linked into every session folder (the bytes on disk are
@@ -389,13 +391,27 @@ export default async function storeBench(): Promise<BenchResult[]> {
       held += Buffer.byteLength(prompt) + Buffer.byteLength(output(index));
     }
     await writer.close();
-    results.push({
-      name: 'state on disk for 1,000 calls of 8 KB written through the store (snapshot + journal)',
-      value: directoryBytes(diskDir) / 2 ** 20,
-      unit: 'MiB',
-      baseline: { name: 'the bytes of the outputs and prompts it holds, each output counted once', value: held / 2 ** 20 },
-      detail: 'target ≤ 1.3×; written as the loop writes them: prompt, assistant message, call start and finish, tool result',
-    });
+    // The search index and word filter the close wrote are derived data: shown apart, and in the total.
+    const searchBytes = ['search.sqlite', 'search.terms'].reduce(
+      (sum, name) => sum + statSync(join(diskDir, 'sessions', 'disk', name)).size,
+      0,
+    );
+    results.push(
+      {
+        name: 'state on disk for 1,000 calls of 8 KB written through the store (snapshot + journal), without the search index',
+        value: (directoryBytes(diskDir) - searchBytes) / 2 ** 20,
+        unit: 'MiB',
+        baseline: { name: 'the bytes of the outputs and prompts it holds, each output counted once', value: held / 2 ** 20 },
+        detail: 'target ≤ 1.3×; written as the loop writes them: prompt, assistant message, call start and finish, tool result',
+      },
+      {
+        name: '  with the session search index and word filter',
+        value: directoryBytes(diskDir) / 2 ** 20,
+        unit: 'MiB',
+        baseline: { name: 'the bytes held', value: held / 2 ** 20 },
+        detail: `the index and filter take ${(searchBytes / 2 ** 20).toFixed(2)} MiB`,
+      },
+    );
 
     // Resuming a session of 5,000 calls as the loop does: open, read its transcript (tool results
     // included), recover (which takes its lock) and read the notices.
@@ -438,7 +454,19 @@ export default async function storeBench(): Promise<BenchResult[]> {
       ]),
     );
 
-    // session_search at each size, in sessions of CALLS_PER_SESSION with distinct words.
+    // session_search at each size, in sessions of CALLS_PER_SESSION with distinct words. First as
+    // sessions written before per-session indexes find them (each indexed by the first search),
+    // then as a restarted process finds sessions whose writer closed normally (each index current).
+    const sideBySide: {
+      label: string;
+      lazy: number;
+      first: number;
+      later: number;
+      everywhere: number;
+      memory: number;
+      openMemory: number;
+      indexBytes: number;
+    }[] = [];
     for (const size of SEARCH_SIZES) {
       const searchDir = historyDir(SQL, 0);
       dirs.push(searchDir);
@@ -454,38 +482,95 @@ export default async function storeBench(): Promise<BenchResult[]> {
         writeSessionFile(dir, { id, workspace: '/w', title: `session ${session}`, createdAt: session, updatedAt: session, status: 'done' });
       }
       const label = `${size.toLocaleString('en-US')} calls`;
-      const searcher = await Store.open({ stateDir: searchDir });
+      const target = `word${Math.floor(sessions / 2)}x3`;
+      const migrating = await Store.open({ stateDir: searchDir });
+      let lazy: number;
+      let indexedLazily = 0;
       try {
-        const target = `word${Math.floor(sessions / 2)}x3`;
-        const first = performance.now();
-        const found = searcher.searchSessions(target, { limit: 5 });
-        const built = performance.now() - first;
-        const again: number[] = [];
-        for (let round = 0; round < 5; round++) {
-          const begin = performance.now();
-          searcher.searchSessions(`topic${round} lorem`, { limit: 5 });
-          again.push(performance.now() - begin);
-        }
-        again.sort((a, b) => a - b);
-        results.push(
-          {
-            name: `session_search at ${label}: the first search, which builds the index`,
-            value: built,
-            unit: 'ms',
-            detail: `found ${found.map((hit) => hit.sessionId).join(', ')} for ${target}; index ${(statSync(join(searchDir, 'search.sqlite')).size / 2 ** 20).toFixed(1)} MiB`,
-          },
-          {
-            name: `  a later search at ${label} with the index up to date, median of 5`,
-            value: again[2] ?? 0,
-            unit: 'ms',
-            baseline: { name: 'the first search', value: built },
-          },
-        );
+        const begin = performance.now();
+        migrating.searchSessions(target, { limit: 5, onProgress: () => void indexedLazily++ });
+        lazy = performance.now() - begin;
       } finally {
-        await searcher.close();
+        await migrating.close();
       }
+      let indexBytes = 0;
+      for (let session = 0; session < sessions; session++) {
+        for (const file of ['search.sqlite', 'search.terms']) indexBytes += statSync(join(searchDir, 'sessions', `s${session}`, file)).size;
+      }
+      const child = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'store-search-child.ts'), searchDir, target, '5'], {
+        encoding: 'utf8',
+      });
+      if (child.status !== 0) throw new Error(`store-search-child failed: ${child.stderr}`);
+      const restarted = JSON.parse(child.stdout) as {
+        openRssBytes: number;
+        firstMs: number;
+        found: string[];
+        laterMedianMs: number;
+        everywhereMs: number;
+        indexed: number;
+        rssBytes: number;
+      };
+      sideBySide.push({
+        label,
+        lazy,
+        first: restarted.firstMs,
+        later: restarted.laterMedianMs,
+        everywhere: restarted.everywhereMs,
+        memory: restarted.rssBytes / 2 ** 20,
+        openMemory: restarted.openRssBytes / 2 ** 20,
+        indexBytes,
+      });
+      results.push(
+        {
+          name: `session_search at ${label}: the first search over ${sessions} sessions written before per-session indexes (it indexes each)`,
+          value: lazy,
+          unit: 'ms',
+          detail: `${indexedLazily} sessions indexed, ${(lazy / Math.max(1, indexedLazily)).toFixed(1)} ms each; indexes ${(indexBytes / 2 ** 20).toFixed(1)} MiB in all`,
+        },
+        {
+          name: `  the first search after a restart at ${label} (fresh process, every index current)`,
+          value: restarted.firstMs,
+          unit: 'ms',
+          baseline: { name: 'the first search that indexed', value: lazy },
+          detail: `found ${restarted.found.join(', ')} for ${target}; sessions indexed by the searches: ${restarted.indexed}`,
+        },
+        {
+          name: `  a later search at ${label}, median of 5`,
+          value: restarted.laterMedianMs,
+          unit: 'ms',
+          baseline: { name: 'the first search after the restart', value: restarted.firstMs },
+        },
+        {
+          name: `  a search for a word in every session at ${label} (nothing to skip or cut off)`,
+          value: restarted.everywhereMs,
+          unit: 'ms',
+          baseline: { name: 'a later search', value: restarted.laterMedianMs },
+        },
+        {
+          name: `  process memory after the searches at ${label}`,
+          value: restarted.rssBytes / 2 ** 20,
+          unit: 'MiB',
+          baseline: { name: 'the same process after opening the store', value: restarted.openRssBytes / 2 ** 20 },
+          detail: `target ≤ empty + 50 MiB; an empty state dir after open and a new session: ${(baseline.rssBytes / 2 ** 20).toFixed(1)} MiB`,
+        },
+      );
       rmSync(searchDir, { recursive: true, force: true });
     }
+    const row = (what: string, unit: string, value: (entry: (typeof sideBySide)[number]) => number): BenchResult => ({
+      name: `session_search side by side, ${what}: ${sideBySide.map((entry) => `${entry.label} ${value(entry).toFixed(1)} ${unit}`).join(' | ')}`,
+      value: value(sideBySide.at(-1) ?? sideBySide[0]!),
+      unit,
+      ...(sideBySide.length > 1 ? { baseline: { name: `at ${sideBySide[0]?.label ?? ''}`, value: value(sideBySide[0]!) } } : {}),
+    });
+    results.push(
+      row('first search indexing every session (pre-index layout)', 'ms', (entry) => entry.lazy),
+      row('first search after a restart', 'ms', (entry) => entry.first),
+      row('later search', 'ms', (entry) => entry.later),
+      row('a word in every session', 'ms', (entry) => entry.everywhere),
+      row('process memory after searching', 'MiB', (entry) => entry.memory),
+      row('process memory growth from open to after searching', 'MiB', (entry) => entry.memory - entry.openMemory),
+      row('indexes and word filters on disk', 'MiB', (entry) => entry.indexBytes / 2 ** 20),
+    );
   } finally {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }

@@ -24,8 +24,18 @@ export interface PastSession {
 }
 
 export interface SessionHistory {
-  /** Sessions containing every word of `query`, best first. */
-  searchSessions(query: string, options: { readonly limit: number; readonly excludeSessionId?: string }): SessionSearchHit[];
+  /**
+   * Sessions containing every word of `query`, best first. `onProgress` hears of each session
+   * the search had to index first (sessions written before the index existed).
+   */
+  searchSessions(
+    query: string,
+    options: {
+      readonly limit: number;
+      readonly excludeSessionId?: string;
+      readonly onProgress?: (progress: { readonly scanned: number; readonly total: number; readonly indexed: number }) => void;
+    },
+  ): SessionSearchHit[];
   /** One session's transcript, or undefined when there is no such session. Throws naming the file when it cannot be read. */
   readSession(sessionId: string): PastSession | undefined;
 }

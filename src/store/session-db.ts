@@ -486,6 +486,14 @@ export class SessionDb extends SessionEngine {
     return this.all(`SELECT * FROM calls WHERE session_id = ? ORDER BY ${callOrder()}`, [sessionId]).map(toCallRow);
   }
 
+  /** Calls first recorded at or after `ordinal`, in that order, with their ordinal (the search index catches up from there). */
+  callsFrom(sessionId: string, ordinal: number): { ordinal: number; call: CallRow }[] {
+    return this.all('SELECT * FROM calls WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal', [sessionId, ordinal]).map((row) => ({
+      ordinal: integer(row, 'ordinal'),
+      call: toCallRow(row),
+    }));
+  }
+
   getCall(sessionId: string, callId: string): CallRow | undefined {
     return this.callRow(sessionId, callId);
   }

@@ -13,7 +13,7 @@
  * ledger's async methods fdatasync before they resolve (SPEC R3).
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { CallFinish, CallLedger, CallStart } from '../core/ledger';
@@ -22,6 +22,7 @@ import type { TranscriptMessage } from '../core/transcript';
 import type { Goal, MemoryBook, TodoChange, TodoItem, WorkStateStore } from '../core/work-state';
 import type { PastSession, SessionHistory } from '../core/history';
 import { StateDirInUseError, StoreCorruptError, StoreUsageError } from './errors';
+import type { SessionEntry } from './layout';
 import { MEMORIES_FILE, readLayout, readSessionFile, scanSessions, sessionDir, writeLayout, writeSessionFile } from './layout';
 import { acquireLock } from './lock';
 import { MemoryLog } from './memories';
@@ -30,13 +31,14 @@ import type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } 
 import type { GoalStatus, MemoryStatus, SessionStatus } from './schema';
 import { DEFAULT_COMPACTION, JOURNAL_FILE, SNAPSHOT_FILE, SessionDb } from './session-db';
 import type { CompactionPolicy, ModelRequestUsage } from './session-db';
-import { SearchIndex, filesKey } from './search';
-import type { SearchHit, SearchOptions } from './search';
+import { FORMER_GLOBAL_INDEX, INDEX_FILE, SessionIndexes, TERMS_FILE, filesKey } from './search';
+import type { IndexState, SearchHit, SearchOptions } from './search';
 import { hasLegacyStore, readLegacySessions, renameLegacyFiles, splitStateDir } from './split';
 import { loadSqlJs } from './sqljs';
 
 export type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } from './rows';
 export type { CompactionPolicy, ModelRequestUsage } from './session-db';
+export type { IndexState, SearchProgress } from './search';
 export { DEFAULT_COMPACTION, JOURNAL_FILE, SNAPSHOT_FILE } from './session-db';
 export { MAX_MEMORY_LENGTH } from './memories';
 export { sessionDir } from './layout';
@@ -90,7 +92,7 @@ const hasDatabase = (dir: string): boolean => existsSync(join(dir, SNAPSHOT_FILE
 
 function directoryBytes(dir: string): number {
   let total = 0;
-  for (const name of [SNAPSHOT_FILE, JOURNAL_FILE, 'session.json']) {
+  for (const name of [SNAPSHOT_FILE, JOURNAL_FILE, 'session.json', INDEX_FILE, TERMS_FILE]) {
     try {
       total += statSync(join(dir, name)).size;
     } catch {
@@ -103,6 +105,8 @@ function directoryBytes(dir: string): number {
 export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHistory {
   /** Sessions this process writes, each holding its folder's lock. */
   private readonly writers = new Map<string, SessionDb>();
+  /** Sessions this process wrote and closed before the store (evicted): their search index is brought up to date at close. */
+  private readonly evicted = new Set<string>();
   private cached: CachedReader | undefined;
   private closed = false;
 
@@ -194,6 +198,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
       ? cached.db
       : SessionDb.open(this.SQL, { dir, readOnly: false, warn: this.warn, compaction: this.compaction, lockSubject });
     this.writers.set(sessionId, db);
+    this.evicted.delete(sessionId);
     this.evictIdleWriters(sessionId);
     // A crash between the database and session.json left the index without this session.
     const row = db.getSession(sessionId);
@@ -212,6 +217,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
       if (db.busy || id === keep) continue;
       this.writers.delete(id);
       db.closeSync();
+      this.evicted.add(id);
     }
   }
 
@@ -256,9 +262,15 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     await Promise.all([...this.writers.values()].map((db) => db.flush()));
   }
 
-  /** Flushes, releases every session's lock and frees the databases. Calling it again does nothing. */
+  /**
+   * Flushes, releases every session's lock and frees the databases. Calling it again does nothing.
+   * First brings the search index of each session this process wrote up to date (search.ts), so
+   * the next search, in any process, finds them without indexing: work bounded by what this
+   * process wrote, done once, off every write's path.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.indexWrittenSessions();
     this.closed = true;
     const errors: unknown[] = [];
     for (const db of [...this.writers.values(), ...(this.legacy?.values() ?? [])]) {
@@ -267,6 +279,44 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     this.writers.clear();
     this.dropCache();
     if (errors.length > 0) throw errors[0];
+  }
+
+  private indexWrittenSessions(): void {
+    if (this.readOnly) return;
+    const indexes = new SessionIndexes(this.SQL, true, this.warn);
+    const index = (id: string, db: SessionDb, key: string): void => {
+      const row = db.getSession(id);
+      if (row) indexes.update({ row, dir: this.sessionDir(id) }, db, key);
+    };
+    for (const [id, db] of this.writers) {
+      try {
+        index(id, db, filesKey(this.sessionDir(id)));
+      } catch (error) {
+        this.warn(`Could not bring the search index of session ${id} up to date (${(error as Error).message}); the next search does it.`);
+      }
+    }
+    for (const id of this.evicted) {
+      try {
+        const dir = this.sessionDir(id);
+        if (!hasDatabase(dir)) continue;
+        const key = filesKey(dir);
+        const db = SessionDb.open(this.SQL, { dir, readOnly: true, warn: this.warn, compaction: this.compaction });
+        try {
+          index(id, db, key);
+        } finally {
+          db.closeSync();
+        }
+      } catch (error) {
+        this.warn(`Could not bring the search index of session ${id} up to date (${(error as Error).message}); the next search does it.`);
+      }
+    }
+    this.evicted.clear();
+  }
+
+  /** Whether a session's search index matches its files (`current`: a search needs no indexing for it). */
+  searchIndexState(sessionId: string): IndexState {
+    this.assertOpen();
+    return new SessionIndexes(this.SQL, false, this.warn).state(this.sessionDir(sessionId));
   }
 
   // ---- sessions ------------------------------------------------------------------------------
@@ -303,21 +353,26 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
 
   /** Sessions with the bytes their files take, most recently updated first. */
   listSummaries(): SessionSummary[] {
+    return this.listEntries().map(({ row, dir }) => ({ ...row, bytes: this.legacy ? 0 : directoryBytes(dir), dir }));
+  }
+
+  /** Sessions and their folders, most recently updated first; no more than a stat and a small read per session. */
+  private listEntries(): SessionEntry[] {
     this.assertOpen();
-    const rows: SessionSummary[] = [];
+    const rows: SessionEntry[] = [];
     if (this.legacy) {
       for (const [id, db] of this.legacy) {
         const row = db.getSession(id);
-        if (row) rows.push({ ...row, bytes: 0, dir: this.stateDir });
+        if (row) rows.push({ row, dir: this.stateDir });
       }
     } else {
       const scan = scanSessions(this.stateDir);
       // session.json is rewritten on every change of the row, so it is current for open sessions too.
-      for (const { row, dir } of scan.sessions) rows.push({ ...row, bytes: directoryBytes(dir), dir });
+      rows.push(...scan.sessions);
       for (const dir of scan.unindexed) {
         try {
           const row = this.unindexedRow(dir);
-          if (row) rows.push({ ...row, bytes: directoryBytes(dir), dir });
+          if (row) rows.push({ row, dir });
         } catch (error) {
           this.warn(
             `Leaving out the session in ${dir}: ${(error as Error).message} Its other sessions are not affected; move ${dir} aside to silence this warning.`,
@@ -325,7 +380,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
         }
       }
     }
-    return rows.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
+    return rows.sort((a, b) => b.row.updatedAt - a.row.updatedAt || a.row.id.localeCompare(b.row.id));
   }
 
   /** Reads the row of a session folder without session.json (a crash between the database and the index). */
@@ -380,6 +435,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
       held.closeSync();
       this.writers.delete(id);
     }
+    this.evicted.delete(id);
     if (this.cached?.id === id) this.dropCache();
     // Taking the lock proves no other process writes the session; it moves away with the folder.
     acquireLock(dir, {
@@ -429,18 +485,32 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
 
   /**
    * Sessions whose prompts, answers or tool outputs contain every word of `query`, best first,
-   * with excerpts (see search.ts). Brings the search index up to date first: the cost of a
-   * search is the sessions that changed since the last one, plus the query.
+   * with excerpts (see search.ts). Reads each session's index in turn, newest session first; a
+   * session whose index is missing or behind its files is indexed first (reported to
+   * `options.onProgress`), which costs that session alone.
    */
   searchSessions(query: string, options: SearchOptions): SearchHit[] {
     this.assertOpen();
-    const sessions = this.listSummaries().map(({ bytes: _bytes, dir, ...row }) => ({ row, dir }));
-    return new SearchIndex(this.SQL, this.stateDir, this.readOnly || this.legacy !== undefined, this.warn).search(
+    if (!this.readOnly && !this.legacy) this.removeFormerGlobalIndex();
+    const sessions = this.listEntries();
+    return new SessionIndexes(this.SQL, !this.readOnly, this.warn, this.legacy !== undefined).search(
       query,
       sessions,
       (id) => this.reader(id),
       options,
     );
+  }
+
+  /** The one index over every session that earlier versions kept: derived data, now unused, and large. */
+  private removeFormerGlobalIndex(): void {
+    try {
+      unlinkSync(join(this.stateDir, FORMER_GLOBAL_INDEX));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.warn(
+          `Could not remove the former search index ${join(this.stateDir, FORMER_GLOBAL_INDEX)} (${(error as Error).message}); it is no longer used and may be deleted.`,
+        );
+    }
   }
 
   /** One session's row and transcript; undefined when there is no such session. */

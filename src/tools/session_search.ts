@@ -20,6 +20,8 @@ export function requireHistory(env: CallEnvironment): SessionHistory {
 }
 
 const DEFAULT_LIMIT = 5;
+/** Sessions indexed between two progress lines. */
+const PROGRESS_EVERY = 25;
 
 export const sessionSearchTool = defineTool({
   name: 'session_search',
@@ -37,6 +39,11 @@ export const sessionSearchTool = defineTool({
     const hits = requireHistory(context).searchSessions(args.query, {
       limit: args.limit ?? DEFAULT_LIMIT,
       excludeSessionId: context.sessionId,
+      // Sessions from before the index existed are indexed once, by the first search that meets them: say so, not every one.
+      onProgress: ({ scanned, total, indexed }) => {
+        if (indexed === 1 || indexed % PROGRESS_EVERY === 0)
+          context.progress(`Indexing past sessions for search: ${indexed} indexed, ${scanned} of ${total} looked at\n`);
+      },
     });
     if (hits.length === 0) {
       return { output: `No past session contains all of: ${args.query}. Try fewer or other words.`, metadata: { sessions: 0 } };

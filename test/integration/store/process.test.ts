@@ -115,3 +115,30 @@ test('issue 2 §8: a damaged SQLite engine (wasm) fails the open with a startup 
   assert.equal(existsSync(join(stateDir, 'lock')), false, 'nothing was left locked');
   assert.deepEqual(child.lines, []);
 });
+
+test('issue 9: a writer killed -9 leaves its session without a current search index; the next search indexes that session once, and finds what was acknowledged', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const kill = async (after: number): Promise<void> => {
+    const child = startStoreChild(context, [stateDir, 'write-loop', 'session-killed']);
+    await child.waitForLine((line) => line === `acked ${after}`);
+    await killHard(child);
+  };
+  await kill(30);
+  const store = await Store.open({ stateDir });
+  context.after(() => store.close());
+  assert.equal(store.searchIndexState('session-killed'), 'missing');
+  const indexedBy = (query: string): { ids: string[]; indexed: number } => {
+    let indexed = 0;
+    const ids = store.searchSessions(query, { limit: 5, onProgress: () => void indexed++ }).map((hit) => hit.sessionId);
+    return { ids, indexed };
+  };
+  assert.deepEqual(indexedBy('message 30'), { ids: ['session-killed'], indexed: 1 });
+  assert.equal(store.searchIndexState('session-killed'), 'current');
+  assert.deepEqual(indexedBy('message 30'), { ids: ['session-killed'], indexed: 0 });
+
+  // Killed again after more writes: the index is behind, and is caught up from where it stopped.
+  await kill(80);
+  assert.equal(store.searchIndexState('session-killed'), 'behind');
+  assert.deepEqual(indexedBy('message 80'), { ids: ['session-killed'], indexed: 1 });
+  assert.equal(store.searchIndexState('session-killed'), 'current');
+});

@@ -2,7 +2,7 @@
 // inspection gets no strict prompt). The search index is derived data kept off the write path.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Store } from '../../../src/store/store';
 import { sessionSearchTool } from '../../../src/tools/session_search';
@@ -78,18 +78,36 @@ test('issue 9: the search index catches up with new writes, forgets deleted sess
   const search = async (query: string): Promise<unknown> =>
     (await sessionSearchTool.run({ query }, toolContext(store, workspace))).metadata?.['ids'];
   assert.deepEqual(await search('installation'), ['docs']);
-  assert.ok(existsSync(join(stateDir, 'search.sqlite')), 'the index is kept between searches');
+  const parserIndex = join(stateDir, 'sessions', 'parser', 'search.sqlite');
+  assert.ok(existsSync(parserIndex), 'each session keeps its index in its folder between searches');
   store.appendMessage('docs', { role: 'assistant', content: 'Added the installation section, and a note on the tokenizer.' });
   assert.deepEqual(await search('tokenizer'), ['docs', 'parser'], 'the new answer is found; as many matches as parser, and more recent');
   assert.deepEqual(await search('tokenizer empty'), ['parser'], 'every word must match');
   store.deleteSession('docs');
   assert.deepEqual(await search('tokenizer'), ['parser']);
-  writeFileSync(
-    join(stateDir, 'search.sqlite'),
-    'not a database at all, but long enough to be read as one........................................',
-  );
+  writeFileSync(parserIndex, 'not a database at all, but long enough to be read as one........................................');
   assert.deepEqual(await search('tokenizer'), ['parser']);
-  assert.match(warnings.join('\n'), /The search index .*search\.sqlite cannot be read .* it is rebuilt from the sessions/);
+  assert.match(
+    warnings.join('\n'),
+    /The search index .*sessions\/parser\/search\.sqlite of session parser cannot be read .* it is rebuilt from the session/,
+  );
+});
+
+test('issue 9: session_search says so while it indexes sessions written before the index existed, and not once they are indexed', async (context) => {
+  const { store, stateDir, workspace } = await storeWithHistory(context);
+  await store.close();
+  for (const id of ['parser', 'docs']) {
+    for (const file of ['search.sqlite', 'search.terms']) rmSync(join(stateDir, 'sessions', id, file));
+  }
+  const reopened = await Store.open({ stateDir });
+  context.after(() => reopened.close());
+  const first = toolContext(reopened, workspace);
+  assert.deepEqual((await sessionSearchTool.run({ query: 'tokenizer' }, first)).metadata?.['ids'], ['parser']);
+  // Of the two sessions that may match (the searching one is left out), the first indexed is reported.
+  assert.deepEqual(first.progressChunks, ['Indexing past sessions for search: 1 indexed, 1 of 2 looked at\n']);
+  const later = toolContext(reopened, workspace);
+  await sessionSearchTool.run({ query: 'tokenizer' }, later);
+  assert.deepEqual(later.progressChunks, []);
 });
 
 test('issue 9: a session whose files are damaged is left out of the search, named; the others are found', async (context) => {
