@@ -349,7 +349,8 @@ export default async function storeBench(): Promise<BenchResult[]> {
       );
     }
 
-    if (RECORDS_ONLY) return results;
+    // `baseline` is measured exactly when not RECORDS_ONLY; the check also narrows its type.
+    if (RECORDS_ONLY || !baseline) return results;
 
     // State on disk: a session written through the API (journal), and after compaction (snapshot).
     const diskDir = mkdtempSync(join(tmpdir(), 'zuno-store-bench-disk-'));
