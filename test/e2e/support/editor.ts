@@ -207,13 +207,22 @@ export async function startEditor(options: EditorOptions = {}): Promise<Editor> 
 
     const runCommand = async (title: string, wait: WaitOptions = {}): Promise<void> => {
       const timeout = wait.timeoutMs ?? UI_TIMEOUT_MS;
-      // Take focus out of any webview or editor first, so F1 reaches the workbench's keybindings
-      // and not a text field. (A string, because this tsconfig has no DOM types.)
-      await page.evaluate('document.activeElement?.blur()');
-      await page.keyboard.press('F1');
+      // A view that takes focus just then (a chat revealed by the previous command) closes the
+      // palette again, so it is opened until it stays open for the fill.
       const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ timeout });
-      await input.fill(`>${title}`);
+      const deadline = Date.now() + timeout;
+      for (;;) {
+        // Take focus out of any webview or editor first, so F1 reaches the workbench's keybindings
+        // and not a text field. (A string, because this tsconfig has no DOM types.)
+        await page.evaluate('document.activeElement?.blur()');
+        await page.keyboard.press('F1');
+        try {
+          await input.fill(`>${title}`, { timeout: Math.min(5_000, Math.max(1, deadline - Date.now())) });
+          break;
+        } catch (error) {
+          if (Date.now() >= deadline) throw error;
+        }
+      }
       const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
       await row.waitFor({ timeout });
       await row.click();
