@@ -300,6 +300,13 @@ function withFilter<T>(path: string, use: (filter: TermFilter | undefined) => T)
   }
 }
 
+/** An index another version of Zuno wrote (what it holds differs): rebuilt like a missing one. */
+class OtherIndexVersion extends Error {
+  constructor(readonly version: number) {
+    super(`it is of version ${version}, this Zuno writes version ${INDEX_VERSION}`);
+  }
+}
+
 /** Whether a session's index matches its files: `current` needs no work before a search. */
 export type IndexState = 'current' | 'behind' | 'missing' | 'unreadable';
 
@@ -391,8 +398,8 @@ export class SessionIndexes {
     let index: OpenIndex | undefined;
     try {
       index = this.readIndex(path);
-    } catch {
-      return 'unreadable';
+    } catch (error) {
+      return error instanceof OtherIndexVersion ? 'behind' : 'unreadable';
     } finally {
       index?.db.close();
     }
@@ -405,7 +412,10 @@ export class SessionIndexes {
     try {
       tuneInMemory(db);
       const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
-      if (version !== INDEX_VERSION) throw new Error(`it is of version ${version}, this Zuno writes version ${INDEX_VERSION}`);
+      if (version !== INDEX_VERSION) {
+        if (version > 0) throw new OtherIndexVersion(version);
+        throw new Error(`it is of version ${version}, this Zuno writes version ${INDEX_VERSION}`);
+      }
       const [key, seq, ordinal] = db.exec('SELECT files_key, message_seq, call_ordinal FROM source')[0]?.values[0] ?? [];
       if (typeof key !== 'string' || typeof seq !== 'number' || typeof ordinal !== 'number')
         throw new Error('it does not say which files it was made from');
@@ -423,14 +433,17 @@ export class SessionIndexes {
     return { db, source: undefined };
   }
 
-  /** The session's index as saved, or a new one when it is missing or unreadable (named in a warning). */
+  /**
+   * The session's index as saved, or a new one when it is missing, of another version (after an
+   * upgrade: expected, so not a warning) or unreadable (named in a warning).
+   */
   private open(entry: SessionEntry): OpenIndex {
     if (this.inMemoryOnly) return this.emptyIndex();
     const path = join(entry.dir, INDEX_FILE);
     try {
       return this.readIndex(path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.emptyIndex();
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof OtherIndexVersion) return this.emptyIndex();
       this.warn(
         `The search index ${path} of session ${entry.row.id} cannot be read (${(error as Error).message}); it is rebuilt from the session. Other sessions are not affected.`,
       );

@@ -420,3 +420,25 @@ test('issue 9: after each close the index is one merged FTS segment with no free
   for (let round = 0; round < 4; round++)
     assert.deepEqual(searchWithProgress(store, `round${round}word299`), { ids: ['long'], progress: [] });
 });
+
+test('issue 9: an index written by another version (before an upgrade) is rebuilt once at the next search, without a warning', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  await writeSession(writer, 'old', 'marmot');
+  await writer.close();
+  // The index as version 2 left it: what it holds was made differently, so it is not read.
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database(readFileSync(indexPath(stateDir, 'old')));
+  db.run('PRAGMA user_version = 2');
+  writeFileSync(indexPath(stateDir, 'old'), db.export());
+  db.close();
+  const warnings: string[] = [];
+  const store = await openStore(context, stateDir, warnings);
+  assert.equal(store.searchIndexState('old'), 'behind');
+  assert.deepEqual(
+    searchWithProgress(store, 'marmot').progress.map((step) => step.indexed),
+    [1],
+  );
+  assert.equal(store.searchIndexState('old'), 'current');
+  assert.deepEqual(warnings, [], 'an upgrade is not damage');
+});
