@@ -30,6 +30,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   writeSync,
@@ -305,17 +306,19 @@ function directoryBytes(dir: string): number {
   return total;
 }
 
-/**
- * State on disk: a session of 1,000 calls written through the API (journal, then snapshot), and
- * the search index and word filter its close wrote. Its temp dir is added to `dirs`.
- */
-async function diskState(dirs: string[]): Promise<BenchResult[]> {
-  const diskDir = mkdtempSync(join(tmpdir(), 'zuno-store-bench-disk-'));
-  dirs.push(diskDir);
+/** The bytes of the outputs and prompts held, each output counted once; the close's time; the search index's and filter's bytes. */
+interface DiskSession {
+  readonly held: number;
+  readonly closeMs: number;
+  readonly searchBytes: number;
+}
+
+/** Writes a session with one call per output through the store as the loop does, and closes the store (which writes its search index). */
+async function writeDiskSession(stateDir: string, outputs: readonly string[]): Promise<DiskSession> {
   let held = 0;
-  const writer = await Store.open({ stateDir: diskDir, compaction: { minJournalBytes: 4 * 2 ** 20, journalToSnapshotRatio: 1 } });
+  const writer = await Store.open({ stateDir, compaction: { minJournalBytes: 4 * 2 ** 20, journalToSnapshotRatio: 1 } });
   writer.createSession({ id: 'disk', workspace: '/w' });
-  for (let index = 0; index < 1000; index++) {
+  for (const [index, text] of outputs.entries()) {
     const prompt = `please run step ${index}`;
     writer.appendMessage('disk', { role: 'user', content: prompt });
     await writer.recordStart({
@@ -333,7 +336,7 @@ async function diskState(dirs: string[]): Promise<BenchResult[]> {
       sessionId: 'disk',
       callId: `c${index}`,
       outcome: 'ok',
-      output: output(index),
+      output: text,
       truncated: false,
       attempt: 1,
       finishedAt: Date.now(),
@@ -345,17 +348,49 @@ async function diskState(dirs: string[]): Promise<BenchResult[]> {
       content: '',
       toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{"command":"make"}' }],
     });
-    writer.appendMessage('disk', { role: 'tool', callId: `c${index}`, toolName: 'shell', content: output(index) });
-    held += Buffer.byteLength(prompt) + Buffer.byteLength(output(index));
+    writer.appendMessage('disk', { role: 'tool', callId: `c${index}`, toolName: 'shell', content: text });
+    held += Buffer.byteLength(prompt) + Buffer.byteLength(text);
   }
   const beginClose = performance.now();
   await writer.close();
   const closeMs = performance.now() - beginClose;
-  // The search index and word filter the close wrote are derived data: shown apart, and in the total.
   const searchBytes = ['search.sqlite', 'search.terms'].reduce(
-    (sum, name) => sum + statSync(join(diskDir, 'sessions', 'disk', name)).size,
+    (sum, name) => sum + statSync(join(stateDir, 'sessions', 'disk', name)).size,
     0,
   );
+  return { held, closeMs, searchBytes };
+}
+
+/**
+ * Text as tool outputs carry it: this repository's own source, in pieces of 8 KB. The bench's
+ * outputs repeat five words, which flatters an index that counts a word's first occurrences only;
+ * an index of real text is mostly its distinct words, and is shown beside it.
+ */
+function sourceOutputs(limit: number): string[] {
+  const root = join(__dirname, '..', 'src');
+  const text = readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .sort()
+    .map((name) => readFileSync(join(root, name), 'utf8'))
+    .join('\n');
+  return (text.match(/[\s\S]{1,8192}/g) ?? []).slice(0, limit);
+}
+
+/**
+ * State on disk: sessions of 1,000 calls written through the API (journal, then snapshot), and
+ * the search index and word filter their close wrote. Their temp dirs are added to `dirs`.
+ */
+async function diskState(dirs: string[]): Promise<BenchResult[]> {
+  const diskDir = mkdtempSync(join(tmpdir(), 'zuno-store-bench-disk-'));
+  dirs.push(diskDir);
+  const { held, closeMs, searchBytes } = await writeDiskSession(
+    diskDir,
+    Array.from({ length: 1000 }, (_, index) => output(index)),
+  );
+  const sourceDir = mkdtempSync(join(tmpdir(), 'zuno-store-bench-disk-'));
+  dirs.push(sourceDir);
+  const sourceTexts = sourceOutputs(1000);
+  const source = await writeDiskSession(sourceDir, sourceTexts);
   return [
     {
       name: 'state on disk for 1,000 calls of 8 KB written through the store (snapshot + journal), without the search index',
@@ -375,6 +410,13 @@ async function diskState(dirs: string[]): Promise<BenchResult[]> {
       name: '  closing the store after writing them (brings the search index up to date, merged and vacuumed)',
       value: closeMs,
       unit: 'ms',
+    },
+    {
+      name: `  the same with outputs cut from this repository's src/ (${sourceTexts.length} calls of 8 KB), with the index`,
+      value: directoryBytes(sourceDir) / 2 ** 20,
+      unit: 'MiB',
+      baseline: { name: 'the bytes held', value: source.held / 2 ** 20 },
+      detail: `the index and filter take ${(source.searchBytes / 2 ** 20).toFixed(2)} MiB, ${(source.searchBytes / source.held).toFixed(2)}× the text; without them ${((directoryBytes(sourceDir) - source.searchBytes) / source.held).toFixed(2)}×`,
     },
   ];
 }
