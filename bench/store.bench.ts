@@ -30,6 +30,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   writeSync,
@@ -51,8 +52,12 @@ const OUTPUT_BYTES = 8192;
 const RECORDS = 200;
 const WARMUP = 10;
 const RESUME_CALLS = 5_000;
-/** `ZUNO_BENCH_STORE=records` measures only the durable record, at each size (a shorter run while working on it). */
+/**
+ * A shorter run while working on one part: `ZUNO_BENCH_STORE=records` measures only the durable
+ * record, at each size; `ZUNO_BENCH_STORE=disk` only the state on disk.
+ */
 const RECORDS_ONLY = process.env['ZUNO_BENCH_STORE'] === 'records';
+const DISK_ONLY = process.env['ZUNO_BENCH_STORE'] === 'disk';
 const SEARCH_SIZES = [100, 10_000, ...(process.env['ZUNO_BENCH_SEARCH_100K'] === '1' ? [100_000] : [])];
 
 const output = (index: number): string =>
@@ -301,7 +306,130 @@ function directoryBytes(dir: string): number {
   return total;
 }
 
+/** The bytes of the outputs and prompts held, each output counted once; the close's time; the search index's and filter's bytes. */
+interface DiskSession {
+  readonly held: number;
+  readonly closeMs: number;
+  readonly searchBytes: number;
+}
+
+/** Writes a session with one call per output through the store as the loop does, and closes the store (which writes its search index). */
+async function writeDiskSession(stateDir: string, outputs: readonly string[]): Promise<DiskSession> {
+  let held = 0;
+  const writer = await Store.open({ stateDir, compaction: { minJournalBytes: 4 * 2 ** 20, journalToSnapshotRatio: 1 } });
+  writer.createSession({ id: 'disk', workspace: '/w' });
+  for (const [index, text] of outputs.entries()) {
+    const prompt = `please run step ${index}`;
+    writer.appendMessage('disk', { role: 'user', content: prompt });
+    await writer.recordStart({
+      sessionId: 'disk',
+      callId: `c${index}`,
+      turn: index,
+      position: 0,
+      tool: 'shell',
+      argumentsJson: '{"command":"make"}',
+      declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
+      attempt: 1,
+      startedAt: Date.now(),
+    });
+    await writer.recordFinish({
+      sessionId: 'disk',
+      callId: `c${index}`,
+      outcome: 'ok',
+      output: text,
+      truncated: false,
+      attempt: 1,
+      finishedAt: Date.now(),
+      durationMs: 1,
+    });
+    // As the loop does: the assistant message that asked for the call, and the tool result.
+    writer.appendMessage('disk', {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{"command":"make"}' }],
+    });
+    writer.appendMessage('disk', { role: 'tool', callId: `c${index}`, toolName: 'shell', content: text });
+    held += Buffer.byteLength(prompt) + Buffer.byteLength(text);
+  }
+  const beginClose = performance.now();
+  await writer.close();
+  const closeMs = performance.now() - beginClose;
+  const searchBytes = ['search.sqlite', 'search.terms'].reduce(
+    (sum, name) => sum + statSync(join(stateDir, 'sessions', 'disk', name)).size,
+    0,
+  );
+  return { held, closeMs, searchBytes };
+}
+
+/**
+ * Text as tool outputs carry it: this repository's own source, in pieces of 8 KB. The bench's
+ * outputs repeat five words, which flatters an index that counts a word's first occurrences only;
+ * an index of real text is mostly its distinct words, and is shown beside it.
+ */
+function sourceOutputs(limit: number): string[] {
+  const root = join(__dirname, '..', 'src');
+  const text = readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .sort()
+    .map((name) => readFileSync(join(root, name), 'utf8'))
+    .join('\n');
+  return (text.match(/[\s\S]{1,8192}/g) ?? []).slice(0, limit);
+}
+
+/**
+ * State on disk: sessions of 1,000 calls written through the API (journal, then snapshot), and
+ * the search index and word filter their close wrote. Their temp dirs are added to `dirs`.
+ */
+async function diskState(dirs: string[]): Promise<BenchResult[]> {
+  const diskDir = mkdtempSync(join(tmpdir(), 'zuno-store-bench-disk-'));
+  dirs.push(diskDir);
+  const { held, closeMs, searchBytes } = await writeDiskSession(
+    diskDir,
+    Array.from({ length: 1000 }, (_, index) => output(index)),
+  );
+  const sourceDir = mkdtempSync(join(tmpdir(), 'zuno-store-bench-disk-'));
+  dirs.push(sourceDir);
+  const sourceTexts = sourceOutputs(1000);
+  const source = await writeDiskSession(sourceDir, sourceTexts);
+  return [
+    {
+      name: 'state on disk for 1,000 calls of 8 KB written through the store (snapshot + journal), without the search index',
+      value: (directoryBytes(diskDir) - searchBytes) / 2 ** 20,
+      unit: 'MiB',
+      baseline: { name: 'the bytes of the outputs and prompts it holds, each output counted once', value: held / 2 ** 20 },
+      detail: 'target ≤ 1.3×; written as the loop writes them: prompt, assistant message, call start and finish, tool result',
+    },
+    {
+      name: '  with the session search index and word filter',
+      value: directoryBytes(diskDir) / 2 ** 20,
+      unit: 'MiB',
+      baseline: { name: 'the bytes held', value: held / 2 ** 20 },
+      detail: `the index and filter take ${(searchBytes / 2 ** 20).toFixed(2)} MiB`,
+    },
+    {
+      name: '  closing the store after writing them (brings the search index up to date, merged and vacuumed)',
+      value: closeMs,
+      unit: 'ms',
+    },
+    {
+      name: `  the same with outputs cut from this repository's src/ (${sourceTexts.length} calls of 8 KB), with the index`,
+      value: directoryBytes(sourceDir) / 2 ** 20,
+      unit: 'MiB',
+      baseline: { name: 'the bytes held', value: source.held / 2 ** 20 },
+      detail: `the index and filter take ${(source.searchBytes / 2 ** 20).toFixed(2)} MiB, ${(source.searchBytes / source.held).toFixed(2)}× the text; without them ${((directoryBytes(sourceDir) - source.searchBytes) / source.held).toFixed(2)}×`,
+    },
+  ];
+}
+
 export default async function storeBench(): Promise<BenchResult[]> {
+  if (DISK_ONLY) {
+    const dirs: string[] = [];
+    try {
+      return await diskState(dirs);
+    } finally {
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  }
   const SQL = await loadSqlJs();
   const results: BenchResult[] = [];
   const empty = mkdtempSync(join(tmpdir(), 'zuno-store-bench-empty-'));
@@ -352,67 +480,7 @@ export default async function storeBench(): Promise<BenchResult[]> {
     // `baseline` is measured exactly when not RECORDS_ONLY; the check also narrows its type.
     if (RECORDS_ONLY || !baseline) return results;
 
-    // State on disk: a session written through the API (journal), and after compaction (snapshot).
-    const diskDir = mkdtempSync(join(tmpdir(), 'zuno-store-bench-disk-'));
-    dirs.push(diskDir);
-    let held = 0;
-    const writer = await Store.open({ stateDir: diskDir, compaction: { minJournalBytes: 4 * 2 ** 20, journalToSnapshotRatio: 1 } });
-    writer.createSession({ id: 'disk', workspace: '/w' });
-    for (let index = 0; index < 1000; index++) {
-      const prompt = `please run step ${index}`;
-      writer.appendMessage('disk', { role: 'user', content: prompt });
-      await writer.recordStart({
-        sessionId: 'disk',
-        callId: `c${index}`,
-        turn: index,
-        position: 0,
-        tool: 'shell',
-        argumentsJson: '{"command":"make"}',
-        declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
-        attempt: 1,
-        startedAt: Date.now(),
-      });
-      await writer.recordFinish({
-        sessionId: 'disk',
-        callId: `c${index}`,
-        outcome: 'ok',
-        output: output(index),
-        truncated: false,
-        attempt: 1,
-        finishedAt: Date.now(),
-        durationMs: 1,
-      });
-      // As the loop does: the assistant message that asked for the call, and the tool result.
-      writer.appendMessage('disk', {
-        role: 'assistant',
-        content: '',
-        toolCalls: [{ id: `c${index}`, name: 'shell', arguments: '{"command":"make"}' }],
-      });
-      writer.appendMessage('disk', { role: 'tool', callId: `c${index}`, toolName: 'shell', content: output(index) });
-      held += Buffer.byteLength(prompt) + Buffer.byteLength(output(index));
-    }
-    await writer.close();
-    // The search index and word filter the close wrote are derived data: shown apart, and in the total.
-    const searchBytes = ['search.sqlite', 'search.terms'].reduce(
-      (sum, name) => sum + statSync(join(diskDir, 'sessions', 'disk', name)).size,
-      0,
-    );
-    results.push(
-      {
-        name: 'state on disk for 1,000 calls of 8 KB written through the store (snapshot + journal), without the search index',
-        value: (directoryBytes(diskDir) - searchBytes) / 2 ** 20,
-        unit: 'MiB',
-        baseline: { name: 'the bytes of the outputs and prompts it holds, each output counted once', value: held / 2 ** 20 },
-        detail: 'target ≤ 1.3×; written as the loop writes them: prompt, assistant message, call start and finish, tool result',
-      },
-      {
-        name: '  with the session search index and word filter',
-        value: directoryBytes(diskDir) / 2 ** 20,
-        unit: 'MiB',
-        baseline: { name: 'the bytes held', value: held / 2 ** 20 },
-        detail: `the index and filter take ${(searchBytes / 2 ** 20).toFixed(2)} MiB`,
-      },
-    );
+    results.push(...(await diskState(dirs)));
 
     // Resuming a session of 5,000 calls as the loop does: open, read its transcript (tool results
     // included), recover (which takes its lock) and read the notices.

@@ -58,7 +58,54 @@ export const FORMER_GLOBAL_INDEX = 'search.sqlite';
 /** The body is bound as UTF-8 bytes (see bindable): outputs are long. */
 const INSERT_TEXT = 'INSERT INTO fts (docid, body) VALUES (?, CAST(? AS TEXT))';
 /** Bumped when what is indexed changes: an index of another version is rebuilt. */
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
+
+/**
+ * How many times one word counts per document. Tool outputs repeat themselves (logs, progress
+ * lines, tables), and FTS4 keeps a position for every occurrence: in the store bench (1,000
+ * outputs of 8 KB) those positions were nine tenths of the index. Past this many, an occurrence
+ * adds nothing to finding the document and little to ranking it (a score counts at most this
+ * many per document), so it is not indexed.
+ */
+export const OCCURRENCES_PER_DOCUMENT = 64;
+/**
+ * Stands where occurrences were left out, so the words on either side are not indexed as
+ * adjacent (a phrase that is not in the text cannot match). A private-use character: unicode61
+ * keeps it as a word, and a query, which keeps only letters, digits and `_`, can never ask for it.
+ */
+const OMITTED = '\uE000';
+/**
+ * What separates the units whose occurrences are counted: ASCII spaces, controls and punctuation
+ * other than `_`, on which unicode61 always separates. `_` stays inside, so an identifier like
+ * `foo_bar`, which a query term finds as the phrase "foo bar", is counted (and kept) whole.
+ */
+const BETWEEN_UNITS = /[\0- !-/:-@[-^`{-\x7f]+/;
+
+/**
+ * The text that is indexed for a document: its units in order, each kept for its first
+ * OCCURRENCES_PER_DOCUMENT occurrences, with OMITTED where others were left out. Every word and
+ * identifier of the text is found; what is lost is the count past the cap, and a phrase of words
+ * apart (`a b` for the term `a_b`) whose first occurrences all fall past it.
+ */
+export function indexedText(text: string): string {
+  const seen = new Map<string, number>();
+  const kept: string[] = [];
+  let omitted = false;
+  for (const unit of text.split(BETWEEN_UNITS)) {
+    if (unit === '') continue;
+    const count = (seen.get(unit) ?? 0) + 1;
+    seen.set(unit, count);
+    if (count > OCCURRENCES_PER_DOCUMENT) {
+      omitted = true;
+      continue;
+    }
+    // Never first: a unit's first occurrence is always kept.
+    if (omitted) kept.push(OMITTED);
+    omitted = false;
+    kept.push(unit);
+  }
+  return kept.join(' ');
+}
 
 export type SearchHitKind = 'prompt' | 'answer' | 'output';
 
@@ -67,7 +114,7 @@ export interface SearchHit {
   readonly title?: string;
   /** When the session was last updated. */
   readonly updatedAt: number;
-  /** How many times the words occur in the session's matching prompts, answers and outputs. */
+  /** How many times the words occur in the session's matching prompts, answers and outputs (at most OCCURRENCES_PER_DOCUMENT per word in each). */
   readonly score: number;
   readonly excerpts: readonly { readonly kind: SearchHitKind; readonly ref: string; readonly text: string }[];
 }
@@ -111,7 +158,11 @@ function hashes(word: string): [number, number] {
 }
 
 const BLOOM_HASHES = 7;
-/** About 12 bits per word: under 1% false positives. */
+/**
+ * At least 12 bits per word, rounded up to a power of two (so 12 to 24): with 7 hashes, 0.3% to
+ * 0.007% false positives, (1 - e^(-7/bits))^7. At 1,000 calls of 8 KB the filter and sketch are 6 KB,
+ * about 1% of the index, so they are left as they are.
+ */
 const BLOOM_BITS_PER_WORD = 12;
 /** Rows of the count sketch: a word's count is bounded by the smallest of its cells. */
 const COUNT_ROWS = 2;
@@ -249,6 +300,13 @@ function withFilter<T>(path: string, use: (filter: TermFilter | undefined) => T)
   }
 }
 
+/** An index another version of Zuno wrote (what it holds differs): rebuilt like a missing one. */
+class OtherIndexVersion extends Error {
+  constructor(readonly version: number) {
+    super(`it is of version ${version}, this Zuno writes version ${INDEX_VERSION}`);
+  }
+}
+
 /** Whether a session's index matches its files: `current` needs no work before a search. */
 export type IndexState = 'current' | 'behind' | 'missing' | 'unreadable';
 
@@ -272,7 +330,8 @@ export function filesKey(dir: string): string {
 }
 
 const SCHEMA = [
-  `CREATE VIRTUAL TABLE fts USING fts4(content="", body, tokenize=unicode61)`,
+  // matchinfo=fts3: no table of document sizes, which only matchinfo's 'l', 'n' and 'a' read ('x' is used).
+  `CREATE VIRTUAL TABLE fts USING fts4(content="", body, tokenize=unicode61, matchinfo=fts3)`,
   `CREATE TABLE docs (rowid INTEGER PRIMARY KEY, kind TEXT NOT NULL, ref TEXT NOT NULL, UNIQUE (kind, ref))`,
   // Indexed so far: messages up to message_seq, and every call whose ordinal is below call_ordinal.
   `CREATE TABLE source (session_id TEXT NOT NULL, files_key TEXT NOT NULL, message_seq INTEGER NOT NULL, call_ordinal INTEGER NOT NULL)`,
@@ -339,8 +398,8 @@ export class SessionIndexes {
     let index: OpenIndex | undefined;
     try {
       index = this.readIndex(path);
-    } catch {
-      return 'unreadable';
+    } catch (error) {
+      return error instanceof OtherIndexVersion ? 'behind' : 'unreadable';
     } finally {
       index?.db.close();
     }
@@ -353,7 +412,10 @@ export class SessionIndexes {
     try {
       tuneInMemory(db);
       const version = Number(db.exec('PRAGMA user_version')[0]?.values[0]?.[0] ?? 0);
-      if (version !== INDEX_VERSION) throw new Error(`it is of version ${version}, this Zuno writes version ${INDEX_VERSION}`);
+      if (version !== INDEX_VERSION) {
+        if (version > 0) throw new OtherIndexVersion(version);
+        throw new Error(`it is of version ${version}, this Zuno writes version ${INDEX_VERSION}`);
+      }
       const [key, seq, ordinal] = db.exec('SELECT files_key, message_seq, call_ordinal FROM source')[0]?.values[0] ?? [];
       if (typeof key !== 'string' || typeof seq !== 'number' || typeof ordinal !== 'number')
         throw new Error('it does not say which files it was made from');
@@ -371,14 +433,17 @@ export class SessionIndexes {
     return { db, source: undefined };
   }
 
-  /** The session's index as saved, or a new one when it is missing or unreadable (named in a warning). */
+  /**
+   * The session's index as saved, or a new one when it is missing, of another version (after an
+   * upgrade: expected, so not a warning) or unreadable (named in a warning).
+   */
   private open(entry: SessionEntry): OpenIndex {
     if (this.inMemoryOnly) return this.emptyIndex();
     const path = join(entry.dir, INDEX_FILE);
     try {
       return this.readIndex(path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.emptyIndex();
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof OtherIndexVersion) return this.emptyIndex();
       this.warn(
         `The search index ${path} of session ${entry.row.id} cannot be read (${(error as Error).message}); it is rebuilt from the session. Other sessions are not affected.`,
       );
@@ -397,7 +462,8 @@ export class SessionIndexes {
     const insertText = db.prepare(INSERT_TEXT);
     db.run('BEGIN');
     try {
-      const add = (kind: SearchHitKind, ref: string, body: string): void => addDocument(insertDoc, insertText, kind, ref, body);
+      const add = (kind: SearchHitKind, ref: string, body: string): void =>
+        addDocument(insertDoc, insertText, kind, ref, indexedText(body));
       let seq = index.source?.seq ?? 0;
       for (const message of session.messagesAfter(sessionId, seq)) {
         seq = message.seq;
@@ -427,11 +493,19 @@ export class SessionIndexes {
     }
   }
 
-  /** Saves the index, then its word filter (the filter names the same files key, so it is used only with this index's content). */
+  /**
+   * Saves the index, then its word filter (the filter names the same files key, so it is used
+   * only with this index's content). Written compactly: each catch-up adds segments to the FTS
+   * tree, which 'optimize' merges into one (a word's documents in one list, read once by a
+   * search), and VACUUM drops the pages the merge freed, which the export would otherwise keep.
+   * Both cost one pass over this session's index.
+   */
   private save(db: Database, dir: string, key: string): void {
     if (!this.persist || this.inMemoryOnly) return;
     const path = join(dir, INDEX_FILE);
     try {
+      db.run(`INSERT INTO fts (fts) VALUES ('optimize')`);
+      db.run('VACUUM');
       writeAside(path, db.export());
       this.saveFilter(db, dir, key);
     } catch (error) {

@@ -8,6 +8,8 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, trunca
 import { join } from 'node:path';
 import { MAX_OPEN_SESSIONS, Store } from '../../../src/store/store';
 import type { SearchProgress } from '../../../src/store/store';
+import { indexedText, OCCURRENCES_PER_DOCUMENT } from '../../../src/store/search';
+import { loadSqlJs } from '../../../src/store/sqljs';
 import { FIXTURE_0_1_0 } from '../../support/make-store-fixture';
 import { callFinish, callStart, temporaryDirectory } from '../../support/store-fixtures';
 
@@ -349,4 +351,94 @@ test('issue 9: ranking is merged across sessions: most occurrences first, then t
       ['one', 1],
     ],
   );
+});
+
+test('issue 9: a word counts at most OCCURRENCES_PER_DOCUMENT times per document; identifiers are kept whole and words left out never make a false phrase', () => {
+  const text = `${'beta '.repeat(OCCURRENCES_PER_DOCUMENT + 2)}delta beta gamma foo_bar`;
+  assert.equal(indexedText(text), `${'beta '.repeat(OCCURRENCES_PER_DOCUMENT)}\uE000 delta \uE000 gamma foo_bar`);
+  // JSON punctuation separates units as it separates words, and every unit's first occurrences are kept.
+  assert.equal(indexedText('{"command":"make x_y","n":[1,2]}'), 'command make x_y n 1 2');
+});
+
+test('issue 9: repeats past the cap cost no index pages, and what follows them is still found, without false phrases', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  for (const [id, repeats] of [
+    ['few', OCCURRENCES_PER_DOCUMENT],
+    ['many', 20_000],
+  ] as const) {
+    writer.createSession({ id, workspace: '/w' });
+    await writer.recordStart(callStart(id, 'c1'));
+    await writer.recordFinish(callFinish(id, 'c1', { output: `${'walrus '.repeat(repeats)}delta walrus gamma ${id}_tail` }));
+  }
+  await writer.close();
+  const SQL = await loadSqlJs();
+  const pages = (id: string): number => {
+    const db = new SQL.Database(readFileSync(indexPath(stateDir, id)));
+    try {
+      return Number(db.exec('PRAGMA page_count')[0]?.values[0]?.[0]);
+    } finally {
+      db.close();
+    }
+  };
+  assert.equal(pages('many'), pages('few'), '20,000 repeats of a word take the pages of 64');
+  const store = await openStore(context, stateDir, [], true);
+  assert.deepEqual(
+    store.searchSessions('walrus', { limit: 5 }).map((hit) => [hit.sessionId, hit.score]),
+    [
+      ['many', OCCURRENCES_PER_DOCUMENT],
+      ['few', OCCURRENCES_PER_DOCUMENT],
+    ],
+  );
+  assert.deepEqual(searchWithProgress(store, 'gamma').ids, ['many', 'few'], 'a word after the repeats is found');
+  assert.deepEqual(searchWithProgress(store, 'many_tail').ids, ['many'], 'and an identifier, as a phrase');
+  // In "many", the walrus between delta and gamma is past the cap and left out: delta and gamma are not adjacent.
+  assert.deepEqual(searchWithProgress(store, 'delta_gamma').ids, []);
+});
+
+test('issue 9: after each close the index is one merged FTS segment with no free pages, however many closes added to it', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const SQL = await loadSqlJs();
+  for (let round = 0; round < 4; round++) {
+    const writer = await Store.open({ stateDir });
+    if (round === 0) writer.createSession({ id: 'long', workspace: '/w' });
+    // Distinct words each round, so each catch-up adds a segment that the merge must fold in.
+    writer.appendMessage('long', {
+      role: 'user',
+      content: Array.from({ length: 300 }, (_, index) => `round${round}word${index}`).join(' '),
+    });
+    await writer.close();
+    const db = new SQL.Database(readFileSync(indexPath(stateDir, 'long')));
+    try {
+      assert.deepEqual(db.exec('SELECT count(*) FROM fts_segdir')[0]?.values, [[1]], `one segment after close ${round + 1}`);
+      assert.deepEqual(db.exec('PRAGMA freelist_count')[0]?.values, [[0]], `no free pages after close ${round + 1}`);
+    } finally {
+      db.close();
+    }
+  }
+  const store = await openStore(context, stateDir, [], true);
+  for (let round = 0; round < 4; round++)
+    assert.deepEqual(searchWithProgress(store, `round${round}word299`), { ids: ['long'], progress: [] });
+});
+
+test('issue 9: an index written by another version (before an upgrade) is rebuilt once at the next search, without a warning', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  await writeSession(writer, 'old', 'marmot');
+  await writer.close();
+  // The index as version 2 left it: what it holds was made differently, so it is not read.
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database(readFileSync(indexPath(stateDir, 'old')));
+  db.run('PRAGMA user_version = 2');
+  writeFileSync(indexPath(stateDir, 'old'), db.export());
+  db.close();
+  const warnings: string[] = [];
+  const store = await openStore(context, stateDir, warnings);
+  assert.equal(store.searchIndexState('old'), 'behind');
+  assert.deepEqual(
+    searchWithProgress(store, 'marmot').progress.map((step) => step.indexed),
+    [1],
+  );
+  assert.equal(store.searchIndexState('old'), 'current');
+  assert.deepEqual(warnings, [], 'an upgrade is not damage');
 });
