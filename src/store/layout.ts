@@ -13,7 +13,7 @@
  * recognises and repairs from the database.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreCorruptError, StoreUsageError } from './errors';
 import type { SessionRow } from './rows';
@@ -66,11 +66,16 @@ export function readLayout(stateDir: string): number | undefined {
   return layout;
 }
 
-/** Writes a small file whole: aside, then renamed over the old one (a reader sees old or new, never half). */
-export function writeFileAtomically(path: string, text: string): void {
+/** Writes a file whole: aside, then renamed over the old one (a reader sees old or new, never half); no draft stays behind. */
+export function writeFileAtomically(path: string, data: string | Uint8Array): void {
   const draft = `${path}.${randomUUID()}.tmp`;
-  writeFileSync(draft, text);
-  renameSync(draft, path);
+  try {
+    writeFileSync(draft, data);
+    renameSync(draft, path);
+  } catch (error) {
+    if (existsSync(draft)) unlinkSync(draft);
+    throw error;
+  }
 }
 
 export function writeLayout(stateDir: string): void {

@@ -29,22 +29,11 @@
  * unreadable or keyed to other files is ignored (the index is read), so it can only save work,
  * never hide a session.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import type { SessionEntry } from './layout';
+import { writeFileAtomically } from './layout';
 import type { SessionDb } from './session-db';
 import { JOURNAL_FILE, SNAPSHOT_FILE } from './session-db';
 import { bindable, tuneInMemory } from './session-engine';
@@ -506,7 +495,7 @@ export class SessionIndexes {
     try {
       db.run(`INSERT INTO fts (fts) VALUES ('optimize')`);
       db.run('VACUUM');
-      writeAside(path, db.export());
+      writeFileAtomically(path, db.export());
       this.saveFilter(db, dir, key);
     } catch (error) {
       // The index is derived data: the next search indexes what this one could not save.
@@ -521,7 +510,7 @@ export class SessionIndexes {
         word: String(word),
         occurrences: Number(occurrences),
       }));
-      writeAside(join(dir, TERMS_FILE), encodeFilter(key, words));
+      writeFileAtomically(join(dir, TERMS_FILE), encodeFilter(key, words));
     } finally {
       db.run('DROP TABLE temp.words');
     }
@@ -635,18 +624,6 @@ export class SessionIndexes {
         excerpts,
       };
     });
-  }
-}
-
-/** Writes a file whole: aside, then renamed over the old one, so a reader sees the old or the new file. */
-function writeAside(path: string, data: Uint8Array): void {
-  const draft = `${path}.${randomUUID()}.tmp`;
-  try {
-    writeFileSync(draft, data);
-    renameSync(draft, path);
-  } catch (error) {
-    if (existsSync(draft)) unlinkSync(draft);
-    throw error;
   }
 }
 
