@@ -78,6 +78,12 @@ export interface ChatBackend {
 /** Longest live output kept per running call for a snapshot; the tail is what matters. */
 const LIVE_OUTPUT_LIMIT = 64 * 1024;
 
+/** `kept` with `chunk` added, cut to its last LIVE_OUTPUT_LIMIT characters. */
+const keepTail = (kept: string, chunk: string): string => {
+  const joined = kept + chunk;
+  return joined.length > LIVE_OUTPUT_LIMIT ? joined.slice(joined.length - LIVE_OUTPUT_LIMIT) : joined;
+};
+
 /** A delegated child numbers its calls in its own session, so its ids can equal the parent's: keyed by both. */
 const childCallKey = (sessionId: string, callId: string): string => `${sessionId}\u0000${callId}`;
 
@@ -492,8 +498,7 @@ export class ChatController {
     if (event.type === 'tool-call-output') {
       const key = childCallKey(event.session_id, event.call_id);
       const live = this.childLiveOutput.get(key) ?? { sessionId: event.session_id, callId: event.call_id, text: '' };
-      const kept = live.text + event.chunk;
-      live.text = kept.length > LIVE_OUTPUT_LIMIT ? kept.slice(kept.length - LIVE_OUTPUT_LIMIT) : kept;
+      live.text = keepTail(live.text, event.chunk);
       this.childLiveOutput.set(key, live);
       return;
     }
@@ -517,8 +522,7 @@ export class ChatController {
         return;
       case 'tool-call-output': {
         this.streamed.add(event.call_id);
-        const kept = (this.liveOutput.get(event.call_id) ?? '') + event.chunk;
-        this.liveOutput.set(event.call_id, kept.length > LIVE_OUTPUT_LIMIT ? kept.slice(kept.length - LIVE_OUTPUT_LIMIT) : kept);
+        this.liveOutput.set(event.call_id, keepTail(this.liveOutput.get(event.call_id) ?? '', event.chunk));
         return;
       }
       case 'tool-call-finished':
