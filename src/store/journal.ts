@@ -1,7 +1,8 @@
 /**
  * The append-only journal: one JSON line per committed transaction, `{"seq":N,"ops":[[sql,
- * params],...]}`; a durable record's line adds `"applied":"after"` (see JournalWriter.append). Appending costs the same however large the store is, which is the point: the
- * whole database is exported only now and then, as a snapshot (see store.ts).
+ * params],...]}`; a durable record's line adds `"applied":"after"` (see JournalWriter.append).
+ * Appending costs the same however large the store is, which is the point: the whole database
+ * is exported only now and then, as a snapshot (see store.ts).
  *
  * Sequence numbers increase by one per line and never restart. A snapshot records the last
  * sequence it contains, so replay skips lines already inside it, and a gap (lines lost) is

@@ -32,10 +32,10 @@ import type { Row } from './rows';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 
 export const SNAPSHOT_FILE = 'snapshot.sqlite';
+export const JOURNAL_FILE = 'journal.jsonl';
 
 /** The per-session sequences a write numbers its rows with. */
 type Sequence = 'messages' | 'events' | 'model_requests' | 'ordinal';
-export const JOURNAL_FILE = 'journal.jsonl';
 
 /** When to fold the journal into a new snapshot: once it is larger than both figures. */
 export interface CompactionPolicy {
@@ -462,7 +462,7 @@ export class SessionEngine {
     if (this.writable) this.highest.set(`${sequence}\u0000${sessionId}`, value);
   }
 
-  protected nextSeq(table: 'messages' | 'events' | 'model_requests', sessionId: string): number {
+  protected nextSeq(table: Exclude<Sequence, 'ordinal'>, sessionId: string): number {
     return this.highestOf(table, sessionId) + 1;
   }
 
