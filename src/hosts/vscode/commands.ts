@@ -35,8 +35,9 @@ export interface CommandContext {
   readonly decideProposal: (approved: boolean) => Promise<void>;
 }
 
-function currentConfig(context: CommandContext): ZunoConfig {
-  const resolved = context.config.current;
+/** The config with every write begun so far applied (see ConfigSource.settled). */
+async function currentConfig(context: CommandContext): Promise<ZunoConfig> {
+  const resolved = await context.config.settled();
   if (!resolved.ok) throw new Error(`Fix the configuration first:\n${resolved.message}`);
   return resolved.config;
 }
@@ -46,7 +47,7 @@ async function focusChat(): Promise<void> {
 }
 
 async function toggleTools(context: CommandContext): Promise<void> {
-  const config = currentConfig(context);
+  const config = await currentConfig(context);
   const environment = context.environment(config);
   const items = context
     .registrations()
@@ -91,7 +92,7 @@ async function toggleTools(context: CommandContext): Promise<void> {
 }
 
 async function setApiKey(context: CommandContext): Promise<void> {
-  const config = currentConfig(context);
+  const config = await currentConfig(context);
   if (config.model.provider === 'vscode-lm') {
     void vscode.window.showInformationMessage(
       'VS Code language models need no key in Zuno. To use a server that does, run “Zuno: Select Model” first.',

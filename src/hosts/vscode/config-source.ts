@@ -16,8 +16,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PermissionRule } from '../../core/config';
 import { resolveConfig, SETTINGS_PREFIX, settingDefinitions, type ConfigLayer, type ResolvedConfig } from './settings';
+import { sameSettingValue, whenHolds } from './settle';
 
 export const CONFIG_FILE = join('.zuno', 'config.json');
+
+/** How long a write waits for the extension host to see it before reading what it has. */
+const WRITE_SETTLE_MS = 3000;
 
 type ScopeValue = 'globalValue' | 'workspaceValue' | 'workspaceFolderValue';
 
@@ -61,6 +65,8 @@ export class ConfigSource implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<ResolvedConfig>();
   private readonly disposables: vscode.Disposable[] = [];
   private lastReported: string | undefined;
+  /** The writes in flight, in order; `settled()` waits for them. */
+  private writes: Promise<void> = Promise.resolve();
   /** Fires with the new config (or its problems) whenever a source changes. */
   readonly onDidChange = this.emitter.event;
 
@@ -123,35 +129,76 @@ export class ConfigSource implements vscode.Disposable {
   }
 
   /**
-   * Writes a setting where it takes effect: into the most specific scope that already sets it,
-   * else the workspace (with a folder open) or the user settings.
+   * The config once every write begun so far has taken effect. A command that reads the config
+   * to show it (Toggle Tools' checkboxes, the current mode) reads it through this, so that one
+   * run right after a write does not show the value from before it.
    */
-  async write(key: string, value: unknown, fallback: 'workspace' | 'user'): Promise<void> {
-    const configuration = vscode.workspace.getConfiguration(undefined, this.workspaceFolder?.uri);
-    const inspected = configuration.inspect(key);
+  async settled(): Promise<ResolvedConfig> {
+    await this.writes;
+    return this.resolved;
+  }
+
+  /**
+   * Writes a setting where it takes effect: into the most specific scope that already sets it,
+   * else the workspace (with a folder open) or the user settings. Resolves once the extension
+   * host reads the new value back (or after WRITE_SETTLE_MS), with the config reloaded.
+   */
+  write(key: string, value: unknown, fallback: 'workspace' | 'user'): Promise<void> {
+    return this.enqueue(() => this.writeNow(key, value, fallback));
+  }
+
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    const done = this.writes.then(work);
+    // A failed write is reported to its caller; later writes and settled() still go on.
+    this.writes = done.catch(() => undefined);
+    return done;
+  }
+
+  private async updateAndSettle(key: string, value: unknown, target: vscode.ConfigurationTarget, scope: ScopeValue): Promise<void> {
+    const resource = this.workspaceFolder?.uri;
+    await vscode.workspace.getConfiguration(undefined, resource).update(key, value, target);
+    await whenHolds(
+      () => sameSettingValue(vscode.workspace.getConfiguration(undefined, resource).inspect(key)?.[scope], value),
+      (listener) => vscode.workspace.onDidChangeConfiguration(listener),
+      WRITE_SETTLE_MS,
+    );
+  }
+
+  private async writeNow(key: string, value: unknown, fallback: 'workspace' | 'user'): Promise<void> {
+    const resource = this.workspaceFolder?.uri;
+    const inspected = vscode.workspace.getConfiguration(undefined, resource).inspect(key);
     let target: vscode.ConfigurationTarget;
-    if (inspected?.workspaceFolderValue !== undefined && vscode.workspace.workspaceFile !== undefined)
+    let scope: ScopeValue;
+    if (inspected?.workspaceFolderValue !== undefined && vscode.workspace.workspaceFile !== undefined) {
       target = vscode.ConfigurationTarget.WorkspaceFolder;
-    else if (inspected?.workspaceValue !== undefined) target = vscode.ConfigurationTarget.Workspace;
-    else if (inspected?.globalValue !== undefined) target = vscode.ConfigurationTarget.Global;
-    else
-      target = fallback === 'workspace' && this.workspaceFolder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-    await configuration.update(key, value, target);
-    // The change event may arrive after `update` resolves (a remote extension host): read now,
-    // so whoever wrote the setting sees it at once.
+      scope = 'workspaceFolderValue';
+    } else if (
+      inspected?.workspaceValue !== undefined ||
+      (inspected?.globalValue === undefined && fallback === 'workspace' && this.workspaceFolder)
+    ) {
+      target = vscode.ConfigurationTarget.Workspace;
+      scope = 'workspaceValue';
+    } else {
+      target = vscode.ConfigurationTarget.Global;
+      scope = 'globalValue';
+    }
+    await this.updateAndSettle(key, value, target, scope);
     this.reload();
   }
 
   /** "Allow like this": appends a rule to the workspace's visible rule list (user settings without a folder). */
-  async appendRule(rule: PermissionRule): Promise<void> {
-    const key = `${SETTINGS_PREFIX}.permission.rules`;
-    const configuration = vscode.workspace.getConfiguration(undefined, this.workspaceFolder?.uri);
-    const inspected = configuration.inspect<unknown[]>(key);
-    const target = this.workspaceFolder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-    const existing = (target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue) ?? [];
-    const already = existing.some((entry) => JSON.stringify(entry) === JSON.stringify(rule));
-    if (!already) await configuration.update(key, [...existing, rule], target);
-    this.reload();
+  appendRule(rule: PermissionRule): Promise<void> {
+    return this.enqueue(async () => {
+      const key = `${SETTINGS_PREFIX}.permission.rules`;
+      const inspected = vscode.workspace.getConfiguration(undefined, this.workspaceFolder?.uri).inspect<unknown[]>(key);
+      const [target, scope] = this.workspaceFolder
+        ? ([vscode.ConfigurationTarget.Workspace, 'workspaceValue'] as const)
+        : ([vscode.ConfigurationTarget.Global, 'globalValue'] as const);
+      const existing = inspected?.[scope] ?? [];
+      const already = existing.some((entry) => JSON.stringify(entry) === JSON.stringify(rule));
+      if (!already) await this.updateAndSettle(key, [...existing, rule], target, scope);
+      this.reload();
+    });
   }
 
   dispose(): void {

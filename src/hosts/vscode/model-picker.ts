@@ -30,8 +30,9 @@ const PROVIDER_LABELS: Readonly<Record<ModelProviderName, string>> = {
   'vscode-lm': 'VS Code Language Model (models other extensions provide, e.g. Copilot)',
 };
 
-function currentConfig(context: PickerContext): ZunoConfig {
-  const resolved = context.config.current;
+/** The config with every write begun so far applied (see ConfigSource.settled). */
+async function currentConfig(context: PickerContext): Promise<ZunoConfig> {
+  const resolved = await context.config.settled();
   if (!resolved.ok) throw new Error(`Fix the configuration first:\n${resolved.message}`);
   return resolved.config;
 }
@@ -42,7 +43,8 @@ export async function writePermissionMode(config: ConfigSource, mode: Permission
 }
 
 export async function pickPermissionMode(context: PickerContext): Promise<void> {
-  const current = context.config.current.ok ? context.config.current.config.permission.mode : undefined;
+  const resolved = await context.config.settled();
+  const current = resolved.ok ? resolved.config.permission.mode : undefined;
   const chosen = await vscode.window.showQuickPick(
     PERMISSION_MODES.map((mode) => ({ label: mode, description: mode === current ? '(current)' : '', detail: MODE_DESCRIPTIONS[mode] })),
     { title: 'Zuno: permission mode' },
@@ -63,7 +65,7 @@ interface ServerChoice {
 }
 
 export async function selectModel(context: PickerContext): Promise<void> {
-  const config = currentConfig(context);
+  const config = await currentConfig(context);
   let server: ServerChoice | undefined = { provider: config.model.provider, baseUrl: config.model.base_url };
   while (server) {
     if (server.provider === 'vscode-lm') {
@@ -174,7 +176,7 @@ async function pickServer(config: ZunoConfig, from: ServerChoice): Promise<Serve
 
 /** The models VS Code's Language Model API offers; returns a server to go to when the user asks for one. */
 async function pickLanguageModel(context: PickerContext): Promise<ServerChoice | undefined> {
-  const config = currentConfig(context);
+  const config = await currentConfig(context);
   const models = await availableChatModels();
   const changeServer = { label: 'Change server or provider…', id: undefined };
   const picked = await vscode.window.showQuickPick(

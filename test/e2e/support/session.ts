@@ -51,7 +51,9 @@ export interface SharedEditor {
  */
 export async function startNewChat(chat: Frame): Promise<void> {
   const cancel = chat.locator(testId('cancel'));
-  if (await cancel.isEnabled()) await cancel.click();
+  // The turn may end on its own between the check and the click, disabling the button; the wait
+  // for data-running below is what must hold, so a click that finds nothing left to cancel is fine.
+  if (await cancel.isEnabled()) await cancel.click({ timeout: 5000 }).catch(() => undefined);
   await chat.locator(`${testId('status')}[data-running="false"]`).waitFor({ state: 'attached' });
   await chat.locator(testId('new-chat')).click();
   await chat.locator(testId('message')).first().waitFor({ state: 'detached' });
