@@ -12,11 +12,7 @@ export interface Subscription {
  * Resolves `true` once `holds()` is true, checked now and again on every `onChange`, or `false`
  * after `timeoutMs` (the caller then goes on with what it can read rather than hang).
  */
-export function whenHolds(
-  holds: () => boolean,
-  onChange: (listener: () => void) => Subscription,
-  timeoutMs: number,
-): Promise<boolean> {
+export function whenHolds(holds: () => boolean, onChange: (listener: () => void) => Subscription, timeoutMs: number): Promise<boolean> {
   if (holds()) return Promise.resolve(true);
   return new Promise((resolve) => {
     const finish = (held: boolean): void => {
