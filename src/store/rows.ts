@@ -9,6 +9,7 @@ import type { Concurrency, Effect, Replay } from '../core/declarations';
 import { BLOCKED_CATEGORIES } from '../core/outcome';
 import type { BlockedCategory } from '../core/outcome';
 import { StoreCorruptError } from './errors';
+import { storedText } from './packed-text';
 import { CALL_STATUSES, MEMORY_STATUSES, SESSION_STATUSES } from './schema';
 import type { CallStatus, MemoryStatus, SessionStatus } from './schema';
 
@@ -152,7 +153,7 @@ export function toCallRow(row: Row): CallRow {
   const turn = optionalInteger(row, 'turn');
   const parentCallId = optionalText(row, 'parent_call_id');
   const category = column(row, 'category') === null ? undefined : member(row, 'category', BLOCKED_CATEGORIES);
-  const output = optionalText(row, 'output');
+  const output = storedText(column(row, 'output'), `The output of call ${text(row, 'call_id')}`);
   const metadata = parseMetadata(optionalText(row, 'metadata_json'));
   const finishedAt = optionalInteger(row, 'finished_at');
   const durationMs = optionalInteger(row, 'duration_ms');
@@ -180,7 +181,10 @@ export function toCallRow(row: Row): CallRow {
 }
 
 export function toAttemptRow(row: Row): CallAttemptRow {
-  const output = optionalText(row, 'output');
+  const output = storedText(
+    column(row, 'output'),
+    `The output of attempt ${String(column(row, 'attempt'))} of call ${text(row, 'call_id')}`,
+  );
   const finishedAt = optionalInteger(row, 'finished_at');
   const durationMs = optionalInteger(row, 'duration_ms');
   return {

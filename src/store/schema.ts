@@ -168,6 +168,13 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 5,
+    description:
+      'outputs and transcript messages of 1 KiB or more may be kept deflated, as a BLOB (packed-text.ts); a Zuno that knows only TEXT must not read them',
+    // Nothing to convert: TEXT values stay readable, and new writes pack from here on.
+    statements: [],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

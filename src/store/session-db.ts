@@ -19,7 +19,8 @@ import { acquireLock } from './lock';
 import { INTERRUPTED_OUTPUT, summarizeArguments } from './recovery';
 import type { RecoveryNotice } from './recovery';
 import { integer, member, metadataJson, text, toAttemptRow, toCallRow, toModelRequestRow, toSessionRow } from './rows';
-import type { CallAttemptRow, CallRow, ModelRequestRow, SessionRow } from './rows';
+import type { CallAttemptRow, CallRow, ModelRequestRow, Row, SessionRow } from './rows';
+import { storedText } from './packed-text';
 import { CALL_STATUSES, GOAL_STATUSES, SESSION_STATUSES, TODO_STATUSES } from './schema';
 import type { CallStatus, GoalStatus, SessionStatus } from './schema';
 import {
@@ -185,18 +186,21 @@ export class SessionDb extends SessionEngine {
         : message;
     const seq = this.nextSeq('messages', sessionId);
     this.write([
-      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, CAST(? AS TEXT))', [sessionId, seq, JSON.stringify(stored)]],
+      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, zuno_pack(CAST(? AS TEXT)))', [sessionId, seq, JSON.stringify(stored)]],
       ['UPDATE sessions SET updated_at = ? WHERE id = ?', [Date.now(), sessionId]],
     ]);
     this.advance('messages', sessionId, seq);
   }
 
   /** A stored message as the transcript has it: a tool result kept in its call gets its text back. */
-  private decodeMessage(sessionId: string, json: string): TranscriptMessage {
+  private decodeMessage(sessionId: string, row: Row): TranscriptMessage {
+    const json = storedText(row['json'], `A message of session ${sessionId} in ${this.stateDir}`);
+    if (json === undefined)
+      throw new StoreCorruptError(`A message of session ${sessionId} in ${this.stateDir} is empty. Move ${this.stateDir} aside.`);
     const stored = JSON.parse(json) as StoredMessage;
     if (!('contentInCall' in stored)) return stored;
-    const output = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, stored.callId])?.['output'];
-    if (typeof output !== 'string') {
+    const output = this.callOutput(sessionId, stored.callId);
+    if (output === undefined) {
       throw new StoreCorruptError(
         `The transcript of session ${sessionId} in ${this.stateDir} refers to the output of call ${stored.callId}, which is not stored. Move ${this.stateDir} aside.`,
       );
@@ -208,18 +212,18 @@ export class SessionDb extends SessionEngine {
   messagesAfter(sessionId: string, seq: number): { seq: number; message: TranscriptMessage }[] {
     return this.all('SELECT seq, json FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq', [sessionId, seq]).map((row) => ({
       seq: integer(row, 'seq'),
-      message: this.decodeMessage(sessionId, text(row, 'json')),
+      message: this.decodeMessage(sessionId, row),
     }));
   }
 
   messageAt(sessionId: string, seq: number): TranscriptMessage | undefined {
     const row = this.one('SELECT json FROM messages WHERE session_id = ? AND seq = ?', [sessionId, seq]);
-    return row ? this.decodeMessage(sessionId, text(row, 'json')) : undefined;
+    return row ? this.decodeMessage(sessionId, row) : undefined;
   }
 
   messages(sessionId: string): TranscriptMessage[] {
     return this.all('SELECT json FROM messages WHERE session_id = ? ORDER BY seq', [sessionId]).map((row) =>
-      this.decodeMessage(sessionId, text(row, 'json')),
+      this.decodeMessage(sessionId, row),
     );
   }
 
@@ -297,8 +301,8 @@ export class SessionDb extends SessionEngine {
   }
 
   private callOutput(sessionId: string, callId: string): string | undefined {
-    const output = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId])?.['output'];
-    return typeof output === 'string' ? output : undefined;
+    const row = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId]);
+    return storedText(row?.['output'], `The output of call ${callId} of session ${sessionId} in ${this.stateDir}`);
   }
 
   /**
@@ -341,9 +345,10 @@ export class SessionDb extends SessionEngine {
         [
           [
             // The failed attempt's output moves from the call row (where the latest attempt's output is kept, once) to its attempt row.
-            `UPDATE call_attempts SET status = 'error', output = COALESCE(output, ?, ?), finished_at = COALESCE(finished_at, ?) WHERE session_id = ? AND call_id = ? AND attempt = ?`,
+            `UPDATE call_attempts SET status = 'error', output = COALESCE(output, (SELECT output FROM calls WHERE session_id = ? AND call_id = ?), ?), finished_at = COALESCE(finished_at, ?) WHERE session_id = ? AND call_id = ? AND attempt = ?`,
             [
-              this.callRow(start.sessionId, start.callId)?.output ?? null,
+              start.sessionId,
+              start.callId,
               `This attempt failed; the call was tried again as attempt ${start.attempt}.`,
               start.startedAt,
               start.sessionId,
@@ -377,7 +382,7 @@ export class SessionDb extends SessionEngine {
     const operation: JournalOperation = [
       `INSERT INTO calls (session_id, call_id, ordinal, turn, position, tool, arguments_json, effect, replay, concurrency, attempt, parent_call_id,
          status, category, output, truncated, metadata_json, started_at, finished_at, duration_ms)
-       VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, zuno_pack(CAST(? AS TEXT)), ?, ?, ?, ?, ?)`,
       [
         start.sessionId,
         start.callId,
@@ -452,7 +457,7 @@ export class SessionDb extends SessionEngine {
     const seq = this.write(
       [
         [
-          `UPDATE calls SET status = ?, category = ?, output = CAST(? AS TEXT), truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
+          `UPDATE calls SET status = ?, category = ?, output = zuno_pack(CAST(? AS TEXT)), truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
           [
             finish.outcome,
             finish.category ?? null,

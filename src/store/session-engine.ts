@@ -29,6 +29,7 @@ import { acquireLock } from './lock';
 import type { LockHandle, LockSubject } from './lock';
 import { integer } from './rows';
 import type { Row } from './rows';
+import { definePacking } from './packed-text';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 
 export const SNAPSHOT_FILE = 'snapshot.sqlite';
@@ -46,6 +47,12 @@ export interface CompactionPolicy {
 }
 
 export const DEFAULT_COMPACTION: CompactionPolicy = { minJournalBytes: 8 * 1024 * 1024, journalToSnapshotRatio: 1 };
+
+/**
+ * A writer closing with at least this much journal, and a journal at least a quarter of its
+ * snapshot, folds it in (see close): smaller ones cost more to fold than they take on disk.
+ */
+const FOLD_AT_CLOSE_MIN_BYTES = 256 * 1024;
 
 export interface SessionDbOptions {
   /** The folder holding snapshot.sqlite, journal.jsonl and lock. */
@@ -208,7 +215,10 @@ export function loadDatabase(SQL: SqlJsStatic, dir: string, readOnly: boolean): 
       tuneInMemory(db);
       assertKnownVersion(db, dir);
       const journal = readJournal(journalPath, state.seq);
+      const packing = definePacking(db);
+      packing.enabled = false;
       const unapplied = replay(db, journal, journalPath);
+      packing.enabled = true;
       assertKnownVersion(db, dir);
       if (!unapplied) return { db, journal, snapshotBytes: snapshot?.length ?? 0 };
       // Everything from that line on is left out (a torn fragment after it cannot be acknowledged either).
@@ -472,9 +482,21 @@ export class SessionEngine {
     if (this.journal) await this.journal.syncThrough(this.journal.sequence);
   }
 
-  /** Flushes, releases the lock and frees the database. Calling it again does nothing. */
+  /**
+   * Folds a journal of some size into the snapshot, flushes, releases the lock and frees the
+   * database. Calling it again does nothing. The fold leaves the session as compact as it can
+   * be (the journal holds outputs as plain text; the snapshot holds them packed): it costs one
+   * export of the session, paid here rather than by a later record.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.journal && this.journal.bytes >= FOLD_AT_CLOSE_MIN_BYTES && this.journal.bytes * 4 >= this.snapshotBytes) {
+      try {
+        this.compact(this.journal);
+      } catch (error) {
+        this.warn(`Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); its journal keeps everything.`);
+      }
+    }
     this.closed = true;
     try {
       await this.journal?.close();

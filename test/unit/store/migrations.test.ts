@@ -96,7 +96,7 @@ test('issue 9: a version-1 store opens with every row kept, is split into one fo
   );
   assert.equal(existsSync(join(stateDir, 'journal.jsonl')), false);
   assert.ok(existsSync(join(stateDir, 'sessions', 'old', 'snapshot.sqlite')));
-  assert.equal(SCHEMA_VERSION, 4);
+  assert.equal(SCHEMA_VERSION, 5);
 
   const reopened = await Store.open({ stateDir, readOnly: true });
   context.after(() => reopened.close());

@@ -1,0 +1,70 @@
+/**
+ * Tool outputs kept deflated (issue 9). Outputs are most of a session's bytes, and text deflates
+ * to about a third: the snapshot on disk shrinks by as much, and so does the database sql.js
+ * keeps in memory, whose in-memory file grows by copying itself (see docs/architecture.md, "The
+ * store"), so the occasional copy a record pays is a third as long too.
+ *
+ * The packing is a SQL function, `zuno_pack(text)`, so the journal keeps the plain text and its
+ * line format, and the deflate runs inside the record's statements, while its fdatasync is under
+ * way, not before it. A packed value is a BLOB: one format byte, then the raw deflate stream.
+ * Text too short or too random to gain is kept as TEXT, so a column may hold either, and old
+ * sessions (all TEXT) read unchanged. Replaying a journal at load does not pack (identity), so
+ * that loading a session after a crash costs no deflate per output; those rows stay TEXT.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { Database, SqlValue } from 'sql.js';
+import { StoreCorruptError } from './errors';
+
+/** The first byte of a packed value: raw deflate (RFC 1951). Another format would take another byte. */
+const FORMAT_DEFLATE_RAW = 1;
+/** Below this many bytes the deflate's cost and header outweigh what it saves. */
+export const PACK_MIN_BYTES = 1024;
+/** Kept packed only when that saves at least a tenth: random or already compressed text stays text. */
+const PACK_MAX_RATIO = 0.9;
+
+/** The stored form of `text`: a packed BLOB when that pays, else the text itself. */
+export function packText(text: string): string | Uint8Array {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length < PACK_MIN_BYTES) return text;
+  // Level 3: within 5% of the default level's size on source text, in two thirds of its time.
+  const deflated = deflateRawSync(bytes, { level: 3 });
+  if (deflated.length + 1 > bytes.length * PACK_MAX_RATIO) return text;
+  const packed = new Uint8Array(deflated.length + 1);
+  packed[0] = FORMAT_DEFLATE_RAW;
+  packed.set(deflated, 1);
+  return packed;
+}
+
+/** The text of a stored value (`where` names it in the error when a packed value is damaged). */
+export function unpackText(value: string | Uint8Array, where: string): string {
+  if (typeof value === 'string') return value;
+  if (value[0] !== FORMAT_DEFLATE_RAW) {
+    throw new StoreCorruptError(
+      `${where} is stored in an unknown format (first byte ${String(value[0])}); it was written by a newer Zuno, or damaged.`,
+    );
+  }
+  try {
+    return inflateRawSync(value.subarray(1)).toString('utf8');
+  } catch (error) {
+    throw new StoreCorruptError(`${where} is damaged: its deflated text cannot be read (${(error as Error).message}).`);
+  }
+}
+
+/** A stored text column: text, a packed BLOB, or null (undefined then). */
+export function storedText(value: SqlValue | undefined, where: string): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'string' || value instanceof Uint8Array) return unpackText(value, where);
+  throw new StoreCorruptError(`${where} holds ${String(value)}, where text was expected.`);
+}
+
+/** Switches a database's `zuno_pack` between packing (live writes) and identity (journal replay). */
+export interface Packing {
+  enabled: boolean;
+}
+
+/** Defines `zuno_pack` on `db`; every database a journal is replayed into needs it. */
+export function definePacking(db: Database): Packing {
+  const packing: Packing = { enabled: true };
+  db.create_function('zuno_pack', (value: SqlValue) => (packing.enabled && typeof value === 'string' ? packText(value) : value));
+  return packing;
+}
