@@ -57,6 +57,24 @@ export function storedText(value: SqlValue | undefined, where: string): string |
   throw new StoreCorruptError(`${where} holds ${String(value)}, where text was expected.`);
 }
 
+/**
+ * `message` with a `content` read from a stored value. Packed content is inflated when first
+ * read, then kept: a resumed session loads its whole transcript, but the loop reads only the
+ * messages after its last compaction, so the outputs of compacted turns are never inflated.
+ */
+export function withStoredContent<T extends object>(
+  message: T,
+  value: string | Uint8Array,
+  where: string,
+): T & { readonly content: string } {
+  if (typeof value === 'string') return { ...message, content: value };
+  let content: string | undefined;
+  return Object.defineProperty({ ...message }, 'content', {
+    enumerable: true,
+    get: () => (content ??= unpackText(value, where)),
+  }) as T & { readonly content: string };
+}
+
 /** Switches a database's `zuno_pack` between packing (live writes) and identity (journal replay). */
 export interface Packing {
   enabled: boolean;

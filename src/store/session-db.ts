@@ -20,7 +20,7 @@ import { INTERRUPTED_OUTPUT, summarizeArguments } from './recovery';
 import type { RecoveryNotice } from './recovery';
 import { integer, member, metadataJson, text, toAttemptRow, toCallRow, toModelRequestRow, toSessionRow } from './rows';
 import type { CallAttemptRow, CallRow, ModelRequestRow, Row, SessionRow } from './rows';
-import { storedText } from './packed-text';
+import { storedText, withStoredContent } from './packed-text';
 import { CALL_STATUSES, GOAL_STATUSES, SESSION_STATUSES, TODO_STATUSES } from './schema';
 import type { CallStatus, GoalStatus, SessionStatus } from './schema';
 import {
@@ -199,13 +199,17 @@ export class SessionDb extends SessionEngine {
       throw new StoreCorruptError(`A message of session ${sessionId} in ${this.stateDir} is empty. Move ${this.stateDir} aside.`);
     const stored = JSON.parse(json) as StoredMessage;
     if (!('contentInCall' in stored)) return stored;
-    const output = this.callOutput(sessionId, stored.callId);
-    if (output === undefined) {
+    const output = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, stored.callId])?.['output'];
+    if (typeof output !== 'string' && !(output instanceof Uint8Array)) {
       throw new StoreCorruptError(
         `The transcript of session ${sessionId} in ${this.stateDir} refers to the output of call ${stored.callId}, which is not stored. Move ${this.stateDir} aside.`,
       );
     }
-    return { role: 'tool', callId: stored.callId, toolName: stored.toolName, content: output };
+    return withStoredContent(
+      { role: 'tool', callId: stored.callId, toolName: stored.toolName },
+      output,
+      `The output of call ${stored.callId} of session ${sessionId} in ${this.stateDir}`,
+    );
   }
 
   /** Messages after `seq`, with their seq (the search index catches up from there). */

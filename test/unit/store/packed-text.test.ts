@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreCorruptError } from '../../../src/store/errors';
-import { PACK_MIN_BYTES, packText, unpackText } from '../../../src/store/packed-text';
+import { PACK_MIN_BYTES, packText, unpackText, withStoredContent } from '../../../src/store/packed-text';
 import { loadDatabase } from '../../../src/store/session-db';
 import { loadSqlJs } from '../../../src/store/sqljs';
 import { Store } from '../../../src/store/store';
@@ -90,4 +90,24 @@ test("issue 9: closing a writer folds its journal into a snapshot with the outpu
       [2, 'ok', sourceText(101)],
     ],
   );
+});
+
+test("issue 9: a tool result's packed content is inflated on first read only (a resumed session never reads its compacted outputs), and copies and JSON carry it", () => {
+  const text = source.slice(0, 8192);
+  const packed = packText(text);
+  assert.ok(packed instanceof Uint8Array);
+  const message = withStoredContent({ role: 'tool' as const, callId: 'c1', toolName: 'shell' }, packed, 'The output of call c1');
+  assert.equal(message.content, text);
+  assert.deepEqual({ ...message }, { role: 'tool', callId: 'c1', toolName: 'shell', content: text });
+  assert.equal((JSON.parse(JSON.stringify(message)) as { content: string }).content, text);
+
+  // Damage shows only when the content is read: building the transcript does not inflate.
+  const damaged = withStoredContent(
+    { role: 'tool' as const, callId: 'c2', toolName: 'shell' },
+    packed.subarray(0, 40),
+    'The output of call c2',
+  );
+  assert.equal(damaged.callId, 'c2');
+  assert.throws(() => damaged.content, /The output of call c2 is damaged/);
+  assert.deepEqual(withStoredContent({ role: 'tool' as const }, 'plain', 'x'), { role: 'tool', content: 'plain' });
 });
