@@ -4,14 +4,16 @@
  * keeps in memory, whose in-memory file grows by copying itself (see docs/architecture.md, "The
  * store"), so the occasional copy a record pays is a third as long too.
  *
- * The packing is a SQL function, `zuno_pack(text)`, so the journal keeps the plain text and its
- * line format, and the deflate runs inside the record's statements, while its fdatasync is under
- * way, not before it. A packed value is a BLOB: one format byte, then the raw deflate stream.
- * Text too short or too random to gain is kept as TEXT, so a column may hold either, and old
- * sessions (all TEXT) read unchanged. Replaying a journal at load does not pack (identity), so
- * that loading a session after a crash costs no deflate per output; those rows stay TEXT.
+ * A write stores text, as before, and the journal keeps it so. The packing is a SQL function,
+ * `zuno_pack(text)`, run afterwards and never journaled: it changes how a value is kept, not what
+ * it is, and a replay that stores the text again is just as right. SessionEngine packs a
+ * record's rows when the thread is next free (deflating among the record's statements made them
+ * outlast its fdatasync) and every row still TEXT before it writes a snapshot. A packed value is
+ * a BLOB: one format byte, then the raw deflate stream. Text too short or too random to gain
+ * stays TEXT, so a column may hold either, and sessions written before read unchanged.
  */
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Database, SqlValue } from 'sql.js';
 import { StoreCorruptError } from './errors';
 
@@ -22,17 +24,31 @@ export const PACK_MIN_BYTES = 1024;
 /** Kept packed only when that saves at least a tenth: random or already compressed text stays text. */
 const PACK_MAX_RATIO = 0.9;
 
-/** The stored form of `text`: a packed BLOB when that pays, else the text itself. */
-export function packText(text: string): string | Uint8Array {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length < PACK_MIN_BYTES) return text;
-  // Level 3: within 5% of the default level's size on source text, in two thirds of its time.
-  const deflated = deflateRawSync(bytes, { level: 3 });
-  if (deflated.length + 1 > bytes.length * PACK_MAX_RATIO) return text;
+// Level 3: within 5% of the default level's size on source text, in two thirds of its time.
+const DEFLATE_OPTIONS = { level: 3 };
+const deflateRawAsync = promisify(deflateRaw);
+
+/** The packed value of `bytes` deflated, or undefined when that does not pay. */
+function framed(bytes: Uint8Array, deflated: Uint8Array): Uint8Array | undefined {
+  if (deflated.length + 1 > bytes.length * PACK_MAX_RATIO) return undefined;
   const packed = new Uint8Array(deflated.length + 1);
   packed[0] = FORMAT_DEFLATE_RAW;
   packed.set(deflated, 1);
   return packed;
+}
+
+/** The stored form of `text`: a packed BLOB when that pays, else the text itself. */
+export function packText(text: string): string | Uint8Array {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length < PACK_MIN_BYTES) return text;
+  return framed(bytes, deflateRawSync(bytes, DEFLATE_OPTIONS)) ?? text;
+}
+
+/** packText's BLOB, deflated on libuv's threadpool; undefined when the text stays text. */
+export async function packTextAsync(text: string): Promise<Uint8Array | undefined> {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length < PACK_MIN_BYTES) return undefined;
+  return framed(bytes, await deflateRawAsync(bytes, DEFLATE_OPTIONS));
 }
 
 /** The text of a stored value (`where` names it in the error when a packed value is damaged). */
@@ -75,14 +91,30 @@ export function withStoredContent<T extends object>(
   }) as T & { readonly content: string };
 }
 
-/** Switches a database's `zuno_pack` between packing (live writes) and identity (journal replay). */
-export interface Packing {
-  enabled: boolean;
+/** Whether `text` may be long enough to pack (at most 3 UTF-8 bytes per UTF-16 unit). */
+export function mayPack(text: string): boolean {
+  return text.length * 3 >= PACK_MIN_BYTES;
 }
 
-/** Defines `zuno_pack` on `db`; every database a journal is replayed into needs it. */
-export function definePacking(db: Database): Packing {
-  const packing: Packing = { enabled: true };
-  db.create_function('zuno_pack', (value: SqlValue) => (packing.enabled && typeof value === 'string' ? packText(value) : value));
-  return packing;
+/** Defines `zuno_pack(value)` on `db`: text packed when that pays, anything else as it is. */
+export function definePacking(db: Database): void {
+  db.create_function('zuno_pack', (value: SqlValue) => (typeof value === 'string' ? packText(value) : value));
 }
+
+/**
+ * Puts a packed value (the first parameter) in place of one call's output or one message, if
+ * the row still holds the text that was packed (the last parameter): a call tried again since
+ * holds another output.
+ */
+export const REPACK_CALL_OUTPUT = `UPDATE calls SET output = ? WHERE session_id = ? AND call_id = ? AND output = CAST(? AS TEXT)`;
+export const REPACK_MESSAGE = `UPDATE messages SET json = ? WHERE session_id = ? AND seq = ? AND json = CAST(? AS TEXT)`;
+
+/**
+ * Packs every long text of a session database that is still TEXT: rows replayed from a journal,
+ * and any left in the queue. `octet_length` reads a text's size without reading the text.
+ */
+export const PACK_ALL: readonly string[] = [
+  `UPDATE calls SET output = zuno_pack(output) WHERE typeof(output) = 'text' AND octet_length(output) >= ${PACK_MIN_BYTES}`,
+  `UPDATE call_attempts SET output = zuno_pack(output) WHERE typeof(output) = 'text' AND octet_length(output) >= ${PACK_MIN_BYTES}`,
+  `UPDATE messages SET json = zuno_pack(json) WHERE typeof(json) = 'text' AND octet_length(json) >= ${PACK_MIN_BYTES}`,
+];

@@ -20,7 +20,7 @@ import { INTERRUPTED_OUTPUT, summarizeArguments } from './recovery';
 import type { RecoveryNotice } from './recovery';
 import { integer, member, metadataJson, text, toAttemptRow, toCallRow, toModelRequestRow, toSessionRow } from './rows';
 import type { CallAttemptRow, CallRow, ModelRequestRow, Row, SessionRow } from './rows';
-import { storedText, withStoredContent } from './packed-text';
+import { mayPack, REPACK_CALL_OUTPUT, REPACK_MESSAGE, storedText, withStoredContent } from './packed-text';
 import { CALL_STATUSES, GOAL_STATUSES, SESSION_STATUSES, TODO_STATUSES } from './schema';
 import type { CallStatus, GoalStatus, SessionStatus } from './schema';
 import {
@@ -185,11 +185,13 @@ export class SessionDb extends SessionEngine {
         ? { role: 'tool', callId: message.callId, toolName: message.toolName, contentInCall: true }
         : message;
     const seq = this.nextSeq('messages', sessionId);
+    const json = JSON.stringify(stored);
     this.write([
-      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, zuno_pack(CAST(? AS TEXT)))', [sessionId, seq, JSON.stringify(stored)]],
+      ['INSERT INTO messages (session_id, seq, json) VALUES (?, ?, CAST(? AS TEXT))', [sessionId, seq, json]],
       ['UPDATE sessions SET updated_at = ? WHERE id = ?', [Date.now(), sessionId]],
     ]);
     this.advance('messages', sessionId, seq);
+    if (mayPack(json)) this.packLater(REPACK_MESSAGE, [sessionId, seq], json);
   }
 
   /** A stored message as the transcript has it: a tool result kept in its call gets its text back. */
@@ -386,7 +388,7 @@ export class SessionDb extends SessionEngine {
     const operation: JournalOperation = [
       `INSERT INTO calls (session_id, call_id, ordinal, turn, position, tool, arguments_json, effect, replay, concurrency, attempt, parent_call_id,
          status, category, output, truncated, metadata_json, started_at, finished_at, duration_ms)
-       VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, zuno_pack(CAST(? AS TEXT)), ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?)`,
       [
         start.sessionId,
         start.callId,
@@ -436,6 +438,7 @@ export class SessionDb extends SessionEngine {
     const insert = this.insertCall(start, finish.outcome, finish);
     const seq = this.write([insert.operation], true);
     this.advance('ordinal', start.sessionId, insert.ordinal);
+    if (mayPack(finish.output)) this.packLater(REPACK_CALL_OUTPUT, [start.sessionId, start.callId], finish.output);
     await this.journal?.syncThrough(seq);
   }
 
@@ -461,7 +464,7 @@ export class SessionDb extends SessionEngine {
     const seq = this.write(
       [
         [
-          `UPDATE calls SET status = ?, category = ?, output = zuno_pack(CAST(? AS TEXT)), truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
+          `UPDATE calls SET status = ?, category = ?, output = CAST(? AS TEXT), truncated = ?, metadata_json = ?, finished_at = ?, duration_ms = ? WHERE session_id = ? AND call_id = ?`,
           [
             finish.outcome,
             finish.category ?? null,
@@ -483,6 +486,7 @@ export class SessionDb extends SessionEngine {
       true,
     );
     this.startedHere.delete(key);
+    if (mayPack(finish.output)) this.packLater(REPACK_CALL_OUTPUT, [finish.sessionId, finish.callId], finish.output);
     await this.journal?.syncThrough(seq);
   }
 

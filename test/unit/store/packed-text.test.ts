@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreCorruptError } from '../../../src/store/errors';
-import { PACK_MIN_BYTES, packText, unpackText, withStoredContent } from '../../../src/store/packed-text';
-import { loadDatabase } from '../../../src/store/session-db';
+import { PACK_MIN_BYTES, packText, REPACK_CALL_OUTPUT, unpackText, withStoredContent } from '../../../src/store/packed-text';
+import { loadDatabase, SessionDb } from '../../../src/store/session-db';
 import { loadSqlJs } from '../../../src/store/sqljs';
 import { Store } from '../../../src/store/store';
 import { callFinish, callStart, temporaryDirectory } from '../../support/store-fixtures';
@@ -110,4 +110,61 @@ test("issue 9: a tool result's packed content is inflated on first read only (a 
   assert.equal(damaged.callId, 'c2');
   assert.throws(() => damaged.content, /The output of call c2 is damaged/);
   assert.deepEqual(withStoredContent({ role: 'tool' as const }, 'plain', 'x'), { role: 'tool', content: 'plain' });
+});
+
+test("issue 9: a record stores its output as text and the writer packs it off the record's path, in memory, without a journal line; a retried call's new output is not overwritten", async (context) => {
+  const dir = temporaryDirectory(context);
+  const warnings: string[] = [];
+  const db = SessionDb.open(await loadSqlJs(), {
+    dir,
+    readOnly: false,
+    warn: (message) => warnings.push(message),
+    compaction: { minJournalBytes: Number.MAX_SAFE_INTEGER, journalToSnapshotRatio: 1 },
+  });
+  context.after(() => db.close());
+  // The test reads the writer's own in-memory database: packing is invisible through the API.
+  const typeOf = (callId: string): unknown =>
+    (db as unknown as { one(sql: string, parameters: string[]): Record<string, unknown> | undefined }).one(
+      'SELECT typeof(output) AS type FROM calls WHERE call_id = ?',
+      [callId],
+    )?.['type'];
+  const waitForType = async (callId: string, type: string): Promise<void> => {
+    for (let tries = 0; typeOf(callId) !== type; tries++) {
+      if (tries > 500) assert.fail(`call ${callId} is still ${String(typeOf(callId))}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  db.createSession({ id: 's', workspace: '/w' });
+  await db.recordStart(callStart('s', 'c1'));
+  const journalBefore = statSync(join(dir, 'journal.jsonl')).size;
+  await db.recordFinish(callFinish('s', 'c1', { output: sourceText(1) }));
+  const journalAfter = statSync(join(dir, 'journal.jsonl')).size;
+  await waitForType('c1', 'blob');
+  assert.equal(statSync(join(dir, 'journal.jsonl')).size, journalAfter, 'packing writes no journal line');
+  assert.ok(journalAfter - journalBefore > Buffer.byteLength(sourceText(1)), 'the journal holds the text');
+  assert.equal(db.getCall('s', 'c1')?.output, sourceText(1));
+
+  // A Safe call tried again: each attempt's output reads back whole.
+  const safe = { tool: 'webfetch', declarations: { effect: 'ReadOnly', replay: 'Safe', concurrency: 'ParallelSafe' } } as const;
+  await db.recordStart(callStart('s', 'f', safe));
+  await db.recordFinish(callFinish('s', 'f', { outcome: 'error', output: sourceText(2) }));
+  await db.recordStart(callStart('s', 'f', { ...safe, attempt: 2 }));
+  await db.recordFinish(callFinish('s', 'f', { attempt: 2, output: sourceText(3) }));
+  await waitForType('f', 'blob');
+  assert.equal(db.getCall('s', 'f')?.output, sourceText(3));
+  assert.deepEqual(
+    db.callAttempts('s', 'f').map((attempt) => attempt.output),
+    [sourceText(2), sourceText(3)],
+  );
+  // A pack of attempt 1's text that lands after attempt 2 finished finds another text in the row and leaves it.
+  const late = packText(sourceText(2));
+  assert.ok(late instanceof Uint8Array);
+  (db as unknown as { run(sql: string, parameters: (string | Uint8Array)[]): void }).run(REPACK_CALL_OUTPUT, [
+    late,
+    's',
+    'f',
+    sourceText(2),
+  ]);
+  assert.equal(db.getCall('s', 'f')?.output, sourceText(3));
+  assert.deepEqual(warnings, []);
 });
