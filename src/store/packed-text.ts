@@ -4,13 +4,14 @@
  * keeps in memory, whose in-memory file grows by copying itself (see docs/architecture.md, "The
  * store"), so the occasional copy a record pays is a third as long too.
  *
- * A write stores text, as before, and the journal keeps it so. The packing is a SQL function,
- * `zuno_pack(text)`, run afterwards and never journaled: it changes how a value is kept, not what
- * it is, and a replay that stores the text again is just as right. SessionEngine packs a
- * record's rows when the thread is next free (deflating among the record's statements made them
- * outlast its fdatasync) and every row still TEXT before it writes a snapshot. A packed value is
- * a BLOB: one format byte, then the raw deflate stream. Text too short or too random to gain
- * stays TEXT, so a column may hold either, and sessions written before read unchanged.
+ * A write stores text, as before, and the journal keeps it so. Packing happens afterwards and
+ * is never journaled: it changes how a value is kept, not what it is, and a replay that stores
+ * the text again is just as right. SessionEngine deflates a record's text on libuv's threadpool
+ * (deflating among the record's statements made them outlast its fdatasync) and swaps the BLOB
+ * in if the row still holds that text; before it writes a snapshot, the SQL function
+ * `zuno_pack` packs every row still TEXT. A packed value is a BLOB: one format byte, then the
+ * raw deflate stream. Text too short or too random to gain stays TEXT, so a column may hold
+ * either, and sessions written before read unchanged.
  */
 import { promisify } from 'node:util';
 import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
