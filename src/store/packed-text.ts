@@ -6,15 +6,14 @@
  *
  * A write stores text, as before, and the journal keeps it so. Packing happens afterwards and
  * is never journaled: it changes how a value is kept, not what it is, and a replay that stores
- * the text again is just as right. SessionEngine deflates a record's text on libuv's threadpool
- * (deflating among the record's statements made them outlast its fdatasync) and swaps the BLOB
- * in if the row still holds that text; before it writes a snapshot, the SQL function
- * `zuno_pack` packs every row still TEXT. A packed value is a BLOB: one format byte, then the
- * raw deflate stream. Text too short or too random to gain stays TEXT, so a column may hold
- * either, and sessions written before read unchanged.
+ * the text again is just as right. SessionEngine packs a record's text once the writes pause
+ * (deflating on the record's path slowed it) and swaps the BLOB in if the row still holds that
+ * text; before it writes a snapshot, the SQL function `zuno_pack` packs every row still TEXT.
+ * A packed value is a BLOB: one format byte, then the raw deflate stream. Text too short or too
+ * random to gain stays TEXT, so a column may hold either, and sessions written before read
+ * unchanged.
  */
-import { promisify } from 'node:util';
-import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Database, SqlValue } from 'sql.js';
 import { StoreCorruptError } from './errors';
 
@@ -25,31 +24,17 @@ export const PACK_MIN_BYTES = 1024;
 /** Kept packed only when that saves at least a tenth: random or already compressed text stays text. */
 const PACK_MAX_RATIO = 0.9;
 
-// Level 3: within 5% of the default level's size on source text, in two thirds of its time.
-const DEFLATE_OPTIONS = { level: 3 };
-const deflateRawAsync = promisify(deflateRaw);
-
-/** The packed value of `bytes` deflated, or undefined when that does not pay. */
-function framed(bytes: Uint8Array, deflated: Uint8Array): Uint8Array | undefined {
-  if (deflated.length + 1 > bytes.length * PACK_MAX_RATIO) return undefined;
-  const packed = new Uint8Array(deflated.length + 1);
-  packed[0] = FORMAT_DEFLATE_RAW;
-  packed.set(deflated, 1);
-  return packed;
-}
-
 /** The stored form of `text`: a packed BLOB when that pays, else the text itself. */
 export function packText(text: string): string | Uint8Array {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length < PACK_MIN_BYTES) return text;
-  return framed(bytes, deflateRawSync(bytes, DEFLATE_OPTIONS)) ?? text;
-}
-
-/** packText's BLOB, deflated on libuv's threadpool; undefined when the text stays text. */
-export async function packTextAsync(text: string): Promise<Uint8Array | undefined> {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length < PACK_MIN_BYTES) return undefined;
-  return framed(bytes, await deflateRawAsync(bytes, DEFLATE_OPTIONS));
+  // Level 3: within 5% of the default level's size on source text, in two thirds of its time.
+  const deflated = deflateRawSync(bytes, { level: 3 });
+  if (deflated.length + 1 > bytes.length * PACK_MAX_RATIO) return text;
+  const packed = new Uint8Array(deflated.length + 1);
+  packed[0] = FORMAT_DEFLATE_RAW;
+  packed.set(deflated, 1);
+  return packed;
 }
 
 /** The text of a stored value (`where` names it in the error when a packed value is damaged). */

@@ -29,7 +29,7 @@ import { acquireLock } from './lock';
 import type { LockHandle, LockSubject } from './lock';
 import { integer } from './rows';
 import type { Row } from './rows';
-import { definePacking, PACK_ALL, packTextAsync } from './packed-text';
+import { definePacking, PACK_ALL, packText } from './packed-text';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 
 export const SNAPSHOT_FILE = 'snapshot.sqlite';
@@ -53,6 +53,16 @@ export const DEFAULT_COMPACTION: CompactionPolicy = { minJournalBytes: 8 * 1024 
  * snapshot, folds it in (see close): smaller ones cost more to fold than they take on disk.
  */
 const FOLD_AT_CLOSE_MIN_BYTES = 256 * 1024;
+
+/** SQLite's `auto_vacuum` mode that frees pages on request (see dropFreePages). */
+const AUTO_VACUUM_INCREMENTAL = 2;
+
+/** Packing waits until no write came for this long (see packLater). */
+const PACK_IDLE_MS = 25;
+/** How long one turn of packing may hold the thread. */
+const PACK_SLICE_MS = 4;
+/** How many written texts wait for packing at most. */
+const PACK_QUEUE_LIMIT = 256;
 
 export interface SessionDbOptions {
   /** The folder holding snapshot.sqlite, journal.jsonl and lock. */
@@ -216,6 +226,8 @@ export function loadDatabase(SQL: SqlJsStatic, dir: string, readOnly: boolean): 
       assertKnownVersion(db, dir);
       const journal = readJournal(journalPath, state.seq);
       definePacking(db);
+      // Set before the first table exists; a snapshot keeps its own mode.
+      if (!snapshot) db.exec(`PRAGMA auto_vacuum = ${AUTO_VACUUM_INCREMENTAL}`);
       const unapplied = replay(db, journal, journalPath);
       assertKnownVersion(db, dir);
       if (!unapplied) return { db, journal, snapshotBytes: snapshot?.length ?? 0 };
@@ -249,8 +261,9 @@ export class SessionEngine {
   private readonly knownSessions = new Set<string>();
   private closed = false;
   private nextCompactionCheck = 0;
-  /** Packs in flight on the threadpool (see packLater); close waits for them. */
-  private readonly packs = new Set<Promise<void>>();
+  /** Long texts written and not packed yet, oldest first (see packLater). */
+  private readonly toPack: { readonly sql: string; readonly key: readonly SqlParameter[]; readonly text: string }[] = [];
+  private packTimer: NodeJS.Timeout | undefined;
 
   protected constructor(
     protected readonly db: Database,
@@ -379,6 +392,8 @@ export class SessionEngine {
    */
   protected write(operations: readonly JournalOperation[], durable = false): number {
     this.assertOpen();
+    // Packing waits for a pause in the writes (see packLater).
+    this.packTimer?.refresh();
     const journal = this.journal;
     if (!journal) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
     let seq = 0;
@@ -424,7 +439,9 @@ export class SessionEngine {
     const snapshotPath = join(this.stateDir, SNAPSHOT_FILE);
     const temporary = `${snapshotPath}.tmp`;
     // A snapshot holds every long text packed, replayed from the journal or not packed yet.
+    this.toPack.length = 0;
     for (const sql of PACK_ALL) this.run(sql);
+    this.dropFreePages();
     // Belongs to this snapshot file only, so it is deliberately not journaled.
     this.db.run(`INSERT INTO store_meta (key, value) VALUES ('journal_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
       String(journal.sequence),
@@ -443,23 +460,53 @@ export class SessionEngine {
   }
 
   /**
-   * Packs a long text a write just stored (packed-text.ts): deflated on libuv's threadpool, then
-   * put in place by `sql` (one of packed-text.ts's REPACK_ statements), which checks that the row
-   * still holds that text. Deflating among a record's statements, on the host's thread, made them
-   * outlast its fdatasync (p50 +0.3x the baseline). Not journaled: packing changes how a value
-   * is kept, not what it is. A failure leaves the text, which the next snapshot packs.
+   * Packs a long text a write just stored (packed-text.ts) once the store has been idle for
+   * PACK_IDLE_MS: `sql` (one of packed-text.ts's REPACK_ statements) puts the BLOB in place if
+   * the row still holds that text. Deflating on a record's path, among its statements or on the
+   * threadpool (whose callbacks cost the thread a stream each), slowed records by 0.2 to 0.5x
+   * the baseline; an agent's records come with gaps (the tool runs, the model answers), and the
+   * gaps are where this goes. Not journaled: packing changes how a value is kept, not what it
+   * is. Whatever is still queued at a snapshot is packed by it (PACK_ALL).
    */
   protected packLater(sql: string, key: readonly SqlParameter[], text: string): void {
     if (!this.writable) return;
-    const pack = packTextAsync(text)
-      .then((packed) => {
-        if (packed !== undefined && !this.closed) this.run(sql, [packed, ...key, text]);
-      })
-      .catch((error: unknown) =>
-        this.warn(`Could not pack an output in ${this.stateDir} (${(error as Error).message}); it stays text until the next snapshot.`),
-      );
-    this.packs.add(pack);
-    void pack.then(() => this.packs.delete(pack));
+    this.toPack.push({ sql, key, text });
+    // Texts held for packing are bounded; older ones wait for the next snapshot instead.
+    if (this.toPack.length > PACK_QUEUE_LIMIT) this.toPack.shift();
+    this.packTimer ??= setTimeout(() => this.packQueued(), PACK_IDLE_MS).unref();
+  }
+
+  /** Packs queued texts for up to PACK_SLICE_MS, then waits for the next idle moment. */
+  private packQueued(): void {
+    this.packTimer = undefined;
+    if (this.closed) return;
+    const deadline = performance.now() + PACK_SLICE_MS;
+    try {
+      for (let next = this.toPack.shift(); next !== undefined; next = this.toPack.shift()) {
+        const packed = packText(next.text);
+        if (packed instanceof Uint8Array) this.run(next.sql, [packed, ...next.key, next.text]);
+        if (performance.now() >= deadline) break;
+      }
+    } catch (error) {
+      // Only how values are kept is at stake: they stay text until the next snapshot packs them.
+      this.toPack.length = 0;
+      this.warn(`Could not pack outputs in ${this.stateDir} (${(error as Error).message}); they stay text until the next snapshot.`);
+      return;
+    }
+    if (this.toPack.length > 0) this.packTimer = setTimeout(() => this.packQueued(), PACK_IDLE_MS).unref();
+  }
+
+  /**
+   * Packing rewrites rows smaller and leaves pages free, which an export would keep. Once they
+   * are a quarter of the file they are given back: by moving the last pages into the holes
+   * (incremental vacuum, the mode of every session created since packing), or, for an older
+   * session, by one full VACUUM that also switches it to that mode.
+   */
+  private dropFreePages(): void {
+    const pragma = (name: string): number => Number(this.db.exec(`PRAGMA ${name}`)[0]?.values[0]?.[0] ?? 0);
+    if (pragma('freelist_count') * 4 <= pragma('page_count')) return;
+    if (pragma('auto_vacuum') === AUTO_VACUUM_INCREMENTAL) this.db.exec('PRAGMA incremental_vacuum');
+    else this.db.exec(`PRAGMA auto_vacuum = ${AUTO_VACUUM_INCREMENTAL}; VACUUM`);
   }
 
   protected requireSession(sessionId: string): void {
@@ -512,7 +559,6 @@ export class SessionEngine {
    */
   async close(): Promise<void> {
     if (this.closed) return;
-    await Promise.all(this.packs);
     if (this.journal && this.journal.bytes >= FOLD_AT_CLOSE_MIN_BYTES && this.journal.bytes * 4 >= this.snapshotBytes) {
       try {
         this.compact(this.journal);
@@ -540,6 +586,7 @@ export class SessionEngine {
   }
 
   private release(): void {
+    clearTimeout(this.packTimer);
     for (const prepared of this.statements.values()) prepared.free();
     this.statements.clear();
     this.db.close();
