@@ -57,8 +57,8 @@ const FOLD_AT_CLOSE_MIN_BYTES = 256 * 1024;
 /** SQLite's `auto_vacuum` mode that frees pages on request (see dropFreePages). */
 const AUTO_VACUUM_INCREMENTAL = 2;
 
-/** Packing waits until no write came for this long (see packLater). */
-const PACK_IDLE_MS = 25;
+/** Packing and folding wait until no write came for this long (see idleWork). */
+const IDLE_MS = 25;
 /** How long one turn of packing may hold the thread. */
 const PACK_SLICE_MS = 4;
 /** How many written texts wait for packing at most. */
@@ -261,9 +261,11 @@ export class SessionEngine {
   private readonly knownSessions = new Set<string>();
   private closed = false;
   private nextCompactionCheck = 0;
+  /** The journal is past the compaction threshold; the next pause in the writes folds it. */
+  private compactionDue = false;
   /** Long texts written and not packed yet, oldest first (see packLater). */
   private readonly toPack: { readonly sql: string; readonly key: readonly SqlParameter[]; readonly text: string }[] = [];
-  private packTimer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   protected constructor(
     protected readonly db: Database,
@@ -392,8 +394,8 @@ export class SessionEngine {
    */
   protected write(operations: readonly JournalOperation[], durable = false): number {
     this.assertOpen();
-    // Packing waits for a pause in the writes (see packLater).
-    this.packTimer?.refresh();
+    // Packing and folding wait for a pause in the writes (see idleWork).
+    this.idleTimer?.refresh();
     const journal = this.journal;
     if (!journal) throw new StoreUsageError(`The store in ${this.stateDir} was opened read-only.`);
     let seq = 0;
@@ -415,9 +417,24 @@ export class SessionEngine {
     return seq;
   }
 
+  /**
+   * A journal past the policy's threshold is folded once the writes pause (see idleWork): a
+   * snapshot costs an export and a durable write of the whole session, which no record should
+   * wait for. Only a journal twice past it, the writes never pausing, is folded on the write's path.
+   */
   private compactIfDue(journal: JournalWriter): void {
     const threshold = Math.max(this.compaction.minJournalBytes, this.compaction.journalToSnapshotRatio * this.snapshotBytes);
     if (journal.bytes <= threshold || journal.bytes < this.nextCompactionCheck) return;
+    if (journal.bytes <= 2 * threshold) {
+      this.compactionDue = true;
+      this.whenIdle();
+      return;
+    }
+    this.compactNow(journal, threshold);
+  }
+
+  private compactNow(journal: JournalWriter, threshold: number): void {
+    this.compactionDue = false;
     try {
       this.compact(journal);
     } catch (error) {
@@ -461,7 +478,7 @@ export class SessionEngine {
 
   /**
    * Packs a long text a write just stored (packed-text.ts) once the store has been idle for
-   * PACK_IDLE_MS: `sql` (one of packed-text.ts's REPACK_ statements) puts the BLOB in place if
+   * IDLE_MS: `sql` (one of packed-text.ts's REPACK_ statements) puts the BLOB in place if
    * the row still holds that text. Deflating on a record's path, among its statements or on the
    * threadpool (whose callbacks cost the thread a stream each), slowed records by 0.2 to 0.5x
    * the baseline; an agent's records come with gaps (the tool runs, the model answers), and the
@@ -473,13 +490,27 @@ export class SessionEngine {
     this.toPack.push({ sql, key, text });
     // Texts held for packing are bounded; older ones wait for the next snapshot instead.
     if (this.toPack.length > PACK_QUEUE_LIMIT) this.toPack.shift();
-    this.packTimer ??= setTimeout(() => this.packQueued(), PACK_IDLE_MS).unref();
+    this.whenIdle();
   }
 
-  /** Packs queued texts for up to PACK_SLICE_MS, then waits for the next idle moment. */
-  private packQueued(): void {
-    this.packTimer = undefined;
+  /** Runs idleWork once no write has come for IDLE_MS. */
+  private whenIdle(): void {
+    this.idleTimer ??= setTimeout(() => this.idleWork(), IDLE_MS).unref();
+  }
+
+  /** What waits for a pause in the writes: packing, in slices, then a due fold. */
+  private idleWork(): void {
+    this.idleTimer = undefined;
     if (this.closed) return;
+    this.packQueued();
+    if (this.toPack.length > 0) this.whenIdle();
+    else if (this.compactionDue && this.journal) {
+      this.compactNow(this.journal, Math.max(this.compaction.minJournalBytes, this.compaction.journalToSnapshotRatio * this.snapshotBytes));
+    }
+  }
+
+  /** Packs queued texts for up to PACK_SLICE_MS. */
+  private packQueued(): void {
     const deadline = performance.now() + PACK_SLICE_MS;
     try {
       for (let next = this.toPack.shift(); next !== undefined; next = this.toPack.shift()) {
@@ -491,9 +522,7 @@ export class SessionEngine {
       // Only how values are kept is at stake: they stay text until the next snapshot packs them.
       this.toPack.length = 0;
       this.warn(`Could not pack outputs in ${this.stateDir} (${(error as Error).message}); they stay text until the next snapshot.`);
-      return;
     }
-    if (this.toPack.length > 0) this.packTimer = setTimeout(() => this.packQueued(), PACK_IDLE_MS).unref();
   }
 
   /**
@@ -559,9 +588,10 @@ export class SessionEngine {
    */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.journal && this.journal.bytes >= FOLD_AT_CLOSE_MIN_BYTES && this.journal.bytes * 4 >= this.snapshotBytes) {
+    const journal = this.journal;
+    if (journal && (this.compactionDue || (journal.bytes >= FOLD_AT_CLOSE_MIN_BYTES && journal.bytes * 4 >= this.snapshotBytes))) {
       try {
-        this.compact(this.journal);
+        this.compact(journal);
       } catch (error) {
         this.warn(`Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); its journal keeps everything.`);
       }
@@ -586,7 +616,7 @@ export class SessionEngine {
   }
 
   private release(): void {
-    clearTimeout(this.packTimer);
+    clearTimeout(this.idleTimer);
     for (const prepared of this.statements.values()) prepared.free();
     this.statements.clear();
     this.db.close();
