@@ -423,18 +423,24 @@ export class SessionEngine {
    * wait for. Only a journal twice past it, the writes never pausing, is folded on the write's path.
    */
   private compactIfDue(journal: JournalWriter): void {
-    const threshold = Math.max(this.compaction.minJournalBytes, this.compaction.journalToSnapshotRatio * this.snapshotBytes);
+    const threshold = this.compactionThreshold();
     if (journal.bytes <= threshold || journal.bytes < this.nextCompactionCheck) return;
     if (journal.bytes <= 2 * threshold) {
       this.compactionDue = true;
       this.whenIdle();
       return;
     }
-    this.compactNow(journal, threshold);
+    this.compactNow(journal);
   }
 
-  private compactNow(journal: JournalWriter, threshold: number): void {
+  /** The journal's size past which it is folded (the compaction policy). */
+  private compactionThreshold(): number {
+    return Math.max(this.compaction.minJournalBytes, this.compaction.journalToSnapshotRatio * this.snapshotBytes);
+  }
+
+  private compactNow(journal: JournalWriter): void {
     this.compactionDue = false;
+    const threshold = this.compactionThreshold();
     try {
       this.compact(journal);
     } catch (error) {
@@ -504,9 +510,7 @@ export class SessionEngine {
     if (this.closed) return;
     this.packQueued();
     if (this.toPack.length > 0) this.whenIdle();
-    else if (this.compactionDue && this.journal) {
-      this.compactNow(this.journal, Math.max(this.compaction.minJournalBytes, this.compaction.journalToSnapshotRatio * this.snapshotBytes));
-    }
+    else if (this.compactionDue && this.journal) this.compactNow(this.journal);
   }
 
   /** Packs queued texts for up to PACK_SLICE_MS. */
