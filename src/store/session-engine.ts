@@ -504,13 +504,17 @@ export class SessionEngine {
     this.idleTimer ??= setTimeout(() => this.idleWork(), IDLE_MS).unref();
   }
 
-  /** What waits for a pause in the writes: packing, in slices, then a due fold. */
+  /**
+   * What waits for a pause in the writes: a due fold, which packs everything queued on its way,
+   * or else packing, in slices. The fold goes first: packing that falls behind must not keep
+   * it waiting until the journal doubles and a record pays for it.
+   */
   private idleWork(): void {
     this.idleTimer = undefined;
     if (this.closed) return;
-    this.packQueued();
+    if (this.compactionDue && this.journal) this.compactNow(this.journal);
+    else this.packQueued();
     if (this.toPack.length > 0) this.whenIdle();
-    else if (this.compactionDue && this.journal) this.compactNow(this.journal);
   }
 
   /** Packs queued texts for up to PACK_SLICE_MS. */
