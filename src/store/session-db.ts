@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import { REPLAYS } from '../core/declarations';
 import type { CallFinish, CallStart } from '../core/ledger';
 import type { ZunoEvent } from '../core/events';
@@ -201,7 +201,7 @@ export class SessionDb extends SessionEngine {
       throw new StoreCorruptError(`A message of session ${sessionId} in ${this.stateDir} is empty. Move ${this.stateDir} aside.`);
     const stored = JSON.parse(json) as StoredMessage;
     if (!('contentInCall' in stored)) return stored;
-    const output = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, stored.callId])?.['output'];
+    const output = this.storedOutput(sessionId, stored.callId);
     if (typeof output !== 'string' && !(output instanceof Uint8Array)) {
       throw new StoreCorruptError(
         `The transcript of session ${sessionId} in ${this.stateDir} refers to the output of call ${stored.callId}, which is not stored. Move ${this.stateDir} aside.`,
@@ -306,9 +306,13 @@ export class SessionDb extends SessionEngine {
     return row ? toCallRow(row) : undefined;
   }
 
+  /** A call's output as stored: text, packed, or null (undefined: no such call). */
+  private storedOutput(sessionId: string, callId: string): SqlValue | undefined {
+    return this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId])?.['output'];
+  }
+
   private callOutput(sessionId: string, callId: string): string | undefined {
-    const row = this.one('SELECT output FROM calls WHERE session_id = ? AND call_id = ?', [sessionId, callId]);
-    return storedText(row?.['output'], `The output of call ${callId} of session ${sessionId} in ${this.stateDir}`);
+    return storedText(this.storedOutput(sessionId, callId), `The output of call ${callId} of session ${sessionId} in ${this.stateDir}`);
   }
 
   /**

@@ -447,7 +447,7 @@ export class SessionEngine {
       // The journal still holds everything, so nothing is lost; try again after as much growth.
       this.nextCompactionCheck = journal.bytes + threshold;
       this.warn(
-        `Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); the journal keeps growing until it can.`,
+        `Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); the journal keeps everything until one can be written.`,
       );
     }
   }
@@ -492,7 +492,6 @@ export class SessionEngine {
    * is. Whatever is still queued at a snapshot is packed by it (PACK_ALL).
    */
   protected packLater(sql: string, key: readonly SqlParameter[], text: string): void {
-    if (!this.writable) return;
     this.toPack.push({ sql, key, text });
     // Texts held for packing are bounded; older ones wait for the next snapshot instead.
     if (this.toPack.length > PACK_QUEUE_LIMIT) this.toPack.shift();
@@ -597,13 +596,8 @@ export class SessionEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     const journal = this.journal;
-    if (journal && (this.compactionDue || (journal.bytes >= FOLD_AT_CLOSE_MIN_BYTES && journal.bytes * 4 >= this.snapshotBytes))) {
-      try {
-        this.compact(journal);
-      } catch (error) {
-        this.warn(`Could not write a new snapshot in ${this.stateDir} (${(error as Error).message}); its journal keeps everything.`);
-      }
-    }
+    if (journal && (this.compactionDue || (journal.bytes >= FOLD_AT_CLOSE_MIN_BYTES && journal.bytes * 4 >= this.snapshotBytes)))
+      this.compactNow(journal);
     this.closed = true;
     try {
       await this.journal?.close();

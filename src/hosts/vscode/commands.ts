@@ -35,19 +35,12 @@ export interface CommandContext {
   readonly decideProposal: (approved: boolean) => Promise<void>;
 }
 
-/** The config with every write begun so far applied (see ConfigSource.settled). */
-async function currentConfig(context: CommandContext): Promise<ZunoConfig> {
-  const resolved = await context.config.settled();
-  if (!resolved.ok) throw new Error(`Fix the configuration first:\n${resolved.message}`);
-  return resolved.config;
-}
-
 async function focusChat(): Promise<void> {
   await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
 }
 
 async function toggleTools(context: CommandContext): Promise<void> {
-  const config = await currentConfig(context);
+  const config = await context.config.settledConfig();
   const environment = context.environment(config);
   const items = context
     .registrations()
@@ -92,7 +85,7 @@ async function toggleTools(context: CommandContext): Promise<void> {
 }
 
 async function setApiKey(context: CommandContext): Promise<void> {
-  const config = await currentConfig(context);
+  const config = await context.config.settledConfig();
   if (config.model.provider === 'vscode-lm') {
     void vscode.window.showInformationMessage(
       'VS Code language models need no key in Zuno. To use a server that does, run “Zuno: Select Model” first.',

@@ -14,7 +14,7 @@
 import * as vscode from 'vscode';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PermissionRule } from '../../core/config';
+import type { PermissionRule, ZunoConfig } from '../../core/config';
 import { resolveConfig, SETTINGS_PREFIX, settingDefinitions, type ConfigLayer, type ResolvedConfig } from './settings';
 import { sameSettingValue, whenHolds } from './settle';
 
@@ -136,6 +136,13 @@ export class ConfigSource implements vscode.Disposable {
   async settled(): Promise<ResolvedConfig> {
     await this.writes;
     return this.resolved;
+  }
+
+  /** `settled()` for a command that needs a valid config: its problems are the error otherwise. */
+  async settledConfig(): Promise<ZunoConfig> {
+    const resolved = await this.settled();
+    if (!resolved.ok) throw new Error(`Fix the configuration first:\n${resolved.message}`);
+    return resolved.config;
   }
 
   /**

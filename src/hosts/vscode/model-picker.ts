@@ -30,13 +30,6 @@ const PROVIDER_LABELS: Readonly<Record<ModelProviderName, string>> = {
   'vscode-lm': 'VS Code Language Model (models other extensions provide, e.g. Copilot)',
 };
 
-/** The config with every write begun so far applied (see ConfigSource.settled). */
-async function currentConfig(context: PickerContext): Promise<ZunoConfig> {
-  const resolved = await context.config.settled();
-  if (!resolved.ok) throw new Error(`Fix the configuration first:\n${resolved.message}`);
-  return resolved.config;
-}
-
 /** The mode is a workspace decision: written to the workspace settings unless a scope already sets it. */
 export async function writePermissionMode(config: ConfigSource, mode: PermissionMode): Promise<void> {
   await config.write(`${SETTINGS_PREFIX}.permission.mode`, mode, 'workspace');
@@ -65,7 +58,7 @@ interface ServerChoice {
 }
 
 export async function selectModel(context: PickerContext): Promise<void> {
-  const config = await currentConfig(context);
+  const config = await context.config.settledConfig();
   let server: ServerChoice | undefined = { provider: config.model.provider, baseUrl: config.model.base_url };
   while (server) {
     if (server.provider === 'vscode-lm') {
@@ -176,7 +169,7 @@ async function pickServer(config: ZunoConfig, from: ServerChoice): Promise<Serve
 
 /** The models VS Code's Language Model API offers; returns a server to go to when the user asks for one. */
 async function pickLanguageModel(context: PickerContext): Promise<ServerChoice | undefined> {
-  const config = await currentConfig(context);
+  const config = await context.config.settledConfig();
   const models = await availableChatModels();
   const changeServer = { label: 'Change server or provider…', id: undefined };
   const picked = await vscode.window.showQuickPick(
