@@ -45,6 +45,7 @@ import { definePacking } from '../src/store/packed-text';
 import { MIGRATIONS } from '../src/store/schema';
 import { loadSqlJs } from '../src/store/sqljs';
 import { Store } from '../src/store/store';
+import type { CallFinish, CallStart } from '../src/core/ledger';
 import type { BenchResult } from './run';
 
 const SIZES = [100, 10_000, 100_000];
@@ -79,6 +80,31 @@ const output = (index: number): string => {
   const start = (index * 7919) % (SOURCE_TEXT.length - OUTPUT_BYTES);
   return `output ${index}: ${SOURCE_TEXT.slice(start, start + OUTPUT_BYTES - 20)}`;
 };
+
+/** A shell call's start as the loop records it; `make <callId>` as its command. */
+const shellStart = (sessionId: string, callId: string, turn: number): CallStart => ({
+  sessionId,
+  callId,
+  turn,
+  position: 0,
+  tool: 'shell',
+  argumentsJson: JSON.stringify({ command: `make ${callId}` }),
+  declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
+  attempt: 1,
+  startedAt: Date.now(),
+});
+
+/** That call's successful finish with `text` as its output. */
+const okFinish = (sessionId: string, callId: string, text: string): CallFinish => ({
+  sessionId,
+  callId,
+  outcome: 'ok',
+  output: text,
+  truncated: false,
+  attempt: 1,
+  finishedAt: Date.now(),
+  durationMs: 5,
+});
 
 /** One session's database with `calls` finished calls of 8 KB outputs, as a snapshot. */
 function sessionSnapshot(SQL: SqlJsStatic, id: string, calls: number, words: (index: number) => string = () => ''): Uint8Array {
@@ -207,30 +233,11 @@ async function records(stateDir: string, resumed?: string): Promise<RecordTimes>
     const viaStore = async (index: number): Promise<number> => {
       const before = statSync(journal).size;
       const beginStart = performance.now();
-      await store.recordStart({
-        sessionId,
-        callId: `new-${index}`,
-        turn: index,
-        position: 0,
-        tool: 'shell',
-        argumentsJson: JSON.stringify({ command: `make new-${index}` }),
-        declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
-        attempt: 1,
-        startedAt: Date.now(),
-      });
+      await store.recordStart(shellStart(sessionId, `new-${index}`, index));
       const startMs = performance.now() - beginStart;
       const middle = statSync(journal).size;
       const beginFinish = performance.now();
-      await store.recordFinish({
-        sessionId,
-        callId: `new-${index}`,
-        outcome: 'ok',
-        output: output(index),
-        truncated: false,
-        attempt: 1,
-        finishedAt: Date.now(),
-        durationMs: 5,
-      });
+      await store.recordFinish(okFinish(sessionId, `new-${index}`, output(index)));
       const finishMs = performance.now() - beginFinish;
       startBytes = middle - before;
       finishBytes = statSync(journal).size - middle;
@@ -340,27 +347,8 @@ async function writeDiskSession(stateDir: string, outputs: readonly string[]): P
   for (const [index, text] of outputs.entries()) {
     const prompt = `please run step ${index}`;
     writer.appendMessage('disk', { role: 'user', content: prompt });
-    await writer.recordStart({
-      sessionId: 'disk',
-      callId: `c${index}`,
-      turn: index,
-      position: 0,
-      tool: 'shell',
-      argumentsJson: '{"command":"make"}',
-      declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
-      attempt: 1,
-      startedAt: Date.now(),
-    });
-    await writer.recordFinish({
-      sessionId: 'disk',
-      callId: `c${index}`,
-      outcome: 'ok',
-      output: text,
-      truncated: false,
-      attempt: 1,
-      finishedAt: Date.now(),
-      durationMs: 1,
-    });
+    await writer.recordStart({ ...shellStart('disk', `c${index}`, index), argumentsJson: '{"command":"make"}' });
+    await writer.recordFinish({ ...okFinish('disk', `c${index}`, text), durationMs: 1 });
     // As the loop does: the assistant message that asked for the call, and the tool result.
     writer.appendMessage('disk', {
       role: 'assistant',
@@ -444,27 +432,8 @@ async function foldRecords(stateDir: string, sessionId: string, pauseEvery?: num
     for (let index = 0; index < FOLD_RECORDS; index++) {
       const callId = `fold-${pauseEvery ?? 0}-${index}`;
       const begin = performance.now();
-      await store.recordStart({
-        sessionId,
-        callId,
-        turn: index,
-        position: 0,
-        tool: 'shell',
-        argumentsJson: JSON.stringify({ command: `make ${callId}` }),
-        declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
-        attempt: 1,
-        startedAt: Date.now(),
-      });
-      await store.recordFinish({
-        sessionId,
-        callId,
-        outcome: 'ok',
-        output: output(index),
-        truncated: false,
-        attempt: 1,
-        finishedAt: Date.now(),
-        durationMs: 5,
-      });
+      await store.recordStart(shellStart(sessionId, callId, index));
+      await store.recordFinish(okFinish(sessionId, callId, output(index)));
       maxRecordMs = Math.max(maxRecordMs, performance.now() - begin);
       if (pauseEvery !== undefined && index % pauseEvery === pauseEvery - 1) {
         const beginPause = performance.now();
