@@ -588,22 +588,35 @@ export class SessionEngine {
   }
 
   /**
-   * Folds a journal of some size into the snapshot, flushes, releases the lock and frees the
-   * database. Calling it again does nothing. The fold leaves the session as compact as it can
-   * be (the journal holds outputs as plain text; the snapshot holds them packed): it costs one
-   * export of the session, paid here rather than by a later record.
+   * Ends the writes and leaves the files as a closed session keeps them: a journal of some size
+   * folded into the snapshot, the journal without its reserve and flushed. The database stays
+   * readable and the lock held, so the caller can read what the files now hold (the search index
+   * records their sizes and times) before `close` releases them. The fold leaves the session as
+   * compact as it can be (the journal holds outputs as plain text; the snapshot holds them
+   * packed): it costs one export of the session, paid here rather than by a later record.
    */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  async stopWriting(): Promise<void> {
     const journal = this.journal;
-    if (journal && (this.compactionDue || (journal.bytes >= FOLD_AT_CLOSE_MIN_BYTES && journal.bytes * 4 >= this.snapshotBytes)))
+    if (this.closed || !journal) return;
+    if (this.compactionDue || (journal.bytes >= FOLD_AT_CLOSE_MIN_BYTES && journal.bytes * 4 >= this.snapshotBytes))
       this.compactNow(journal);
-    this.closed = true;
-    try {
-      await this.journal?.close();
-    } finally {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.journal = undefined;
+    this.writable = false;
+    await journal.close();
+  }
+
+  private closing: Promise<void> | undefined;
+
+  /** `stopWriting`, then releases the lock and frees the database. Calling it again does nothing more. */
+  close(): Promise<void> {
+    this.closing ??= this.stopWriting().finally(() => {
+      if (this.closed) return;
+      this.closed = true;
       this.release();
-    }
+    });
+    return this.closing;
   }
 
   /** `close` without waiting: the journal is fdatasync'ed on this thread. For a failed open and for eviction. */
@@ -633,10 +646,5 @@ export class SessionEngine {
   /** Whether this process has calls of the session running: such a session must stay open. */
   get busy(): boolean {
     return this.startedHere.size > 0;
-  }
-
-  /** The journal and snapshot bytes this session takes on disk (for listings). */
-  get journalBytes(): number {
-    return this.journal?.bytes ?? 0;
   }
 }

@@ -270,9 +270,11 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
    */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.indexWrittenSessions();
     this.closed = true;
     const errors: unknown[] = [];
+    // Each session's files as they stay (folded, the journal's reserve cut off), so that the index made from them is current.
+    for (const db of this.writers.values()) await db.stopWriting().catch((error: unknown) => errors.push(error));
+    this.indexWrittenSessions();
     for (const db of [...this.writers.values(), ...(this.legacy?.values() ?? [])]) {
       await db.close().catch((error: unknown) => errors.push(error));
     }

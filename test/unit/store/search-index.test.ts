@@ -56,6 +56,25 @@ test('issue 9: a session written and then searched right after a restart is foun
   assert.deepEqual(searchWithProgress(reopened, 'grep').ids.sort(), ['alpha', 'beta'], 'and the tool and arguments of calls');
 });
 
+test('issue 9: a session whose journal the writer folds into its snapshot at close is indexed as its files then stay, so the first search after a restart indexes nothing', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const writer = await Store.open({ stateDir });
+  await writeSession(writer, 'big', 'tokenizer');
+  // Past the journal size a closing writer folds (256 KiB).
+  for (let index = 2; index <= 45; index++) {
+    await writer.recordStart(callStart('big', `c${index}`));
+    await writer.recordFinish(callFinish('big', `c${index}`, { output: `${index}: ${'payload '.repeat(1024)}` }));
+  }
+  await writer.close();
+  assert.ok(existsSync(join(stateDir, 'sessions', 'big', 'snapshot.sqlite')), 'the journal was folded at close');
+
+  const reopened = await openStore(context, stateDir);
+  assert.equal(reopened.searchIndexState('big'), 'current');
+  const found = searchWithProgress(reopened, 'tokenizer lives');
+  assert.deepEqual(found.ids, ['big']);
+  assert.deepEqual(found.progress, [], 'nothing was indexed by the search');
+});
+
 test('issue 9: sessions this process closed early to bound its open sessions are indexed too when the store closes', async (context) => {
   const stateDir = temporaryDirectory(context);
   const writer = await Store.open({ stateDir });
