@@ -7,12 +7,19 @@
  * Sequence numbers increase by one per line and never restart. A snapshot records the last
  * sequence it contains, so replay skips lines already inside it, and a gap (lines lost) is
  * detected instead of silently producing a store with holes.
+ *
+ * The journal ends at the file's first NUL byte. A writer keeps zeros written ahead of its end
+ * (see JournalWriter.reserve), and no line holds a NUL: JSON escapes it. Whatever follows the
+ * first NUL is reserve, or bytes of lines that were never acknowledged (a power loss can keep
+ * some pages of an unsynced write and not others); readers ignore it and a new writer cuts it off.
  */
 import {
   appendFileSync,
   closeSync,
+  constants,
   fdatasync,
   fdatasyncSync,
+  fstatSync,
   ftruncateSync,
   openSync,
   readFileSync,
@@ -48,6 +55,13 @@ export interface JournalContents {
 }
 
 const NEWLINE = 0x0a;
+const NUL = 0x00;
+
+/** The journal's bytes in a file's contents: up to its first NUL (see the top of this file). */
+function journalPart(data: Buffer): Buffer {
+  const end = data.indexOf(NUL);
+  return end === -1 ? data : data.subarray(0, end);
+}
 
 function isSqlParameter(value: unknown): value is SqlParameter {
   return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
@@ -79,14 +93,14 @@ function parseLine(text: string): { seq: number; operations: JournalOperation[];
 }
 
 /**
- * Reads a journal file. A missing file is an empty journal. A final line without its newline
- * is reported as torn and left out; any other bad line, or a gap in the sequence, throws a
- * StoreCorruptError naming the file and the line.
+ * Reads a journal file, up to its first NUL. A missing file is an empty journal. A final line
+ * without its newline is reported as torn and left out; any other bad line, or a gap in the
+ * sequence, throws a StoreCorruptError naming the file and the line.
  */
 export function readJournal(path: string, snapshotSeq: number): JournalContents {
   let data: Buffer;
   try {
-    data = readFileSync(path);
+    data = journalPart(readFileSync(path));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], lastSeq: snapshotSeq, validLength: 0 };
     throw error;
@@ -134,13 +148,17 @@ export function readJournal(path: string, snapshotSeq: number): JournalContents 
  */
 export function removeTornTail(path: string, validLength: number): string {
   const aside = `${path}.torn`;
-  const fragment = readFileSync(path).subarray(validLength);
+  const fragment = journalPart(readFileSync(path).subarray(validLength));
   appendFileSync(aside, fragment);
   truncateSync(path, validLength);
   return aside;
 }
 
 const fdatasyncAsync = promisify(fdatasync);
+
+/** How far ahead of the journal's end a writer keeps zeros (see JournalWriter.reserve). */
+export const RESERVE_BYTES = 1024 * 1024;
+let zeros: Buffer | undefined;
 
 /**
  * Appends lines to the journal of a writable store. Writes are synchronous (`writeSync`), so
@@ -150,7 +168,10 @@ const fdatasyncAsync = promisify(fdatasync);
  */
 export class JournalWriter {
   private readonly fd: number;
+  /** Where the journal ends: the next line goes here. */
   private size: number;
+  /** Where the file ends: past `size` it holds the reserve's zeros. */
+  private capacity: number;
   private lastSeq: number;
   private durableSeq: number;
   private syncing: Promise<void> | undefined;
@@ -165,9 +186,14 @@ export class JournalWriter {
     lastSeq: number,
     size: number,
   ) {
-    // O_APPEND: after `reset` truncates the file, the next write lands at offset 0.
-    this.fd = openSync(path, 'a');
+    // Lines are written at `size`, in front of the reserve. Not O_APPEND: on Linux, a positioned
+    // write to such a file still lands at its end.
+    this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o666);
+    // What follows the journal (the reserve of a writer that was killed, or bytes of lines it never
+    // acknowledged) is cut off: this writer writes its own reserve.
+    if (fstatSync(this.fd).size !== size) ftruncateSync(this.fd, size);
     this.size = size;
+    this.capacity = size;
     this.lastLineStart = size;
     this.lastSeq = lastSeq;
     this.durableSeq = lastSeq;
@@ -194,11 +220,12 @@ export class JournalWriter {
     const buffer = Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8');
     let written = 0;
     try {
-      while (written < buffer.length) written += writeSync(this.fd, buffer, written, buffer.length - written);
+      while (written < buffer.length) written += writeSync(this.fd, buffer, written, buffer.length - written, this.size + written);
     } catch (error) {
       if (written > 0) {
         try {
           ftruncateSync(this.fd, this.size);
+          this.capacity = this.size;
         } catch (truncateError) {
           // A partial line is stuck at the end: appending more would bury it mid-file. Stop here;
           // on the next open it is a torn final line, which is handled.
@@ -211,8 +238,43 @@ export class JournalWriter {
     }
     this.lastLineStart = this.size;
     this.size += buffer.length;
+    this.capacity = Math.max(this.capacity, this.size);
     this.lastSeq = seq;
     return seq;
+  }
+
+  /** Whether the reserve is down to less than half (see `reserve`). */
+  get reserveLow(): boolean {
+    return this.capacity - this.size < RESERVE_BYTES / 2;
+  }
+
+  /**
+   * Writes zeros ahead of the journal's end, up to RESERVE_BYTES, and starts making them
+   * durable; for when the writes pause. A line then overwrites blocks the file already has, so
+   * its fdatasync writes the line's pages alone; a line that grows the file also makes the file
+   * system commit the new size and blocks to its own journal: the appends of a record took
+   * about 1.45x as long as the same writes into zeros here (bench/store.bench.ts shows both).
+   * Returns whether it wrote. On a failure (a full disk) the file is cut back and lines grow it
+   * again, as without a reserve.
+   */
+  reserve(): boolean {
+    if (this.damaged || !this.reserveLow) return false;
+    const end = this.size + RESERVE_BYTES;
+    zeros ??= Buffer.alloc(RESERVE_BYTES);
+    try {
+      for (let at = this.capacity; at < end;) at += writeSync(this.fd, zeros, 0, Math.min(zeros.length, end - at), at);
+      this.capacity = end;
+    } catch {
+      try {
+        ftruncateSync(this.fd, this.size);
+        this.capacity = this.size;
+      } catch {
+        // The zeros past the journal's end stay; readers stop at the first one.
+      }
+      return false;
+    }
+    this.sync().catch(() => undefined);
+    return true;
   }
 
   /**
@@ -226,6 +288,7 @@ export class JournalWriter {
     this.retractions++;
     try {
       ftruncateSync(this.fd, this.lastLineStart);
+      this.capacity = this.lastLineStart;
     } catch (error) {
       this.damaged = new Error(
         `The journal ${this.path} could not be cut back after a write failed (${(error as Error).message}); no more writes are accepted. Reopen the store.`,
@@ -271,12 +334,25 @@ export class JournalWriter {
   reset(): void {
     ftruncateSync(this.fd, 0);
     this.size = 0;
+    this.capacity = 0;
     this.durableSeq = this.lastSeq;
+  }
+
+  /** A closed journal keeps no reserve: the file is the journal, for whoever reads or copies it. */
+  private dropReserve(): void {
+    if (this.capacity === this.size) return;
+    try {
+      ftruncateSync(this.fd, this.size);
+      this.capacity = this.size;
+    } catch {
+      // The zeros stay; readers stop at the first one, and the next writer cuts them off.
+    }
   }
 
   /** Closes without waiting for a sync in flight: the lines are fdatasync'ed here instead. */
   closeSync(): void {
     try {
+      this.dropReserve();
       if (this.durableSeq < this.lastSeq) fdatasyncSync(this.fd);
       this.durableSeq = this.lastSeq;
     } finally {
@@ -287,6 +363,7 @@ export class JournalWriter {
   async close(): Promise<void> {
     await this.syncing?.catch(() => undefined);
     try {
+      this.dropReserve();
       if (this.durableSeq < this.lastSeq) fdatasyncSync(this.fd);
       this.durableSeq = this.lastSeq;
     } finally {

@@ -414,6 +414,7 @@ export class SessionEngine {
       });
     }
     this.compactIfDue(journal);
+    if (journal.reserveLow) this.whenIdle();
     return seq;
   }
 
@@ -505,14 +506,16 @@ export class SessionEngine {
 
   /**
    * What waits for a pause in the writes: a due fold, which packs everything queued on its way,
-   * or else packing, in slices. The fold goes first: packing that falls behind must not keep
-   * it waiting until the journal doubles and a record pays for it.
+   * or else packing, in slices; then the journal's reserve, so that the next records overwrite
+   * zeros instead of growing the file (JournalWriter.reserve). The fold goes first: packing that
+   * falls behind must not keep it waiting until the journal doubles and a record pays for it.
    */
   private idleWork(): void {
     this.idleTimer = undefined;
     if (this.closed) return;
     if (this.compactionDue && this.journal) this.compactNow(this.journal);
     else this.packQueued();
+    this.journal?.reserve();
     if (this.toPack.length > 0) this.whenIdle();
   }
 

@@ -8,7 +8,11 @@
 //   hold        open the store, create SESSION_ID and write it (taking its lock), print "ready", then wait
 //   write-loop  create SESSION_ID and append messages forever with a tiny compaction threshold,
 //               printing "acked N" after each append returns
+//   record-turns  create SESSION_ID and record calls (start + finish) forever in turns of five
+//               with a pause after each turn, where the writer folds and writes zeros ahead of
+//               its journal, printing "acked N" after each finish returns
 import { Store } from '../../src/store/store';
+import { turnOutput } from './store-fixtures';
 
 async function main(): Promise<void> {
   const [stateDir, mode, sessionId = 'session-1'] = process.argv.slice(2);
@@ -46,6 +50,35 @@ async function main(): Promise<void> {
       say(`acked ${index}`);
       // Yield now and then so the queued "acked" lines reach the parent while writing goes on.
       if (index % 25 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  } else if (mode === 'record-turns') {
+    const store = await Store.open({ stateDir, compaction: { minJournalBytes: 64 * 1024, journalToSnapshotRatio: 0.5 } });
+    if (!store.getSession(sessionId)) store.createSession({ id: sessionId, workspace: '/workspace' });
+    for (let index = store.calls(sessionId).length + 1; ; index++) {
+      const callId = `call-${index}`;
+      await store.recordStart({
+        sessionId,
+        callId,
+        turn: index,
+        position: 0,
+        tool: 'shell',
+        argumentsJson: JSON.stringify({ command: `make ${callId}` }),
+        declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
+        attempt: 1,
+        startedAt: Date.now(),
+      });
+      await store.recordFinish({
+        sessionId,
+        callId,
+        outcome: 'ok',
+        output: turnOutput(index),
+        truncated: false,
+        attempt: 1,
+        finishedAt: Date.now(),
+        durationMs: 1,
+      });
+      say(`acked ${index}`);
+      if (index % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 40));
     }
   } else {
     throw new Error(`unknown mode ${mode}`);

@@ -1,11 +1,27 @@
 // Shared pieces for the store tests: real temp dirs, ledger records, and a real child process.
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallFinish, CallStart } from '../../src/core/ledger';
 import type { TestContext } from 'node:test';
+
+/**
+ * A journal's text: the file up to its first NUL. A writer keeps zeros written ahead of the
+ * journal's end (JournalWriter.reserve), so the file's size is not the journal's.
+ */
+export function journalText(path: string): string {
+  const data = readFileSync(path);
+  const end = data.indexOf(0);
+  return data.toString('utf8', 0, end === -1 ? data.length : end);
+}
+
+/** The journal's length in bytes (see journalText). */
+export const journalLength = (path: string): number => Buffer.byteLength(journalText(path));
+
+/** The output store-child.ts's record-turns mode gives call N. */
+export const turnOutput = (index: number): string => `output ${index} ${'z'.repeat(2000 + (index % 500))}`;
 
 /** A fresh directory under the OS temp dir, removed when the test ends. */
 export function temporaryDirectory(context: TestContext, prefix = 'zuno-store-'): string {

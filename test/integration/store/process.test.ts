@@ -2,10 +2,10 @@
 // writes, a real second writer, and a lock left behind by a process that really died.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INTERRUPTED_OUTPUT, StateDirInUseError, Store, recoveryNoticeText } from '../../../src/store/store';
-import { killHard, startStoreChild, temporaryDirectory } from '../../support/store-fixtures';
+import { journalLength, killHard, startStoreChild, temporaryDirectory, turnOutput } from '../../support/store-fixtures';
 
 test('R3: a call whose start was recorded survives kill -9 as running, and recovery makes it indeterminate with a notice', async (context) => {
   const stateDir = temporaryDirectory(context);
@@ -60,6 +60,33 @@ test('R3: a process killed at arbitrary points while writing and compacting leav
   }
   assert.ok(existsSync(join(stateDir, 'sessions', 'session-burst', 'snapshot.sqlite')), 'compaction ran during the bursts');
   for (const warning of warnings) assert.match(warning, /cut short by a crash/);
+});
+
+test('issue 9, R3: a writer killed -9 while its records overwrite the zeros it wrote ahead of the journal leaves every acknowledged record', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const journal = join(stateDir, 'sessions', 'session-turns', 'journal.jsonl');
+  const acknowledged = new Set<number>();
+  for (let round = 1; round <= 2; round++) {
+    const child = startStoreChild(context, [stateDir, 'record-turns', 'session-turns']);
+    // Past several turns, pauses and folds, then killed mid-turn.
+    const target = Math.max(0, ...acknowledged) + 40 + round * 3;
+    await child.waitForLine((line) => line === `acked ${target}`);
+    await killHard(child);
+    for (const line of child.lines) {
+      const index = /^acked (\d+)$/.exec(line)?.[1];
+      if (index !== undefined) acknowledged.add(Number(index));
+    }
+    assert.ok(statSync(journal).size > journalLength(journal), `round ${round}: the killed writer had zeros ahead of its journal`);
+
+    const store = await Store.open({ stateDir });
+    const calls = new Map(store.calls('session-turns').map((call) => [call.callId, call]));
+    await store.close();
+    for (const index of acknowledged) {
+      const call = calls.get(`call-${index}`);
+      assert.equal(call?.status, 'ok', `round ${round}: call-${index} was acknowledged finished`);
+      assert.equal(call.output, turnOutput(index), `round ${round}: call-${index}'s output is intact`);
+    }
+  }
 });
 
 test('issue 9: one writer per session: a second process is refused that session with the owner pid, and may write another', async (context) => {

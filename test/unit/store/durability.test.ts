@@ -7,7 +7,8 @@ import { appendFileSync, copyFileSync, cpSync, existsSync, readFileSync, rmSync,
 import { join } from 'node:path';
 import { SCHEMA_VERSION, Store, StoreCorruptError, StoreStartupError } from '../../../src/store/store';
 import type { StoreOptions } from '../../../src/store/store';
-import { callStart, temporaryDirectory } from '../../support/store-fixtures';
+import { callFinish, callStart, journalLength, journalText, temporaryDirectory } from '../../support/store-fixtures';
+import { RESERVE_BYTES } from '../../../src/store/journal';
 
 // Issue 9: each session has its own journal and snapshot, in sessions/<id>/.
 const journalOf = (stateDir: string): string => join(stateDir, 'sessions', 's1', 'journal.jsonl');
@@ -79,7 +80,7 @@ test("issue 2 §8, issue 9: journal growth stays within the compaction policy (a
     store.createSession({ id: 's1', workspace: '/w' });
     for (let index = 1; index <= 400; index++) {
       store.appendMessage('s1', { role: 'user', content: `m${index} ${'x'.repeat(100)}` });
-      const journalBytes = statSync(journalOf(stateDir)).size;
+      const journalBytes = journalLength(journalOf(stateDir));
       const snapshotBytes = existsSync(snapshotOf(stateDir)) ? statSync(snapshotOf(stateDir)).size : 0;
       assert.ok(
         journalBytes <= 2 * Math.max(policy.minJournalBytes, snapshotBytes),
@@ -96,12 +97,12 @@ test('issue 9: a journal past the threshold is folded once the writes pause, not
   let index = 0;
   await withStore({ stateDir, compaction: policy }, async (store) => {
     store.createSession({ id: 's1', workspace: '/w' });
-    while (statSync(journalOf(stateDir)).size <= policy.minJournalBytes) {
+    while (journalLength(journalOf(stateDir)) <= policy.minJournalBytes) {
       index++;
       store.appendMessage('s1', { role: 'user', content: `m${index} ${'x'.repeat(100)}` });
     }
     assert.equal(existsSync(snapshotOf(stateDir)), false, 'the write that crossed the threshold did not fold');
-    for (let waited = 0; statSync(journalOf(stateDir)).size > 0; waited += 10) {
+    for (let waited = 0; journalLength(journalOf(stateDir)) > 0; waited += 10) {
       if (waited > 5000) assert.fail('the journal was not folded in a pause of 5 s');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -150,6 +151,72 @@ test('issue 2 §8: a torn final journal line (crash mid-append) is ignored with 
   assert.match(writerWarnings.join('\n'), new RegExp(`line ${lineCount}, 35 bytes\\) was cut short by a crash`));
   assert.equal(readFileSync(`${journalOf(stateDir)}.torn`, 'utf8'), '{"seq":99,"ops":[["INSERT INTO mess');
   assert.deepEqual(await contents(stateDir), range(1, 6), 'the next line was not glued to the fragment');
+});
+
+test('issue 9: in a pause the writer writes zeros ahead of the journal, records overwrite them without growing the file, a reader sees every record, and close cuts the zeros off', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  const journal = journalOf(stateDir);
+  const store = await Store.open({ stateDir, compaction: neverCompact });
+  try {
+    store.createSession({ id: 's1', workspace: '/w' });
+    for (let waited = 0; statSync(journal).size < journalLength(journal) + RESERVE_BYTES; waited += 10) {
+      if (waited > 5000) assert.fail('no reserve was written in a pause of 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const fileBytes = statSync(journal).size;
+    const journalBefore = journalLength(journal);
+    for (let index = 1; index <= 5; index++) {
+      await store.recordStart(callStart('s1', `c${index}`));
+      await store.recordFinish(callFinish('s1', `c${index}`, { output: `output ${index} ${'y'.repeat(3000)}` }));
+    }
+    assert.equal(statSync(journal).size, fileBytes, 'the records went into the zeros');
+    assert.ok(journalLength(journal) > journalBefore + 5 * 3000, 'the journal holds the records');
+    await withStore({ stateDir, readOnly: true }, (reader) => {
+      assert.deepEqual(
+        reader.calls('s1').map((call) => [call.callId, call.status, call.output]),
+        [1, 2, 3, 4, 5].map((index) => [`c${index}`, 'ok', `output ${index} ${'y'.repeat(3000)}`]),
+      );
+    });
+  } finally {
+    await store.close();
+  }
+  assert.equal(statSync(journal).size, journalLength(journal), 'a closed journal keeps no zeros');
+  await withStore({ stateDir, readOnly: true }, (reader) => assert.equal(reader.calls('s1').length, 5));
+});
+
+test('issue 9: a journal ends at its first NUL: zeros left by a killed writer, and pages of lines never acknowledged after them (a power loss), are ignored by readers and cut off by the next writer', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 3);
+  const ghost = `${JSON.stringify({ seq: 1000, ops: [['UPDATE sessions SET title = ? WHERE id = ?', ['ghost', 's1']]] })}\n`;
+  appendFileSync(journalOf(stateDir), Buffer.concat([Buffer.alloc(5000), Buffer.from(ghost), Buffer.alloc(3000)]));
+
+  const warnings: string[] = [];
+  assert.deepEqual(await contents(stateDir, (message) => warnings.push(message)), range(1, 3), 'a reader stops at the first NUL');
+  await withStore({ stateDir, compaction: neverCompact, onWarning: (message) => warnings.push(message) }, (store) => {
+    for (let index = 4; index <= 6; index++) store.appendMessage('s1', { role: 'user', content: `m${index}` });
+    assert.notEqual(store.getSession('s1')?.title, 'ghost');
+  });
+  assert.deepEqual(warnings, [], 'nothing that was acknowledged is missing, so nothing to warn about');
+  assert.deepEqual(await contents(stateDir), range(1, 6));
+  assert.equal(readFileSync(journalOf(stateDir)).includes(0), false, 'the writer cut off what followed the journal');
+  assert.doesNotMatch(readFileSync(journalOf(stateDir), 'utf8'), /ghost/);
+});
+
+test('issue 9: a line torn by a crash while it overwrote the zeros is set aside alone, without the zeros after it', async (context) => {
+  const stateDir = temporaryDirectory(context);
+  await writeMessages(stateDir, 1, 3);
+  const lineCount = journalText(journalOf(stateDir)).split('\n').length;
+  const fragment = '{"seq":99,"ops":[["INSERT INTO mess';
+  appendFileSync(journalOf(stateDir), Buffer.concat([Buffer.from(fragment), Buffer.alloc(RESERVE_BYTES)]));
+
+  const warnings: string[] = [];
+  assert.deepEqual(await contents(stateDir), range(1, 3));
+  await withStore({ stateDir, onWarning: (message) => warnings.push(message) }, (store) => {
+    store.appendMessage('s1', { role: 'user', content: 'm4' });
+  });
+  assert.match(warnings.join('\n'), new RegExp(`line ${lineCount}, ${fragment.length} bytes\\) was cut short by a crash`));
+  assert.equal(readFileSync(`${journalOf(stateDir)}.torn`, 'utf8'), fragment);
+  assert.deepEqual(await contents(stateDir), range(1, 4));
 });
 
 test('issue 2 §8: a damaged line in the middle of the journal is a clear error naming the file and the line', async (context) => {

@@ -9,7 +9,7 @@ import { PACK_MIN_BYTES, packText, REPACK_CALL_OUTPUT, unpackText, withStoredCon
 import { loadDatabase, SessionDb } from '../../../src/store/session-db';
 import { loadSqlJs } from '../../../src/store/sqljs';
 import { Store } from '../../../src/store/store';
-import { callFinish, callStart, temporaryDirectory } from '../../support/store-fixtures';
+import { callFinish, callStart, journalLength, temporaryDirectory } from '../../support/store-fixtures';
 
 /** Text as outputs carry it: Zuno's own source, in pieces of 8 KB. */
 const source = readFileSync(join(__dirname, '../../../src/store/session-db.ts'), 'utf8');
@@ -62,7 +62,7 @@ test("issue 9: closing a writer folds its journal into a snapshot with the outpu
   await store.recordStart(callStart('s', 'fetch', { ...safe, attempt: 2 }));
   await store.recordFinish(callFinish('s', 'fetch', { attempt: 2, output: sourceText(101) }));
   const dir = join(stateDir, 'sessions', 's');
-  assert.ok(statSync(join(dir, 'journal.jsonl')).size > held, 'the journal holds the text as it is');
+  assert.ok(journalLength(join(dir, 'journal.jsonl')) > held, 'the journal holds the text as it is');
   await store.close();
 
   assert.equal(statSync(join(dir, 'journal.jsonl')).size, 0, 'folded at close');
@@ -136,11 +136,11 @@ test("issue 9: a record stores its output as text and the writer packs it off th
   };
   db.createSession({ id: 's', workspace: '/w' });
   await db.recordStart(callStart('s', 'c1'));
-  const journalBefore = statSync(join(dir, 'journal.jsonl')).size;
+  const journalBefore = journalLength(join(dir, 'journal.jsonl'));
   await db.recordFinish(callFinish('s', 'c1', { output: sourceText(1) }));
-  const journalAfter = statSync(join(dir, 'journal.jsonl')).size;
+  const journalAfter = journalLength(join(dir, 'journal.jsonl'));
   await waitForType('c1', 'blob');
-  assert.equal(statSync(join(dir, 'journal.jsonl')).size, journalAfter, 'packing writes no journal line');
+  assert.equal(journalLength(join(dir, 'journal.jsonl')), journalAfter, 'packing writes no journal line');
   assert.ok(journalAfter - journalBefore > Buffer.byteLength(sourceText(1)), 'the journal holds the text');
   assert.equal(db.getCall('s', 'c1')?.output, sourceText(1));
 
