@@ -3,11 +3,13 @@
  * - opening the store and starting a new session, and the process's memory after it, with
  *   100, 10,000 and 100,000 stored calls (8 KB outputs) against an empty state dir (each in a
  *   fresh process);
- * - one durable call record (start + finish, each fdatasync'd) at each size, p50/p99/max,
- *   against a bare append of the same bytes to a plain file, made durable two ways: through the
- *   async `fdatasync` the store must use (libuv's threadpool, so the extension host's thread never
- *   blocks), which is the baseline the target is judged against, and with `fdatasyncSync`, which
- *   blocks the thread and is shown beside it so the cost of the hand-off stays visible;
+ * - one durable call record (start + finish, each fdatasync'd) at each size, p50/p99/max, in
+ *   turns of calls with a pause between (see TURN_CALLS), against a bare append of the same bytes
+ *   to a plain file, made durable through the async `fdatasync` the store must use (libuv's
+ *   threadpool, so the extension host's thread never blocks): the baseline the target is judged
+ *   against. Shown beside it: the same writes into zeros a file already has, as the store's
+ *   journal writes into its reserve (so what the store adds to the cheapest durable write stays
+ *   visible), and the append with `fdatasyncSync`, which blocks the thread;
  * - state on disk against the bytes of the outputs and messages it holds;
  * - resuming a session of 5,000 calls;
  * - session_search at 100 and 10,000 calls (and 100,000 with ZUNO_BENCH_SEARCH_100K=1: it writes
@@ -31,6 +33,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   rmSync,
   statSync,
   writeSync,
@@ -204,13 +207,41 @@ interface RecordTimes {
   readonly async: number[];
   /** The same, with fdatasyncSync: the thread blocks, so no hand-off to the threadpool and back. */
   readonly sync: number[];
+  /** The same two writes and async fdatasyncs into zeros the file already has, as the store's journal writes into its reserve. */
+  readonly reserved: number[];
   bytesPerRecord: number;
 }
 
 /**
+ * An agent's records come in turns: a few calls, then a pause while the model answers (seconds,
+ * in fact). The store does in pauses what no record should wait for (packing, folding, the
+ * journal's reserve), so the records are measured in turns of this many calls with this pause.
+ */
+const TURN_CALLS = 10;
+const TURN_PAUSE_MS = 50;
+
+/** Where the journal in `path` ends, read on from `from` (a line's end): at its first NUL, or the file's end. */
+function journalEnd(path: string, from: number): number {
+  const fd = openSync(path, 'r');
+  try {
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let at = from; ;) {
+      const read = readSync(fd, chunk, 0, chunk.length, at);
+      const nul = chunk.subarray(0, read).indexOf(0);
+      if (nul !== -1) return at + nul;
+      if (read === 0) return at;
+      at += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * µs per record: the store's start + finish in a new session, and a bare file taking the same
- * bytes with the same fdatasyncs, async and sync. The three are measured in turn within each
- * iteration, in a rotating order, so they share the machine's load.
+ * bytes with the same fdatasyncs: appended async (the baseline) and sync, and written async into
+ * zeros. The four are measured in turn within each iteration, in a rotating order, so they share
+ * the machine's load.
  */
 async function records(stateDir: string, resumed?: string): Promise<RecordTimes> {
   const sessionId = resumed ?? 'bench';
@@ -221,7 +252,12 @@ async function records(stateDir: string, resumed?: string): Promise<RecordTimes>
   const bareDir = mkdtempSync(join(tmpdir(), 'zuno-bare-'));
   const syncFile = openSync(join(bareDir, 'sync.log'), 'a');
   const asyncFile = openSync(join(bareDir, 'async.log'), 'a');
-  const measured: RecordTimes = { store: [], async: [], sync: [], bytesPerRecord: 0 };
+  const reservedFile = openSync(join(bareDir, 'reserved.log'), 'w');
+  // Room for every record at up to 32 KiB, written and made durable before the first.
+  writeSync(reservedFile, Buffer.alloc((warmup + RECORDS) * 32 * 1024));
+  fdatasyncSync(reservedFile);
+  let reservedAt = 0;
+  const measured: RecordTimes = { store: [], async: [], sync: [], reserved: [], bytesPerRecord: 0 };
   try {
     if (resumed === undefined) store.createSession({ id: sessionId, workspace: '/w' });
     // A resumed session's writer opens with its first write; that load is the resume's cost, not a record's.
@@ -230,18 +266,19 @@ async function records(stateDir: string, resumed?: string): Promise<RecordTimes>
     // The bytes of the previous store record, which the bare appends repeat.
     let startBytes = 0;
     let finishBytes = 0;
+    let journalBytes = journalEnd(journal, 0);
     const viaStore = async (index: number): Promise<number> => {
-      const before = statSync(journal).size;
       const beginStart = performance.now();
       await store.recordStart(shellStart(sessionId, `new-${index}`, index));
       const startMs = performance.now() - beginStart;
-      const middle = statSync(journal).size;
+      const middle = journalEnd(journal, journalBytes);
       const beginFinish = performance.now();
       await store.recordFinish(okFinish(sessionId, `new-${index}`, output(index)));
       const finishMs = performance.now() - beginFinish;
-      startBytes = middle - before;
-      finishBytes = statSync(journal).size - middle;
-      // The two calls, without the bench's own stat of the journal between them.
+      startBytes = middle - journalBytes;
+      journalBytes = journalEnd(journal, middle);
+      finishBytes = journalBytes - middle;
+      // The two calls, without the bench's own reads of the journal between them.
       return startMs + finishMs;
     };
     const viaSync = (): number => {
@@ -260,24 +297,37 @@ async function records(stateDir: string, resumed?: string): Promise<RecordTimes>
       await fdatasyncAsync(asyncFile);
       return performance.now() - begin;
     };
+    const viaReserved = async (): Promise<number> => {
+      const begin = performance.now();
+      writeSync(reservedFile, Buffer.alloc(startBytes, 0x61), 0, startBytes, reservedAt);
+      await fdatasyncAsync(reservedFile);
+      writeSync(reservedFile, Buffer.alloc(finishBytes, 0x62), 0, finishBytes, reservedAt + startBytes);
+      await fdatasyncAsync(reservedFile);
+      reservedAt += startBytes + finishBytes;
+      return performance.now() - begin;
+    };
     for (let index = 0; index < warmup + RECORDS; index++) {
-      // The store goes first in the first round, so the bare appends know the bytes of a record.
-      const times = { store: 0, sync: 0, async: 0 };
+      if (index % TURN_CALLS === 0) await new Promise((resolve) => setTimeout(resolve, TURN_PAUSE_MS));
+      // The store goes first in the first round, so the bare writes know the bytes of a record.
+      const times = { store: 0, sync: 0, async: 0, reserved: 0 };
       for (const which of ROTATIONS[index % ROTATIONS.length] ?? []) {
         if (which === 'store') times.store = await viaStore(index);
         else if (which === 'sync') times.sync = viaSync();
-        else times.async = await viaAsync();
+        else if (which === 'async') times.async = await viaAsync();
+        else times.reserved = await viaReserved();
       }
       if (index >= warmup) {
         measured.store.push(times.store * 1000);
         measured.sync.push(times.sync * 1000);
         measured.async.push(times.async * 1000);
+        measured.reserved.push(times.reserved * 1000);
         measured.bytesPerRecord = startBytes + finishBytes;
       }
     }
   } finally {
     closeSync(syncFile);
     closeSync(asyncFile);
+    closeSync(reservedFile);
     rmSync(bareDir, { recursive: true, force: true });
     await store.close();
   }
@@ -285,9 +335,10 @@ async function records(stateDir: string, resumed?: string): Promise<RecordTimes>
 }
 
 const ROTATIONS = [
-  ['store', 'sync', 'async'],
-  ['sync', 'async', 'store'],
-  ['async', 'store', 'sync'],
+  ['store', 'sync', 'async', 'reserved'],
+  ['sync', 'async', 'reserved', 'store'],
+  ['async', 'reserved', 'store', 'sync'],
+  ['reserved', 'store', 'sync', 'async'],
 ] as const;
 
 const sorted = (values: readonly number[]): number[] => [...values].sort((a, b) => a - b);
@@ -303,13 +354,20 @@ function recordResults(
   measured: RecordTimes,
   rows: readonly { readonly label: string; readonly p: number; readonly target: string }[],
 ): BenchResult[] {
-  const [store, viaAsync, viaSync] = [sorted(measured.store), sorted(measured.async), sorted(measured.sync)];
+  const [store, viaAsync, viaSync, viaReserved] = [
+    sorted(measured.store),
+    sorted(measured.async),
+    sorted(measured.sync),
+    sorted(measured.reserved),
+  ];
   return rows.map(({ label: which, p, target }) => {
     // The max is reported in ms, against the absolute target; percentiles in µs.
     const scale = p === 1 ? 1000 : 1;
     const value = percentile(store, p) / scale;
     const syncValue = percentile(viaSync, p) / scale;
+    const reservedValue = percentile(viaReserved, p) / scale;
     const unit = p === 1 ? 'ms' : 'µs';
+    const figure = (measure: number): string => `${measure.toFixed(measure < 10 ? 3 : 1)} ${unit}, ratio ${(value / measure).toFixed(2)}x`;
     return {
       name: which === 'p50' ? `durable call record (start + finish, 2 fdatasync) ${where}, p50` : `  ${which} ${where}`,
       value,
@@ -318,7 +376,9 @@ function recordResults(
         name: `async append + fdatasync of the same bytes (the target's baseline) ${which}`,
         value: percentile(viaAsync, p) / scale,
       },
-      detail: `${target}; sync append + fdatasyncSync ${which} ${syncValue.toFixed(syncValue < 10 ? 3 : 1)} ${unit}, ratio ${(value / syncValue).toFixed(2)}x (it blocks the thread, which the store may not)`,
+      detail:
+        `${target}; the same writes into zeros the file has (as the journal's reserve) ${which} ${figure(reservedValue)}; ` +
+        `sync append + fdatasyncSync ${which} ${figure(syncValue)} (it blocks the thread, which the store may not)`,
     };
   });
 }
