@@ -12,7 +12,7 @@
 //               with a pause after each turn, where the writer folds and writes zeros ahead of
 //               its journal, printing "acked N" after each finish returns
 import { Store } from '../../src/store/store';
-import { turnOutput } from './store-fixtures';
+import { callFinish, callStart, turnOutput } from './store-fixtures';
 
 async function main(): Promise<void> {
   const [stateDir, mode, sessionId = 'session-1'] = process.argv.slice(2);
@@ -56,27 +56,8 @@ async function main(): Promise<void> {
     if (!store.getSession(sessionId)) store.createSession({ id: sessionId, workspace: '/workspace' });
     for (let index = store.calls(sessionId).length + 1; ; index++) {
       const callId = `call-${index}`;
-      await store.recordStart({
-        sessionId,
-        callId,
-        turn: index,
-        position: 0,
-        tool: 'shell',
-        argumentsJson: JSON.stringify({ command: `make ${callId}` }),
-        declarations: { effect: 'SideEffecting', replay: 'Never', concurrency: 'Exclusive' },
-        attempt: 1,
-        startedAt: Date.now(),
-      });
-      await store.recordFinish({
-        sessionId,
-        callId,
-        outcome: 'ok',
-        output: turnOutput(index),
-        truncated: false,
-        attempt: 1,
-        finishedAt: Date.now(),
-        durationMs: 1,
-      });
+      await store.recordStart(callStart(sessionId, callId, { turn: index }));
+      await store.recordFinish(callFinish(sessionId, callId, { output: turnOutput(index) }));
       say(`acked ${index}`);
       if (index % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 40));
     }
