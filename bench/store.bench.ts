@@ -9,7 +9,8 @@
  *   threadpool, so the extension host's thread never blocks): the baseline the target is judged
  *   against. Shown beside it: the same writes into zeros a file already has, as the store's
  *   journal writes into its reserve (so what the store adds to the cheapest durable write stays
- *   visible), and the append with `fdatasyncSync`, which blocks the thread;
+ *   visible), and the append with `fdatasyncSync`, which blocks the thread; and once more with no
+ *   pause at all, where no reserve is written and every line grows the journal;
  * - state on disk against the bytes of the outputs and messages it holds;
  * - resuming a session of 5,000 calls;
  * - session_search at 100 and 10,000 calls (and 100,000 with ZUNO_BENCH_SEARCH_100K=1: it writes
@@ -243,7 +244,7 @@ function journalEnd(path: string, from: number): number {
  * zeros. The four are measured in turn within each iteration, in a rotating order, so they share
  * the machine's load.
  */
-async function records(stateDir: string, resumed?: string): Promise<RecordTimes> {
+async function records(stateDir: string, resumed?: string, turnPauseMs = TURN_PAUSE_MS): Promise<RecordTimes> {
   const sessionId = resumed ?? 'bench';
   // In a resumed session the first records are the ones that grow its file, so none is left out
   // (the process is warm by then: the records at each size ran before).
@@ -307,7 +308,7 @@ async function records(stateDir: string, resumed?: string): Promise<RecordTimes>
       return performance.now() - begin;
     };
     for (let index = 0; index < warmup + RECORDS; index++) {
-      if (index % TURN_CALLS === 0) await new Promise((resolve) => setTimeout(resolve, TURN_PAUSE_MS));
+      if (turnPauseMs > 0 && index % TURN_CALLS === 0) await new Promise((resolve) => setTimeout(resolve, turnPauseMs));
       // The store goes first in the first round, so the bare writes know the bytes of a record.
       const times = { store: 0, sync: 0, async: 0, reserved: 0 };
       for (const which of ROTATIONS[index % ROTATIONS.length] ?? []) {
@@ -638,6 +639,15 @@ export default async function storeBench(): Promise<BenchResult[]> {
         ]),
       );
     }
+
+    // Records with no pause at all: no reserve is ever written, so every line grows the journal.
+    const burstDir = mkdtempSync(join(tmpdir(), 'zuno-store-bench-burst-'));
+    dirs.push(burstDir);
+    results.push(
+      ...recordResults('in a burst with no pause (no reserve: every line grows the journal)', await records(burstDir, undefined, 0), [
+        { label: 'p50', p: 0.5, target: 'no target: shows what the reserve saves' },
+      ]),
+    );
 
     // `baseline` is measured exactly when not RECORDS_ONLY; the check also narrows its type.
     if (RECORDS_ONLY || !baseline) return results;
