@@ -23,6 +23,7 @@ import {
   ftruncateSync,
   openSync,
   readFileSync,
+  readSync,
   truncateSync,
   writeSync,
 } from 'node:fs';
@@ -139,6 +140,38 @@ export function readJournal(path: string, snapshotSeq: number): JournalContents 
     start = end + 1;
   }
   return { entries, lastSeq, validLength: start };
+}
+
+/**
+ * The bytes of the journal in the file at `path` without the zeros a live writer keeps after it
+ * (for listings): the file up to its last byte that is not zero, read back from its end, so a
+ * closed journal costs one byte's read. 0 for a missing file.
+ */
+export function journalBytesOnDisk(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return 0;
+    // A journal without zeros ends with its last line's newline: one byte tells.
+    const last = Buffer.alloc(1);
+    if (readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== NUL) return size;
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let end = size - 1; end > 0;) {
+      const start = Math.max(0, end - chunk.length);
+      const read = readSync(fd, chunk, 0, end - start, start);
+      for (let at = read - 1; at >= 0; at--) if (chunk[at] !== NUL) return start + at + 1;
+      end = start;
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -25,6 +25,7 @@ import { StateDirInUseError, StoreCorruptError, StoreUsageError } from './errors
 import type { SessionEntry } from './layout';
 import { MEMORIES_FILE, readLayout, readSessionFile, scanSessions, sessionDir, writeLayout, writeSessionFile } from './layout';
 import { acquireLock } from './lock';
+import { journalBytesOnDisk } from './journal';
 import { MemoryLog } from './memories';
 import type { RecoveryNotice } from './recovery';
 import type { CallAttemptRow, CallRow, MemoryRow, ModelRequestRow, SessionRow } from './rows';
@@ -90,9 +91,10 @@ interface CachedReader {
 
 const hasDatabase = (dir: string): boolean => existsSync(join(dir, SNAPSHOT_FILE)) || existsSync(join(dir, JOURNAL_FILE));
 
+/** What a session's files hold, for listings: the journal without the zeros a live writer keeps after it. */
 function directoryBytes(dir: string): number {
-  let total = 0;
-  for (const name of [SNAPSHOT_FILE, JOURNAL_FILE, 'session.json', INDEX_FILE, TERMS_FILE]) {
+  let total = journalBytesOnDisk(join(dir, JOURNAL_FILE));
+  for (const name of [SNAPSHOT_FILE, 'session.json', INDEX_FILE, TERMS_FILE]) {
     try {
       total += statSync(join(dir, name)).size;
     } catch {
@@ -459,7 +461,7 @@ export class Store implements CallLedger, WorkStateStore, MemoryBook, SessionHis
     const maxSessions = policy.max_sessions || Infinity;
     const maxAgeDays = policy.max_age_days || undefined;
     if (this.readOnly || (maxSessions === Infinity && maxAgeDays === undefined)) return [];
-    const sessions = this.listSummaries();
+    const sessions = this.listEntries().map(({ row }) => row);
     const cutoff = maxAgeDays === undefined ? -Infinity : now - maxAgeDays * 24 * 60 * 60 * 1000;
     let kept = sessions.filter((session) => this.writers.has(session.id)).length;
     const doomed = sessions.filter((session) => {

@@ -176,6 +176,8 @@ test('issue 9: in a pause the writer writes zeros ahead of the journal, records 
         reader.calls('s1').map((call) => [call.callId, call.status, call.output]),
         [1, 2, 3, 4, 5].map((index) => [`c${index}`, 'ok', `output ${index} ${'y'.repeat(3000)}`]),
       );
+      const sessionFile = statSync(join(stateDir, 'sessions', 's1', 'session.json')).size;
+      assert.equal(reader.listSummaries()[0]?.bytes, journalLength(journal) + sessionFile, 'a listing leaves the zeros out');
     });
   } finally {
     await store.close();

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { JournalWriter, RESERVE_BYTES, readJournal } from '../../../src/store/journal';
+import { JournalWriter, RESERVE_BYTES, journalBytesOnDisk, readJournal } from '../../../src/store/journal';
 import type { JournalOperation } from '../../../src/store/journal';
 import { journalText, temporaryDirectory } from '../../support/store-fixtures';
 
@@ -22,6 +22,7 @@ test('issue 9: lines overwrite the reserve without growing the file; retract, re
   assert.equal(journal.reserve(), true);
   assert.equal(statSync(path).size, journal.bytes + RESERVE_BYTES);
   assert.equal(journal.reserve(), false, 'a full reserve is not written again');
+  assert.equal(journalBytesOnDisk(path), journal.bytes, 'a listing counts the journal, not the zeros after it');
 
   const fileBytes = statSync(path).size;
   const second = journal.append(insert('b'));
@@ -47,6 +48,8 @@ test('issue 9: lines overwrite the reserve without growing the file; retract, re
   closed = true;
   assert.equal(statSync(path).size, Buffer.byteLength(readFileSync(path, 'utf8')));
   assert.equal(readFileSync(path).includes(0), false, 'a closed journal keeps no zeros');
+  assert.equal(journalBytesOnDisk(path), statSync(path).size);
+  assert.equal(journalBytesOnDisk(`${path}.missing`), 0);
   assert.deepEqual(
     readJournal(path, 3).entries.map((entry) => [entry.seq, entry.operations[0]?.[1][0]]),
     [[4, 'e']],
