@@ -483,13 +483,14 @@ const FOLD_THRESHOLD_BYTES = 512 * 1024;
  */
 async function foldRecords(stateDir: string, sessionId: string, pauseEvery?: number): Promise<FoldRun> {
   const store = await Store.open({ stateDir, compaction: { minJournalBytes: FOLD_THRESHOLD_BYTES, journalToSnapshotRatio: 0 } });
-  const journal = join(stateDir, 'sessions', sessionId, 'journal.jsonl');
+  // A fold writes a new snapshot beside the old one and renames it into place: a new inode.
+  const snapshot = join(stateDir, 'sessions', sessionId, 'snapshot.sqlite');
   let maxRecordMs = 0;
   let longestPauseMs = 0;
   let folds = 0;
   try {
     store.appendMessage(sessionId, { role: 'user', content: 'go on' });
-    let journalBytes = statSync(journal).size;
+    let snapshotInode = statSync(snapshot).ino;
     for (let index = 0; index < FOLD_RECORDS; index++) {
       const callId = `fold-${pauseEvery ?? 0}-${index}`;
       const begin = performance.now();
@@ -501,9 +502,9 @@ async function foldRecords(stateDir: string, sessionId: string, pauseEvery?: num
         await new Promise((resolve) => setTimeout(resolve, FOLD_PAUSE_MS));
         longestPauseMs = Math.max(longestPauseMs, performance.now() - beginPause);
       }
-      const bytes = statSync(journal).size;
-      if (bytes < journalBytes) folds++;
-      journalBytes = bytes;
+      const inode = statSync(snapshot).ino;
+      if (inode !== snapshotInode) folds++;
+      snapshotInode = inode;
     }
   } finally {
     await store.close();
